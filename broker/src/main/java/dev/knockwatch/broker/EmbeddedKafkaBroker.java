@@ -1,0 +1,187 @@
+package dev.knockwatch.broker;
+
+import dev.knockwatch.events.Topics;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A single-node KRaft Kafka broker in this JVM, from Apache Kafka's own artifacts: the storage is
+ * formatted with {@link StorageTool} (once; kept between runs), then a {@link KafkaRaftServer}
+ * acting as broker and controller is started on 127.0.0.1.
+ */
+public final class EmbeddedKafkaBroker implements AutoCloseable {
+
+  public static final int DEFAULT_PORT = 9092;
+  private static final Logger log = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
+
+  private final Path dataDir;
+  private final int port;
+  private final int controllerPort;
+  private final boolean portWasTaken;
+  private KafkaRaftServer server;
+
+  private EmbeddedKafkaBroker(Path dataDir, int port, int controllerPort, boolean portWasTaken) {
+    this.dataDir = dataDir;
+    this.port = port;
+    this.controllerPort = controllerPort;
+    this.portWasTaken = portWasTaken;
+  }
+
+  /**
+   * Formats {@code dataDir} if it holds no broker yet, starts the broker, and waits until it
+   * answers. {@code preferredPort} 0 means any free port; a taken preferred port falls back to a
+   * free one ({@link #portWasTaken()} tells).
+   */
+  public static EmbeddedKafkaBroker start(Path dataDir, int preferredPort) {
+    boolean taken = preferredPort != 0 && !isFree(preferredPort);
+    int port = preferredPort == 0 || taken ? freePort() : preferredPort;
+    int controllerPort = freePort();
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, port, controllerPort, taken);
+    broker.startServer();
+    return broker;
+  }
+
+  /** Deletes everything under {@code dataDir}: what {@code up --fresh} does before start. */
+  public static void wipe(Path dataDir) {
+    if (!Files.exists(dataDir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dataDir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot wipe " + dataDir, e);
+    }
+  }
+
+  public String bootstrapServers() {
+    return "127.0.0.1:" + port;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** True when the preferred port was in use and another was picked. */
+  public boolean portWasTaken() {
+    return portWasTaken;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  private void startServer() {
+    try {
+      Files.createDirectories(dataDir);
+      Path logDir = dataDir.resolve("data");
+      Properties props = serverProperties(logDir);
+      if (!Files.exists(logDir.resolve("meta.properties"))) {
+        format(props);
+      }
+      server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
+      server.startup();
+      log.info("embedded Kafka broker up on {} (data in {})", bootstrapServers(), dataDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare the broker's data directory " + dataDir, e);
+    }
+    TopicCreator.awaitReady(bootstrapServers(), Duration.ofSeconds(60));
+  }
+
+  private Properties serverProperties(Path logDir) {
+    Properties p = new Properties();
+    p.put("process.roles", "broker,controller");
+    p.put("node.id", "1");
+    p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+    p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("controller.listener.names", "CONTROLLER");
+    p.put("inter.broker.listener.name", "PLAINTEXT");
+    p.put("log.dirs", logDir.toString());
+    p.put("num.partitions", "1");
+    p.put("offsets.topic.replication.factor", "1");
+    p.put("offsets.topic.num.partitions", "3");
+    p.put("transaction.state.log.replication.factor", "1");
+    p.put("transaction.state.log.min.isr", "1");
+    p.put("transaction.state.log.num.partitions", "3");
+    p.put("share.coordinator.state.topic.replication.factor", "1");
+    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("min.insync.replicas", "1");
+    p.put("default.replication.factor", "1");
+    p.put("group.initial.rebalance.delay.ms", "0");
+    p.put("auto.create.topics.enable", "false");
+    p.put("log.flush.interval.messages", "10000");
+    return p;
+  }
+
+  private void format(Properties props) throws IOException {
+    Path config = dataDir.resolve("server.properties");
+    try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
+      props.store(w, "written by knockwatch for the storage format step");
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int rc = StorageTool.execute(new String[] {
+        "format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8));
+    if (rc != 0) {
+      throw new IllegalStateException("formatting Kafka storage in " + dataDir + " failed: "
+          + out.toString(StandardCharsets.UTF_8).trim());
+    }
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free port on 127.0.0.1", e);
+    }
+  }
+
+  /** Creates every topic of the {@link Topics} registry that is missing. */
+  public void createTopics() {
+    TopicCreator.createMissing(bootstrapServers(), Map.of());
+  }
+
+  @Override
+  public void close() {
+    if (server != null) {
+      server.shutdown();
+      server.awaitShutdown();
+      server = null;
+      log.info("embedded Kafka broker on port {} stopped", port);
+    }
+  }
+}

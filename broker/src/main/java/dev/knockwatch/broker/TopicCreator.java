@@ -1,0 +1,95 @@
+package dev.knockwatch.broker;
+
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.Topics.Topic;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Creates the {@link Topics} registry's topics on any cluster, embedded or not. */
+public final class TopicCreator {
+
+  private static final Logger log = LoggerFactory.getLogger(TopicCreator.class);
+
+  private TopicCreator() {}
+
+  /**
+   * Creates each registry topic that does not exist yet, with its partitions and configs and the
+   * cluster's default replication factor. {@code clientProps} carries SASL/TLS settings for an
+   * external cluster.
+   */
+  public static List<String> createMissing(String bootstrapServers, Map<String, Object> clientProps) {
+    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
+      Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      List<NewTopic> missing = Topics.ALL.stream()
+          .filter(t -> !existing.contains(t.name()))
+          .map(TopicCreator::newTopic)
+          .toList();
+      if (missing.isEmpty()) {
+        return List.of();
+      }
+      try {
+        admin.createTopics(missing).all().get(60, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+      }
+      List<String> names = missing.stream().map(NewTopic::name).toList();
+      log.info("created topics {}", names);
+      return names;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topics", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot create topics on " + bootstrapServers + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Waits until the cluster at {@code bootstrapServers} answers a metadata request. */
+  public static void awaitReady(String bootstrapServers, Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    Exception last = null;
+    try (Admin admin = Admin.create(adminProps(bootstrapServers, Map.of()))) {
+      while (Instant.now().isBefore(deadline)) {
+        try {
+          if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+            return;
+          }
+        } catch (ExecutionException | TimeoutException e) {
+          last = e;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for Kafka", e);
+        }
+      }
+    }
+    throw new IllegalStateException("Kafka at " + bootstrapServers + " did not answer within "
+        + timeout.toSeconds() + " s" + (last == null ? "" : ": " + last.getMessage()));
+  }
+
+  private static NewTopic newTopic(Topic t) {
+    return new NewTopic(t.name(), Optional.of(t.partitions()), Optional.empty()).configs(t.configs());
+  }
+
+  private static Map<String, Object> adminProps(String bootstrapServers, Map<String, Object> clientProps) {
+    Map<String, Object> p = new HashMap<>(clientProps);
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+    return p;
+  }
+}

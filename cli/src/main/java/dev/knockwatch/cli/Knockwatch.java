@@ -1,0 +1,53 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.streams.rules.RulesException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code knockwatch} command. {@code main} only wires: the work is in {@link #run}, which tests call. */
+@Command(name = "knockwatch",
+    mixinStandardHelpOptions = true,
+    versionProvider = Knockwatch.Version.class,
+    description = "Refused-connection telemetry and alerting for AI-agent sandboxes.",
+    subcommands = {UpCommand.class, ReplayCommand.class, CommandLine.HelpCommand.class})
+public final class Knockwatch {
+
+  public static final int OK = 0;
+  public static final int FAILURE = 1;
+  public static final int USAGE = 2;
+
+  public static void main(String[] args) {
+    System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+  }
+
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cl = new CommandLine(new Knockwatch());
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setParameterExceptionHandler((e, a) -> {
+      err.println("knockwatch: " + e.getMessage() + " (see --help)");
+      return USAGE;
+    });
+    cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+      if (e instanceof UsageException || e instanceof RulesException) {
+        err.println("knockwatch: " + e.getMessage());
+        return USAGE;
+      }
+      err.println("knockwatch: failed: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+      if (Boolean.getBoolean("knockwatch.debug")) {
+        e.printStackTrace(err);
+      }
+      return FAILURE;
+    });
+    return cl.execute(args);
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Knockwatch.class.getPackage().getImplementationVersion();
+      return new String[] {"knockwatch " + (v == null ? "(development build)" : v)};
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.ingest.IngestAgent;
+import dev.knockwatch.ingest.KafkaEventSink;
+import dev.knockwatch.notify.AlertDispatcher;
+import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.streams.StreamsApp;
+import dev.knockwatch.streams.rules.CountRule;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The three stages on one Kafka cluster, each on its own thread: ingest (tail, parse, publish),
+ * streams (count, detect), notify (deliver). Closing stops ingest after its batch is published,
+ * then closes streams (committing), then notify.
+ */
+public final class Pipeline implements AutoCloseable {
+
+  /** Everything the stages need; {@code varDir} holds the ingest checkpoint and the streams state. */
+  public record Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir,
+      List<CountRule> rules, String applicationId, String notifyGroupId, Duration pollInterval) {}
+
+  private final KafkaEventSink sink;
+  private final IngestAgent ingest;
+  private final StreamsApp streams;
+  private final AlertDispatcher dispatcher;
+  private final Thread ingestThread;
+  private final Thread notifyThread;
+
+  private Pipeline(Settings s, List<Notifier> notifiers) {
+    streams = new StreamsApp(s.applicationId(), s.bootstrapServers(), s.varDir().resolve("streams"), s.rules(),
+        s.clientProps()).start(Duration.ofSeconds(120));
+    dispatcher = new AlertDispatcher(s.bootstrapServers(), s.notifyGroupId(), s.clientProps(), notifiers);
+    notifyThread = new Thread(dispatcher, "knockwatch-notify");
+    notifyThread.start();
+    sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
+    ingest = IngestAgent.forSrtViolations(s.logsDir(), s.varDir().resolve("ingest").resolve("srt-checkpoints.json"),
+        sink, hostName(), s.pollInterval());
+    ingestThread = new Thread(ingest, "knockwatch-ingest");
+    ingestThread.start();
+  }
+
+  public static Pipeline start(Settings settings, List<Notifier> notifiers) {
+    return new Pipeline(settings, notifiers);
+  }
+
+  static String hostName() {
+    String h = System.getenv("HOSTNAME");
+    if (h == null || h.isBlank()) {
+      try {
+        h = java.net.InetAddress.getLocalHost().getHostName();
+      } catch (java.net.UnknownHostException e) {
+        h = "localhost";
+      }
+    }
+    return h;
+  }
+
+  @Override
+  public void close() {
+    ingest.close();
+    sink.close();
+    streams.close();
+    dispatcher.close();
+  }
+}

@@ -1,0 +1,221 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventSink;
+import dev.knockwatch.ingest.IngestAgent;
+import dev.knockwatch.ingest.KafkaEventSink;
+import dev.knockwatch.streams.StreamsApp;
+import dev.knockwatch.streams.rules.CountRule;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * Runs the real pipeline — an embedded broker on a temporary directory, the ingest parsers, the
+ * detection topology — over log files, and prints every alert as one JSON object a line.
+ * Events are published in event-time order (ties: file, then offset), so the same input always
+ * gives the same alerts.
+ */
+@Command(name = "replay", mixinStandardHelpOptions = true,
+    description = {"Run the real pipeline over log files using each line's own timestamp,",
+        "and print every alert as one JSON object per line on stdout. Logs go to stderr."})
+final class ReplayCommand implements Callable<Integer> {
+
+  static final String APPLICATION_ID = "knockwatch-replay";
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "alert-rules",
+      description = "The alert-rules directory (default: ${DEFAULT-VALUE}).")
+  Path rules;
+
+  @Option(names = "--input", paramLabel = "PATH", arity = "1..*", required = true,
+      description = "Files or folders laid out <agentId>/<commandId>.violations.jsonl.")
+  List<Path> inputs;
+
+  @Override
+  public Integer call() throws Exception {
+    List<CountRule> countRules = Rules.load(rules);
+    for (Path p : inputs) {
+      if (!Files.exists(p)) {
+        throw new UsageException("input " + p + " does not exist");
+      }
+    }
+    Path tmp = Files.createTempDirectory("knockwatch-replay-");
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
+      broker.createTopics();
+      List<Alert> alerts = replay(broker.bootstrapServers(), tmp, countRules, inputs);
+      PrintWriter out = spec.commandLine().getOut();
+      alerts.forEach(a -> out.println(Json.write(a)));
+      out.flush();
+    } finally {
+      EmbeddedKafkaBroker.wipe(tmp);
+    }
+    return Knockwatch.OK;
+  }
+
+  /** Publishes the inputs, runs detection until it has consumed all of them, and returns the alerts in order. */
+  static List<Alert> replay(String bootstrap, Path workDir, List<CountRule> rules, List<Path> inputs)
+      throws Exception {
+    try (KafkaEventSink kafka = KafkaEventSink.create(bootstrap, Map.of())) {
+      TimeOrderedSink sorted = new TimeOrderedSink(kafka);
+      for (Path input : inputs) {
+        readAll(input, sorted);
+      }
+      sorted.drain();
+    }
+    try (StreamsApp streams = new StreamsApp(APPLICATION_ID, bootstrap, workDir.resolve("streams"), rules, Map.of())
+        .start(Duration.ofSeconds(120))) {
+      awaitConsumed(bootstrap, Duration.ofSeconds(120));
+    }
+    List<Alert> alerts = readAlerts(bootstrap);
+    alerts.sort(Comparator.comparing(Alert::windowStart).thenComparing(Alert::lastSeen)
+        .thenComparing(Alert::commandId).thenComparing(Alert::rule));
+    return alerts;
+  }
+
+  private static void readAll(Path input, EventSink sink) throws EventSink.PublishException {
+    Path abs = input.toAbsolutePath().normalize();
+    Path root;
+    java.util.function.Predicate<Path> only;
+    if (Files.isDirectory(abs)) {
+      root = abs;
+      only = p -> true;
+    } else {
+      // A single file keeps its <agentId>/ directory in its relative name.
+      Path parent = abs.getParent();
+      root = parent.getParent() != null ? parent.getParent() : parent;
+      only = p -> p.toAbsolutePath().normalize().equals(abs);
+    }
+    IngestAgent agent = IngestAgent.forSrtViolations(root, only, null, sink, "replay", Duration.ZERO);
+    while (agent.pollOnce() > 0) {
+      // read to the end of every file
+    }
+  }
+
+  /** Waits until detection has committed its position at the end of the violations topic. */
+  private static void awaitConsumed(String bootstrap, Duration timeout) throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < Topics.VIOLATIONS.partitions(); p++) {
+        latest.put(new TopicPartition(Topics.VIOLATIONS.name(), p), OffsetSpec.latest());
+      }
+      Map<TopicPartition, Long> ends = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS)
+          .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> ((ListOffsetsResultInfo) e.getValue()).offset()));
+      Instant deadline = Instant.now().plus(timeout);
+      while (true) {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+            admin.listConsumerGroupOffsets(APPLICATION_ID).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        boolean done = ends.entrySet().stream().allMatch(e -> e.getValue() == 0
+            || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
+        if (done) {
+          return;
+        }
+        if (Instant.now().isAfter(deadline)) {
+          throw new IllegalStateException("detection did not consume the replayed events within " + timeout.toSeconds() + " s");
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  private static List<Alert> readAlerts(String bootstrap) {
+    Map<String, Object> p = Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    List<Alert> alerts = new ArrayList<>();
+    try (KafkaConsumer<String, Alert> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+        Json.serde(Alert.class).deserializer())) {
+      List<TopicPartition> parts = new ArrayList<>();
+      for (int i = 0; i < Topics.ALERTS.partitions(); i++) {
+        parts.add(new TopicPartition(Topics.ALERTS.name(), i));
+      }
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(parts);
+      Instant deadline = Instant.now().plusSeconds(60);
+      while (parts.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+        if (Instant.now().isAfter(deadline)) {
+          throw new IllegalStateException("cannot read the alerts topic to its end");
+        }
+        for (ConsumerRecord<String, Alert> r : consumer.poll(Duration.ofMillis(200))) {
+          alerts.add(r.value());
+        }
+      }
+    }
+    return alerts;
+  }
+
+  /**
+   * Holds the events until {@link #drain}, then publishes them in event-time order, so that a
+   * later file's earlier refusals are not dropped as late. Rejected lines pass straight through.
+   */
+  static final class TimeOrderedSink implements EventSink {
+    private final EventSink next;
+    private final List<ViolationEvent> held = new ArrayList<>();
+
+    TimeOrderedSink(EventSink next) {
+      this.next = next;
+    }
+
+    @Override
+    public void publish(ViolationEvent event) {
+      held.add(event);
+    }
+
+    @Override
+    public void reject(RejectedLine rejected) {
+      next.reject(rejected);
+    }
+
+    @Override
+    public void flush() {
+      // events are held until drain(); rejected lines are flushed with them
+    }
+
+    void drain() throws EventSink.PublishException {
+      held.sort(Comparator.comparing(ViolationEvent::observedAt)
+          .thenComparing(e -> e.origin().file()).thenComparingLong(e -> e.origin().offset()));
+      held.forEach(next::publish);
+      held.clear();
+      next.flush();
+    }
+
+    @Override
+    public void close() {
+      // the next sink is closed by its owner
+    }
+  }
+}

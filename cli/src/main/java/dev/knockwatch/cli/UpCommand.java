@@ -1,0 +1,163 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.notify.console.ConsoleNotifier;
+import dev.knockwatch.probes.limit.RetryStormProbe;
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.rules.CountRule;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.exporter.HTTPServer;
+import io.prometheus.client.hotspot.DefaultExports;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.PrintStream;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** The main job: broker, ingest, streams, notify and metrics in one process, until Ctrl-C. */
+@Command(name = "up", mixinStandardHelpOptions = true,
+    description = {"Run knockwatch on this machine: an embedded Kafka broker (unless --bootstrap-servers),",
+        "ingest watching the logs directory, detection, console alerts and /metrics. Ctrl-C stops it cleanly."})
+final class UpCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
+      description = "Sandbox logs to watch, laid out <DIR>/<agentId>/<commandId>.violations.jsonl (default: ${DEFAULT-VALUE}).")
+  Path logs;
+
+  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "alert-rules",
+      description = "The alert-rules directory (default: ${DEFAULT-VALUE}).")
+  Path rules;
+
+  @Option(names = "--var", paramLabel = "DIR", defaultValue = "var",
+      description = "Where the broker's data, the ingest checkpoints and the streams state live (default: ${DEFAULT-VALUE}).")
+  Path var;
+
+  @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "9464",
+      description = "Port of the Prometheus /metrics endpoint on 127.0.0.1; a taken port falls back to a free one (default: ${DEFAULT-VALUE}).")
+  int metricsPort;
+
+  @Option(names = "--api-port", paramLabel = "N", defaultValue = "8080",
+      description = "Port of the query API and console (reserved: the query API is not in this build yet).")
+  int apiPort;
+
+  @Option(names = "--kafka-port", paramLabel = "N", defaultValue = "9092",
+      description = "Port of the embedded broker on 127.0.0.1; a taken port falls back to a free one (default: ${DEFAULT-VALUE}).")
+  int kafkaPort;
+
+  @Option(names = "--no-probes", description = "Do not run the built-in probes at start.")
+  boolean noProbes;
+
+  @Option(names = "--fresh", description = "Wipe the broker's data, the ingest checkpoints and the streams state first (not the logs).")
+  boolean fresh;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
+      description = "Use this Kafka cluster instead of the embedded broker.")
+  String bootstrapServers;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    List<CountRule> countRules = Rules.load(rules);
+    checkPort("--metrics-port", metricsPort);
+    checkPort("--api-port", apiPort);
+    checkPort("--kafka-port", kafkaPort);
+    if (fresh) {
+      for (String part : List.of("kafka", "ingest", "streams")) {
+        EmbeddedKafkaBroker.wipe(var.resolve(part));
+      }
+    }
+    Files.createDirectories(logs);
+
+    List<AutoCloseable> running = new CopyOnWriteArrayList<>();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      closeAll(running);
+      stopped.countDown();
+    }, "knockwatch-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+
+    String bootstrap = bootstrapServers;
+    String kafkaLine;
+    if (bootstrap == null) {
+      EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(var.resolve("kafka"), kafkaPort);
+      running.add(0, broker);
+      bootstrap = broker.bootstrapServers();
+      kafkaLine = bootstrap + " (embedded KRaft broker, data in " + broker.dataDir()
+          + (broker.portWasTaken() ? "; port " + kafkaPort + " was taken, picked " + broker.port() : "") + ")";
+    } else {
+      TopicCreator.awaitReady(bootstrap, Duration.ofSeconds(60));
+      kafkaLine = bootstrap + " (external)";
+    }
+    TopicCreator.createMissing(bootstrap, Map.of());
+
+    HTTPServer metrics = startMetrics();
+    running.add(0, metrics::close);
+
+    Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, Map.of(), logs, var, countRules,
+        DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Duration.ofMillis(200)),
+        List.of(new ConsoleNotifier(new PrintStream(System.out, true, "UTF-8"))));
+    running.add(0, pipeline);
+
+    out.println("knockwatch is up");
+    out.println("  kafka    " + kafkaLine);
+    out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.violations.jsonl");
+    out.println("  rules    " + rules + " (" + Rules.describe(countRules) + ")");
+    out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");
+    out.println("  notify   console (alerts print below)");
+    out.println("  metrics  http://127.0.0.1:" + metrics.getPort() + "/metrics"
+        + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
+    out.println("  api      not in this build yet (port " + apiPort + " reserved)");
+    if (noProbes) {
+      out.println("  probes   off (--no-probes)");
+    } else {
+      String id = new RetryStormProbe(logs, "example.com", 443, 6, Duration.ZERO, Clock.systemUTC()).run();
+      out.println("  probes   retry-storm probe wrote 6 refusals for command " + id + " under "
+          + logs.resolve(RetryStormProbe.AGENT_ID));
+    }
+    out.println("Ctrl-C to stop.");
+    out.flush();
+    stopped.await();
+    return Knockwatch.OK;
+  }
+
+  private HTTPServer startMetrics() throws IOException {
+    DefaultExports.initialize();
+    try {
+      return new HTTPServer(new InetSocketAddress("127.0.0.1", metricsPort), CollectorRegistry.defaultRegistry, true);
+    } catch (BindException e) {
+      return new HTTPServer(new InetSocketAddress("127.0.0.1", 0), CollectorRegistry.defaultRegistry, true);
+    }
+  }
+
+  private static void checkPort(String option, int port) {
+    if (port < 0 || port > 65535) {
+      throw new UsageException(option + " " + port + " is not a port (0-65535)");
+    }
+  }
+
+  private static void closeAll(List<AutoCloseable> running) {
+    for (AutoCloseable c : running) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        System.err.println("knockwatch: while stopping: " + e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,8 @@
+package dev.knockwatch.cli;
+
+/** A mistake in what the user asked for: printed as one line, exit code 2, no stack trace. */
+public final class UsageException extends RuntimeException {
+  public UsageException(String message) {
+    super(message);
+  }
+}

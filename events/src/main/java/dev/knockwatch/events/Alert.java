@@ -1,0 +1,43 @@
+package dev.knockwatch.events;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * An alert as written to {@code knockwatch.alerts} (keyed by {@code fingerprint}) and printed by
+ * {@code replay}. The fingerprint is stable for rule + command [+ host], so it serves as the
+ * PagerDuty dedup_key and the Slack thread key.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Alert(
+    String fingerprint,
+    String rule,
+    Severity severity,
+    Status status,
+    String commandId,
+    String agentId,
+    String role,
+    String host,
+    Integer port,
+    long count,
+    Instant windowStart,
+    Instant windowEnd,
+    Instant firstSeen,
+    Instant lastSeen,
+    String summary,
+    List<String> sampleEventIds) {
+
+  public enum Severity {
+    @JsonProperty("info") INFO,
+    @JsonProperty("warning") WARNING,
+    @JsonProperty("page") PAGE,
+    @JsonProperty("critical") CRITICAL
+  }
+
+  public enum Status {
+    @JsonProperty("firing") FIRING,
+    @JsonProperty("resolved") RESOLVED
+  }
+}

@@ -1,0 +1,69 @@
+package dev.knockwatch.events;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+
+/** The one JSON mapping of knockwatch records (ISO-8601 instants, unknown fields tolerated). */
+public final class Json {
+
+  public static final ObjectMapper MAPPER = JsonMapper.builder()
+      .addModule(new JavaTimeModule())
+      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+      .build();
+
+  private Json() {}
+
+  public static String write(Object value) {
+    try {
+      return MAPPER.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static <T> T read(String json, Class<T> type) {
+    try {
+      return MAPPER.readValue(json, type);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A Kafka serde for one record type; a null value (a tombstone) stays null both ways. */
+  public static <T> Serde<T> serde(Class<T> type) {
+    Serializer<T> serializer = (topic, data) -> {
+      if (data == null) {
+        return null;
+      }
+      try {
+        return MAPPER.writeValueAsBytes(data);
+      } catch (JsonProcessingException e) {
+        throw new SerializationException("cannot write " + type.getSimpleName() + " as JSON", e);
+      }
+    };
+    Deserializer<T> deserializer = (topic, data) -> {
+      if (data == null) {
+        return null;
+      }
+      try {
+        return MAPPER.readValue(data, type);
+      } catch (IOException e) {
+        throw new SerializationException("not a " + type.getSimpleName() + " JSON value on " + topic, e);
+      }
+    };
+    return Serdes.serdeFrom(serializer, deserializer);
+  }
+}

@@ -1,0 +1,62 @@
+package dev.knockwatch.events;
+
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Removes secrets from command text, URLs and raw lines before they leave the ingest agent.
+ *
+ * <p>The agent chose the command; it can carry tokens in query strings, passwords in URLs,
+ * Authorization headers, and srt's own per-run proxy password. What is redacted is replaced by
+ * {@value #MASK} so the reader still sees that something was there.
+ */
+public final class Redactor {
+
+  public static final String MASK = "[REDACTED]";
+
+  private record Rule(Pattern pattern, String replacement) {}
+
+  private static final String SECRET_WORDS =
+      "(?:access[_-]?token|refresh[_-]?token|id[_-]?token|token|api[_-]?key|apikey|key|secret"
+          + "|client[_-]?secret|password|passwd|pwd|pass|auth|signature|sig|session|sessionid"
+          + "|credential|credentials|x-amz-signature|x-amz-credential|x-amz-security-token)";
+
+  private static final List<Rule> RULES = List.of(
+      // Authorization: Basic xxx / Proxy-Authorization: Bearer xxx (headers, curl -H, transcripts)
+      new Rule(Pattern.compile("(?i)((?:proxy-)?authorization\\s*[:=]\\s*(?:(?:basic|bearer|digest|token|negotiate)\\s+)?)[^\\s'\"]+"),
+          "$1" + MASK),
+      // userinfo in URLs: scheme://user:password@host
+      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), "$1" + MASK + "@"),
+      // query or form parameters named like secrets: ?token=..., &password=...
+      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), "$1" + MASK),
+      // --password xxx, --token=xxx, -p'xxx' style flags
+      new Rule(Pattern.compile("(?i)(--?" + SECRET_WORDS + "(?:=|\\s+))(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
+          "$1" + MASK),
+      // curl -u user:password / --user user:password
+      new Rule(Pattern.compile("(?i)((?:^|\\s)(?:-u|--user|--proxy-user)\\s*['\"]?[^\\s:'\"]*:)[^\\s'\"]+"),
+          "$1" + MASK),
+      // ENV-style assignments: GITHUB_TOKEN=..., AWS_SECRET_ACCESS_KEY=...
+      new Rule(Pattern.compile("(?i)(\\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
+          "$1" + MASK),
+      // well-known token shapes, wherever they stand
+      new Rule(Pattern.compile("\\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+          + "|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:ant-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}"
+          + "|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})\\b"), MASK));
+
+  private Redactor() {}
+
+  public static String redact(String text) {
+    if (text == null || text.isEmpty()) {
+      return text;
+    }
+    String out = text;
+    for (Rule rule : RULES) {
+      Matcher m = rule.pattern().matcher(out);
+      if (m.find()) {
+        out = m.replaceAll(rule.replacement());
+      }
+    }
+    return out;
+  }
+}

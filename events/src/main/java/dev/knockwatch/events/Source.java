@@ -1,0 +1,12 @@
+package dev.knockwatch.events;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** Which kind of log a refusal was read from. */
+public enum Source {
+  @JsonProperty("srt-violation") SRT_VIOLATION,
+  @JsonProperty("proxy-403") PROXY_403,
+  @JsonProperty("squid") SQUID,
+  @JsonProperty("strace") STRACE,
+  @JsonProperty("json") JSON
+}

@@ -1,0 +1,31 @@
+package dev.knockwatch.events;
+
+import java.util.List;
+import java.util.Map;
+
+/** Every topic knockwatch uses, declared once: name, partitions, configs, and what it holds. */
+public final class Topics {
+
+  /** One topic: the broker creates it with these partitions and configs when it is missing. */
+  public record Topic(String name, int partitions, Map<String, String> configs, String key, String value) {}
+
+  private static final Map<String, String> COMPACTED = Map.of("cleanup.policy", "compact");
+
+  public static final Topic VIOLATIONS = new Topic("knockwatch.violations", 6, Map.of(),
+      "commandId", "ViolationEvent JSON (schema 1)");
+  public static final Topic REJECTED = new Topic("knockwatch.violations.rejected", 1, Map.of(),
+      "source file:offset", "RejectedLine JSON: the line, the reason, where it came from");
+  public static final Topic POLICY = new Topic("knockwatch.policy", 1, COMPACTED,
+      "role or agent pattern", "role definitions");
+  public static final Topic ALERTS = new Topic("knockwatch.alerts", 6, Map.of(),
+      "alert fingerprint", "Alert JSON (firing / resolved)");
+  public static final Topic SILENCES = new Topic("knockwatch.silences", 1, COMPACTED,
+      "silence id", "Silence JSON");
+  public static final Topic NOTIFICATIONS = new Topic("knockwatch.notifications", 3, Map.of(),
+      "alert fingerprint", "delivery record");
+
+  public static final List<Topic> ALL =
+      List.of(VIOLATIONS, REJECTED, POLICY, ALERTS, SILENCES, NOTIFICATIONS);
+
+  private Topics() {}
+}

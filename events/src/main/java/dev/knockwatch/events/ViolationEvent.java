@@ -1,0 +1,130 @@
+package dev.knockwatch.events;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+
+/**
+ * One refusal: schema version 1 of the value on {@code knockwatch.violations}.
+ *
+ * <p>Every string field except {@code eventId} came, directly or not, from the sandboxed agent:
+ * the ingest agent sanitizes and redacts them before they are built into an event, and every
+ * consumer still escapes them for the place it shows them. Fields are absent when unknown.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record ViolationEvent(
+    int schema,
+    String eventId,
+    String commandId,
+    String agentId,
+    String role,
+    Source source,
+    Kind kind,
+    String action,
+    String host,
+    Integer port,
+    String method,
+    String url,
+    String path,
+    AddressClass addressClass,
+    String reason,
+    String proxyError,
+    String errno,
+    String syscall,
+    Integer pid,
+    Instant observedAt,
+    Instant ingestedAt,
+    String commandText,
+    Origin origin) {
+
+  public static final int SCHEMA = 1;
+
+  /** Where the line came from: the file (relative to the watched root), its byte offset, and the ingest host. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Origin(String file, long offset, String ingestHost) {}
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.eventId = eventId;
+    b.commandId = commandId;
+    b.agentId = agentId;
+    b.role = role;
+    b.source = source;
+    b.kind = kind;
+    b.action = action;
+    b.host = host;
+    b.port = port;
+    b.method = method;
+    b.url = url;
+    b.path = path;
+    b.addressClass = addressClass;
+    b.reason = reason;
+    b.proxyError = proxyError;
+    b.errno = errno;
+    b.syscall = syscall;
+    b.pid = pid;
+    b.observedAt = observedAt;
+    b.ingestedAt = ingestedAt;
+    b.commandText = commandText;
+    b.origin = origin;
+    return b;
+  }
+
+  /** Parsers fill what their format carries; the rest stays absent. */
+  public static final class Builder {
+    private String eventId;
+    private String commandId;
+    private String agentId;
+    private String role;
+    private Source source;
+    private Kind kind;
+    private String action;
+    private String host;
+    private Integer port;
+    private String method;
+    private String url;
+    private String path;
+    private AddressClass addressClass;
+    private String reason;
+    private String proxyError;
+    private String errno;
+    private String syscall;
+    private Integer pid;
+    private Instant observedAt;
+    private Instant ingestedAt;
+    private String commandText;
+    private Origin origin;
+
+    public Builder eventId(String v) { eventId = v; return this; }
+    public Builder commandId(String v) { commandId = v; return this; }
+    public Builder agentId(String v) { agentId = v; return this; }
+    public Builder role(String v) { role = v; return this; }
+    public Builder source(Source v) { source = v; return this; }
+    public Builder kind(Kind v) { kind = v; return this; }
+    public Builder action(String v) { action = v; return this; }
+    public Builder host(String v) { host = v; return this; }
+    public Builder port(Integer v) { port = v; return this; }
+    public Builder method(String v) { method = v; return this; }
+    public Builder url(String v) { url = v; return this; }
+    public Builder path(String v) { path = v; return this; }
+    public Builder addressClass(AddressClass v) { addressClass = v; return this; }
+    public Builder reason(String v) { reason = v; return this; }
+    public Builder proxyError(String v) { proxyError = v; return this; }
+    public Builder errno(String v) { errno = v; return this; }
+    public Builder syscall(String v) { syscall = v; return this; }
+    public Builder pid(Integer v) { pid = v; return this; }
+    public Builder observedAt(Instant v) { observedAt = v; return this; }
+    public Builder ingestedAt(Instant v) { ingestedAt = v; return this; }
+    public Builder commandText(String v) { commandText = v; return this; }
+    public Builder origin(Origin v) { origin = v; return this; }
+
+    public ViolationEvent build() {
+      return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
+          host, port, method, url, path, addressClass, reason, proxyError, errno, syscall, pid,
+          observedAt, ingestedAt, commandText, origin);
+    }
+  }
+}

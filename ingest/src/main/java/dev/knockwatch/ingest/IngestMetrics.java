@@ -1,0 +1,29 @@
+package dev.knockwatch.ingest;
+
+import io.prometheus.client.Counter;
+import io.prometheus.client.Gauge;
+
+/** The ingest agent's Prometheus metrics. Labels come from fixed sets only (source, reason code). */
+final class IngestMetrics {
+
+  static final Counter LINES = Counter.build()
+      .name("knockwatch_ingest_lines_read_total").help("Lines read from sandbox logs.")
+      .labelNames("source").register();
+  static final Counter BYTES = Counter.build()
+      .name("knockwatch_ingest_bytes_read_total").help("Bytes of complete lines read from sandbox logs.")
+      .labelNames("source").register();
+  static final Counter PUBLISHED = Counter.build()
+      .name("knockwatch_ingest_events_published_total").help("Violation events published to Kafka.")
+      .labelNames("source").register();
+  static final Counter REJECTED = Counter.build()
+      .name("knockwatch_ingest_rejected_total").help("Lines sent to the rejected topic, by reason code.")
+      .labelNames("source", "reason").register();
+  static final Counter PUBLISH_FAILURES = Counter.build()
+      .name("knockwatch_ingest_publish_failures_total").help("Batches Kafka did not take (read again).")
+      .register();
+  static final Gauge LAG_BYTES = Gauge.build()
+      .name("knockwatch_ingest_lag_bytes").help("Bytes written to sandbox logs and not read yet.")
+      .labelNames("source").register();
+
+  private IngestMetrics() {}
+}

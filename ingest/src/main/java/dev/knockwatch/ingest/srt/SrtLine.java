@@ -1,0 +1,143 @@
+package dev.knockwatch.ingest.srt;
+
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Kind;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code line} of an srt violation record, split into its parts. Shapes (srt 0.0.83):
+ * <pre>
+ * deny network-outbound HOST:PORT (REASON)
+ * deny http-request METHOD URL-OR-HOST:PORT (REASON)
+ * deny socks-tunnel HOST:PORT (REASON)
+ * deny SYSCALL /abs/path
+ * </pre>
+ */
+public record SrtLine(
+    Kind kind,
+    String action,
+    String method,
+    String target,
+    String host,
+    Integer port,
+    String url,
+    String path,
+    String reason,
+    AddressClass addressClass) {
+
+  private static final Pattern NETWORK = Pattern.compile(
+      "deny (network-outbound|socks-tunnel) (\\S+) \\((.*)\\)");
+  private static final Pattern HTTP = Pattern.compile(
+      "deny http-request ([A-Za-z]+) (\\S+) \\((.*)\\)");
+  private static final Pattern FILESYSTEM = Pattern.compile("deny ([a-z_][a-z0-9_]*) (/.*)");
+  private static final Pattern RESOLVED = Pattern.compile("resolved to an? (.+?) address");
+
+  /** The parts of {@code line}, or empty when it is none of the known shapes. */
+  public static Optional<SrtLine> parse(String line) {
+    String l = line.strip();
+    Matcher net = NETWORK.matcher(l);
+    if (net.matches()) {
+      String reason = net.group(3);
+      return hostPort(net.group(2)).map(hp -> new SrtLine(Kind.NETWORK, net.group(1), null,
+          net.group(2), hp.host, hp.port, null, null, reason, addressClassOf(reason)));
+    }
+    Matcher http = HTTP.matcher(l);
+    if (http.matches()) {
+      String method = http.group(1).toUpperCase(Locale.ROOT);
+      String target = http.group(2);
+      String reason = http.group(3);
+      boolean isUrl = target.contains("://");
+      return (isUrl ? fromUrl(target) : hostPort(target)).map(hp -> new SrtLine(Kind.NETWORK,
+          "http-request", method, target, hp.host, hp.port, isUrl ? target : null, null, reason,
+          addressClassOf(reason)));
+    }
+    Matcher fs = FILESYSTEM.matcher(l);
+    if (fs.matches()) {
+      return Optional.of(new SrtLine(Kind.FILESYSTEM, fs.group(1), null, fs.group(2), null, null,
+          null, fs.group(2), null, null));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * srt names the class ("resolved to a loopback address"), several joined by " / " when a name
+   * resolved to more than one; the most dangerous one is kept.
+   */
+  static AddressClass addressClassOf(String reason) {
+    AddressClass worst = null;
+    Matcher m = RESOLVED.matcher(reason);
+    while (m.find()) {
+      for (String part : m.group(1).split(" / ")) {
+        AddressClass c = fromWords(part.replaceFirst("^an? ", "").strip());
+        if (worst == null || rank(c) > rank(worst)) {
+          worst = c;
+        }
+      }
+    }
+    return worst;
+  }
+
+  private static AddressClass fromWords(String words) {
+    return switch (words) {
+      case "loopback" -> AddressClass.LOOPBACK;
+      case "link-local" -> AddressClass.LINK_LOCAL;
+      case "cloud metadata" -> AddressClass.CLOUD_METADATA;
+      case "private" -> AddressClass.PRIVATE;
+      case "unspecified" -> AddressClass.UNSPECIFIED;
+      case "multicast" -> AddressClass.MULTICAST;
+      case "broadcast" -> AddressClass.BROADCAST;
+      default -> AddressClass.UNKNOWN;
+    };
+  }
+
+  private static int rank(AddressClass c) {
+    return switch (c) {
+      case CLOUD_METADATA -> 9;
+      case LOOPBACK -> 8;
+      case LINK_LOCAL -> 7;
+      case UNSPECIFIED -> 6;
+      case PRIVATE -> 5;
+      case MULTICAST, BROADCAST -> 4;
+      case UNKNOWN -> 2;
+      case PUBLIC -> 1;
+    };
+  }
+
+  record HostPort(String host, Integer port) {}
+
+  /** {@code host:port}, {@code [v6]:port}; the port is after the last colon. */
+  static Optional<HostPort> hostPort(String target) {
+    int colon = target.lastIndexOf(':');
+    if (colon <= 0 || colon == target.length() - 1) {
+      return Optional.empty();
+    }
+    String host = target.substring(0, colon);
+    if (host.contains(":") && !(host.startsWith("[") && host.endsWith("]"))) {
+      return Optional.empty();
+    }
+    return port(target.substring(colon + 1)).map(p -> new HostPort(host, p));
+  }
+
+  private static Optional<HostPort> fromUrl(String url) {
+    Matcher m = Pattern.compile("(?i)([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?.*").matcher(url);
+    if (!m.matches() || m.group(2).isEmpty()) {
+      return Optional.empty();
+    }
+    if (m.group(3) != null) {
+      return port(m.group(3)).map(p -> new HostPort(m.group(2), p));
+    }
+    int defaultPort = m.group(1).equalsIgnoreCase("https") ? 443 : 80;
+    return Optional.of(new HostPort(m.group(2), defaultPort));
+  }
+
+  private static Optional<Integer> port(String digits) {
+    if (!digits.matches("\\d{1,5}")) {
+      return Optional.empty();
+    }
+    int p = Integer.parseInt(digits);
+    return p >= 0 && p <= 65535 ? Optional.of(p) : Optional.empty();
+  }
+}

@@ -1,0 +1,145 @@
+package dev.knockwatch.ingest.srt;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.CommandId.InvalidCommandIdException;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Redactor;
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventIds;
+import dev.knockwatch.ingest.LineParser;
+import dev.knockwatch.ingest.Parsed;
+import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.SourceLine;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.Optional;
+
+/**
+ * srt violation records: one JSON object a line, as the srt bridge writes them.
+ * <pre>
+ * {"line":"deny network-outbound example.com:80 (host is not on the allow list)",
+ *  "encodedCommand":"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==","command":"curl …","timestamp":"…Z",
+ *  "commandId":"…","agentId":"…"}
+ * </pre>
+ * The commandId is the record's own, else the decoded {@code encodedCommand} (srt encodes the
+ * commandId when one was given, else the command text — which is then rejected as no id), else
+ * the file name. The agentId is the record's own, else the directory name.
+ */
+public final class SrtViolationParser implements LineParser {
+
+  public static final String FILE_SUFFIX = ".violations.jsonl";
+
+  static final int MAX_COMMAND_CHARS = 2048;
+  static final int MAX_AGENT_CHARS = 128;
+  static final int MAX_FIELD_CHARS = 1024;
+  static final int MAX_PATH_CHARS = 4096;
+
+  @Override
+  public Parsed parse(SourceLine src) {
+    JsonNode record;
+    try {
+      record = Json.MAPPER.readTree(src.text());
+    } catch (JsonProcessingException e) {
+      return Parsed.rejected(Rejection.NOT_JSON, "not a JSON object: "
+          + Sanitize.text(e.getOriginalMessage(), 200));
+    }
+    if (record == null || !record.isObject()) {
+      return Parsed.rejected(Rejection.NOT_JSON, "not a JSON object");
+    }
+    JsonNode lineNode = record.get("line");
+    if (lineNode == null || !lineNode.isTextual()) {
+      return Parsed.rejected(Rejection.BAD_RECORD, "srt violation record has no \"line\" text");
+    }
+    Optional<SrtLine> parsedLine = SrtLine.parse(lineNode.asText());
+    if (parsedLine.isEmpty()) {
+      return Parsed.rejected(Rejection.UNRECOGNISED_LINE, "not an srt deny line: \""
+          + Sanitize.text(lineNode.asText(), 200) + "\"");
+    }
+    SrtLine line = parsedLine.get();
+
+    String commandId;
+    try {
+      commandId = commandIdOf(record, src);
+    } catch (InvalidCommandIdException e) {
+      return Parsed.rejected(Rejection.INVALID_COMMAND_ID, e.getMessage());
+    }
+    Optional<String> idProblem = CommandId.problem(commandId);
+    if (idProblem.isPresent()) {
+      return Parsed.rejected(Rejection.INVALID_COMMAND_ID, idProblem.get());
+    }
+
+    String host = HostClassifier.canonical(line.host());
+    ViolationEvent event = ViolationEvent.builder()
+        .eventId(EventIds.of(src.file(), src.offset(), 0))
+        .commandId(commandId)
+        .agentId(clean(text(record, "agentId").orElse(src.agentIdFromPath()), MAX_AGENT_CHARS))
+        .source(Source.SRT_VIOLATION)
+        .kind(line.kind())
+        .action(line.action())
+        .host(host)
+        .port(line.port())
+        .method(line.method())
+        .url(line.url() == null ? null : clean(Redactor.redact(line.url()), MAX_FIELD_CHARS))
+        .path(clean(line.path(), MAX_PATH_CHARS))
+        .addressClass(line.addressClass() != null ? line.addressClass()
+            : HostClassifier.classify(host).orElse(null))
+        .reason(clean(line.reason(), MAX_FIELD_CHARS))
+        .observedAt(timestamp(record).orElse(src.ingestedAt()))
+        .ingestedAt(src.ingestedAt())
+        .commandText(text(record, "command")
+            .map(c -> clean(Redactor.redact(c), MAX_COMMAND_CHARS)).orElse(null))
+        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()))
+        .build();
+    return Parsed.of(event);
+  }
+
+  private static String commandIdOf(JsonNode record, SourceLine src) {
+    Optional<String> explicit = text(record, "commandId");
+    if (explicit.isPresent()) {
+      return explicit.get();
+    }
+    Optional<String> encoded = text(record, "encodedCommand");
+    if (encoded.isPresent()) {
+      byte[] raw;
+      try {
+        raw = Base64.getMimeDecoder().decode(encoded.get());
+      } catch (IllegalArgumentException e) {
+        throw new InvalidCommandIdException("encodedCommand is not base64");
+      }
+      String decoded = new String(raw, StandardCharsets.UTF_8);
+      // srt encodes the command text when it was given no id: that is no command id.
+      CommandId.problem(decoded).ifPresent(problem -> {
+        throw new InvalidCommandIdException("encodedCommand decodes to no command id (" + problem + ")");
+      });
+      return decoded;
+    }
+    if (src.commandIdFromPath() != null) {
+      return src.commandIdFromPath();
+    }
+    throw new InvalidCommandIdException("commandId is missing: the record has no commandId or encodedCommand");
+  }
+
+  private static Optional<Instant> timestamp(JsonNode record) {
+    try {
+      return text(record, "timestamp").map(Instant::parse);
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Optional<String> text(JsonNode record, String field) {
+    JsonNode n = record.get(field);
+    return n != null && n.isTextual() && !n.asText().isEmpty() ? Optional.of(n.asText()) : Optional.empty();
+  }
+
+  private static String clean(String s, int max) {
+    return Sanitize.text(s, max);
+  }
+}

@@ -1,0 +1,249 @@
+package dev.knockwatch.ingest.tail;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.knockwatch.events.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tails every matching file under a root directory, by byte position, like Kafka Connect's
+ * FileStreamSourceTask: only complete lines are returned (a partial last line waits for its
+ * newline), "\r\n" and "\n" both end a line, a file that shrank was truncated and is read again
+ * from the start, and a file replaced under the same name (rotation) is read from the start.
+ *
+ * <p>Positions advance as lines are returned; {@link #commit()} makes them durable in the
+ * checkpoint file once the caller has published those lines, and {@link #rewind()} goes back
+ * to the last commit when publishing failed. A line read twice after a crash keeps its offset,
+ * hence its event id.
+ */
+public final class FileTailer {
+
+  private static final Logger log = LoggerFactory.getLogger(FileTailer.class);
+  private static final int CHUNK = 64 * 1024;
+
+  private final Path root;
+  private final Predicate<Path> matches;
+  private final Path checkpointFile;
+  private final int maxLineBytes;
+  private final Map<String, FileState> files = new LinkedHashMap<>();
+
+  /** Where one file stands: its identity (inode), what was read, and what is committed. */
+  private static final class FileState {
+    Object fileKey;
+    long position;
+    long committed;
+    boolean discarding;
+  }
+
+  /** A checkpoint entry as stored on disk. */
+  private record Checkpoint(String fileKey, long offset) {}
+
+  /**
+   * @param root the directory to watch (files at any depth below it)
+   * @param matches which files to tail (by path)
+   * @param checkpointFile where positions are kept between runs; null keeps them in memory only
+   * @param maxLineBytes longer lines are returned cut, flagged {@code truncated}
+   */
+  public FileTailer(Path root, Predicate<Path> matches, Path checkpointFile, int maxLineBytes) {
+    this.root = root;
+    this.matches = matches;
+    this.checkpointFile = checkpointFile;
+    this.maxLineBytes = maxLineBytes;
+    loadCheckpoints();
+  }
+
+  /** Returns up to {@code maxLines} new complete lines, across files, in file-then-offset order. */
+  public List<TailedLine> poll(int maxLines) {
+    List<TailedLine> out = new ArrayList<>();
+    for (Path file : discover()) {
+      if (out.size() >= maxLines) {
+        break;
+      }
+      try {
+        readNew(file, out, maxLines);
+      } catch (NoSuchFileException e) {
+        files.remove(relative(file));
+      } catch (IOException e) {
+        log.warn("cannot read {}: {}", relative(file), e.getMessage());
+      }
+    }
+    return out;
+  }
+
+  /** Makes the positions of every line returned so far durable. */
+  public void commit() {
+    files.values().forEach(s -> s.committed = s.position);
+    saveCheckpoints();
+  }
+
+  /** Forgets what was read since the last commit: those lines will be returned again. */
+  public void rewind() {
+    files.values().forEach(s -> {
+      s.position = s.committed;
+      s.discarding = false;
+    });
+  }
+
+  /** Bytes not yet read, summed over the files seen: how far behind the tailer is. */
+  public long lagBytes() {
+    long lag = 0;
+    for (Map.Entry<String, FileState> e : files.entrySet()) {
+      try {
+        lag += Math.max(0, Files.size(root.resolve(e.getKey())) - e.getValue().position);
+      } catch (IOException ignored) {
+        // the file went away; nothing left to read from it
+      }
+    }
+    return lag;
+  }
+
+  private List<Path> discover() {
+    if (!Files.isDirectory(root)) {
+      return List.of();
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      return walk.filter(Files::isRegularFile).filter(matches).sorted().toList();
+    } catch (IOException | UncheckedIOException e) {
+      log.warn("cannot list {}: {}", root, e.getMessage());
+      return List.of();
+    }
+  }
+
+  private void readNew(Path file, List<TailedLine> out, int maxLines) throws IOException {
+    String rel = relative(file);
+    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+    FileState state = files.computeIfAbsent(rel, k -> new FileState());
+    Object key = attrs.fileKey() == null ? null : attrs.fileKey().toString();
+    if (state.fileKey != null && key != null && !Objects.equals(state.fileKey, key)) {
+      log.info("{} was replaced (rotated): reading the new file from its start", rel);
+      state.position = 0;
+      state.committed = 0;
+      state.discarding = false;
+    }
+    state.fileKey = key;
+    long size = attrs.size();
+    if (size < state.position) {
+      log.warn("{} shrank from {} to {} bytes (truncated): reading it again from its start", rel,
+          state.position, size);
+      state.position = 0;
+      state.committed = 0;
+      state.discarding = false;
+    }
+    if (size == state.position) {
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      ch.position(state.position);
+      ByteBuffer buf = ByteBuffer.allocate(CHUNK);
+      ByteArrayOutputStream line = new ByteArrayOutputStream();
+      long lineStart = state.position;
+      long pos = state.position;
+      boolean cut = false;
+      while (out.size() < maxLines && ch.read(buf) > 0) {
+        buf.flip();
+        while (buf.hasRemaining() && out.size() < maxLines) {
+          byte b = buf.get();
+          pos++;
+          if (b == '\n') {
+            if (state.discarding) {
+              state.discarding = false;
+            } else {
+              out.add(new TailedLine(rel, lineStart, pos, decode(line), cut));
+            }
+            line.reset();
+            cut = false;
+            lineStart = pos;
+            state.position = pos;
+          } else if (!state.discarding) {
+            if (line.size() < maxLineBytes) {
+              line.write(b);
+            } else if (!cut) {
+              cut = true;
+            }
+          }
+        }
+        buf.clear();
+        // A line that will not end within the bound is returned cut now, so a writer that never
+        // sends a newline cannot make the tailer buffer without limit; the rest is discarded.
+        if (cut && !state.discarding && out.size() < maxLines) {
+          out.add(new TailedLine(rel, lineStart, pos, decode(line), true));
+          line.reset();
+          cut = false;
+          state.discarding = true;
+          lineStart = pos;
+          state.position = pos;
+        }
+      }
+    }
+  }
+
+  private static String decode(ByteArrayOutputStream line) {
+    byte[] bytes = line.toByteArray();
+    int len = bytes.length;
+    if (len > 0 && bytes[len - 1] == '\r') {
+      len--;
+    }
+    return new String(bytes, 0, len, StandardCharsets.UTF_8);
+  }
+
+  private String relative(Path file) {
+    return root.relativize(file).toString().replace('\\', '/');
+  }
+
+  private void loadCheckpoints() {
+    if (checkpointFile == null || !Files.exists(checkpointFile)) {
+      return;
+    }
+    try {
+      Map<String, Checkpoint> saved = Json.MAPPER.readValue(checkpointFile.toFile(),
+          new TypeReference<Map<String, Checkpoint>>() {});
+      saved.forEach((file, cp) -> {
+        FileState s = new FileState();
+        s.fileKey = cp.fileKey();
+        s.position = cp.offset();
+        s.committed = cp.offset();
+        files.put(file, s);
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the ingest checkpoint " + checkpointFile
+          + " (delete it to read every file from its start)", e);
+    }
+  }
+
+  private void saveCheckpoints() {
+    if (checkpointFile == null) {
+      return;
+    }
+    Map<String, Checkpoint> snapshot = new HashMap<>();
+    files.forEach((file, s) -> snapshot.put(file,
+        new Checkpoint(s.fileKey == null ? null : s.fileKey.toString(), s.committed)));
+    try {
+      Files.createDirectories(checkpointFile.toAbsolutePath().getParent());
+      Path tmp = checkpointFile.resolveSibling(checkpointFile.getFileName() + ".tmp");
+      Json.MAPPER.writeValue(tmp.toFile(), snapshot);
+      Files.move(tmp, checkpointFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the ingest checkpoint " + checkpointFile, e);
+    }
+  }
+}

@@ -1,0 +1,12 @@
+package dev.knockwatch.ingest.tail;
+
+/**
+ * One complete line of a tailed file.
+ *
+ * @param file path relative to the tailer's root, with '/' separators
+ * @param offset byte offset of the line's first byte
+ * @param end byte offset just past the line's terminator: where reading resumes
+ * @param text the line, UTF-8 decoded, without "\n" or "\r\n"
+ * @param truncated true when the line was longer than the tailer's bound and only its start is kept
+ */
+public record TailedLine(String file, long offset, long end, String text, boolean truncated) {}
