@@ -3,7 +3,10 @@ package dev.knockwatch.cli;
 import dev.knockwatch.streams.rules.RulesException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** The {@code knockwatch} command. {@code main} only wires: the work is in {@link #run}, which tests call. */
 @Command(name = "knockwatch",
@@ -11,7 +14,16 @@ import picocli.CommandLine.Command;
     versionProvider = Knockwatch.Version.class,
     description = "Refused-connection telemetry and alerting for AI-agent sandboxes.",
     subcommands = {UpCommand.class, ReplayCommand.class, CommandLine.HelpCommand.class})
-public final class Knockwatch {
+public final class Knockwatch implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  /** {@code knockwatch} alone: say what to run. */
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return USAGE;
+  }
 
   public static final int OK = 0;
   public static final int FAILURE = 1;

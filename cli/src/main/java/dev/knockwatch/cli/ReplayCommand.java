@@ -11,7 +11,6 @@ import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.rules.CountRule;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,21 +18,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
-import org.apache.kafka.clients.admin.OffsetSpec;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import picocli.CommandLine.Command;
@@ -48,8 +39,9 @@ import picocli.CommandLine.Model.CommandSpec;
  * gives the same alerts.
  */
 @Command(name = "replay", mixinStandardHelpOptions = true,
-    description = {"Run the real pipeline over log files using each line's own timestamp,",
-        "and print every alert as one JSON object per line on stdout. Logs go to stderr."})
+    description = {"Replay log files through the real pipeline and print the alerts as JSON lines.",
+        "An embedded broker on a temporary directory, the real parsers and topology; each line's own",
+        "timestamp is its event time. Deterministic. Logs go to stderr."})
 final class ReplayCommand implements Callable<Integer> {
 
   static final String APPLICATION_ID = "knockwatch-replay";
@@ -97,7 +89,7 @@ final class ReplayCommand implements Callable<Integer> {
     }
     try (StreamsApp streams = new StreamsApp(APPLICATION_ID, bootstrap, workDir.resolve("streams"), rules, Map.of())
         .start(Duration.ofSeconds(120))) {
-      awaitConsumed(bootstrap, Duration.ofSeconds(120));
+      streams.awaitCaughtUp(Duration.ofSeconds(120));
     }
     List<Alert> alerts = readAlerts(bootstrap);
     alerts.sort(Comparator.comparing(Alert::windowStart).thenComparing(Alert::lastSeen)
@@ -108,7 +100,7 @@ final class ReplayCommand implements Callable<Integer> {
   private static void readAll(Path input, EventSink sink) throws EventSink.PublishException {
     Path abs = input.toAbsolutePath().normalize();
     Path root;
-    java.util.function.Predicate<Path> only;
+    Predicate<Path> only;
     if (Files.isDirectory(abs)) {
       root = abs;
       only = p -> true;
@@ -121,32 +113,6 @@ final class ReplayCommand implements Callable<Integer> {
     IngestAgent agent = IngestAgent.forSrtViolations(root, only, null, sink, "replay", Duration.ZERO);
     while (agent.pollOnce() > 0) {
       // read to the end of every file
-    }
-  }
-
-  /** Waits until detection has committed its position at the end of the violations topic. */
-  private static void awaitConsumed(String bootstrap, Duration timeout) throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      for (int p = 0; p < Topics.VIOLATIONS.partitions(); p++) {
-        latest.put(new TopicPartition(Topics.VIOLATIONS.name(), p), OffsetSpec.latest());
-      }
-      Map<TopicPartition, Long> ends = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS)
-          .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> ((ListOffsetsResultInfo) e.getValue()).offset()));
-      Instant deadline = Instant.now().plus(timeout);
-      while (true) {
-        Map<TopicPartition, OffsetAndMetadata> committed =
-            admin.listConsumerGroupOffsets(APPLICATION_ID).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-        boolean done = ends.entrySet().stream().allMatch(e -> e.getValue() == 0
-            || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
-        if (done) {
-          return;
-        }
-        if (Instant.now().isAfter(deadline)) {
-          throw new IllegalStateException("detection did not consume the replayed events within " + timeout.toSeconds() + " s");
-        }
-        Thread.sleep(50);
-      }
     }
   }
 

@@ -30,8 +30,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** The main job: broker, ingest, streams, notify and metrics in one process, until Ctrl-C. */
 @Command(name = "up", mixinStandardHelpOptions = true,
-    description = {"Run knockwatch on this machine: an embedded Kafka broker (unless --bootstrap-servers),",
-        "ingest watching the logs directory, detection, console alerts and /metrics. Ctrl-C stops it cleanly."})
+    description = {"Run the whole pipeline in this process until Ctrl-C.",
+        "An embedded Kafka broker (unless --bootstrap-servers), ingest watching the logs directory,",
+        "detection, console alerts and /metrics; Ctrl-C or SIGTERM stops it cleanly."})
 final class UpCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;

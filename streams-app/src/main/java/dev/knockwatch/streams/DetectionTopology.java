@@ -49,7 +49,6 @@ public final class DetectionTopology {
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
-    p.put("processing.exception.handler.global.enabled", true);
     p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
     // A value that is not a ViolationEvent is logged and skipped rather than stopping detection.
     p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);

@@ -4,9 +4,20 @@ import dev.knockwatch.streams.rules.CountRule;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import dev.knockwatch.events.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,14 +26,20 @@ public final class StreamsApp implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(StreamsApp.class);
   private final KafkaStreams streams;
+  private final String applicationId;
+  private final String bootstrapServers;
+  private final Map<String, Object> clientProps;
 
   public StreamsApp(String applicationId, String bootstrapServers, Path stateDir, List<CountRule> rules,
       Map<String, Object> clientProps) {
+    this.applicationId = applicationId;
+    this.bootstrapServers = bootstrapServers;
+    this.clientProps = clientProps;
     this.streams = new KafkaStreams(DetectionTopology.buildTopology(rules),
         DetectionTopology.streamsConfig(applicationId, bootstrapServers, stateDir, clientProps));
     streams.setUncaughtExceptionHandler(e -> {
       log.error("detection stopped on an error; replacing the stream thread", e);
-      return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+      return StreamThreadExceptionResponse.REPLACE_THREAD;
     });
   }
 
@@ -38,6 +55,43 @@ public final class StreamsApp implements AutoCloseable {
       sleep(50);
     }
     return this;
+  }
+
+  /**
+   * Waits until the app has committed its position at the current end of the violations topic:
+   * with exactly-once, every alert those events caused is then committed too.
+   */
+  public void awaitCaughtUp(Duration timeout) {
+    Map<String, Object> p = new HashMap<>(clientProps);
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    try (Admin admin = Admin.create(p)) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int i = 0; i < Topics.VIOLATIONS.partitions(); i++) {
+        latest.put(new TopicPartition(Topics.VIOLATIONS.name(), i), OffsetSpec.latest());
+      }
+      Map<TopicPartition, Long> ends = new HashMap<>();
+      admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+      Instant deadline = Instant.now().plus(timeout);
+      while (true) {
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(applicationId)
+            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        boolean done = ends.entrySet().stream().allMatch(e -> e.getValue() == 0
+            || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
+        if (done) {
+          return;
+        }
+        if (Instant.now().isAfter(deadline)) {
+          throw new IllegalStateException("detection did not catch up with " + Topics.VIOLATIONS.name()
+              + " within " + timeout.toSeconds() + " s");
+        }
+        sleep(50);
+      }
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot read offsets from Kafka: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
   }
 
   public KafkaStreams.State state() {

@@ -33,7 +33,7 @@ public record SrtLine(
   private static final Pattern HTTP = Pattern.compile(
       "deny http-request ([A-Za-z]+) (\\S+) \\((.*)\\)");
   private static final Pattern FILESYSTEM = Pattern.compile("deny ([a-z_][a-z0-9_]*) (/.*)");
-  private static final Pattern RESOLVED = Pattern.compile("resolved to an? (.+?) address");
+  private static final String RESOLVED = "resolved to ";
 
   /** The parts of {@code line}, or empty when it is none of the known shapes. */
   public static Optional<SrtLine> parse(String line) {
@@ -67,14 +67,15 @@ public record SrtLine(
    * resolved to more than one; the most dangerous one is kept.
    */
   static AddressClass addressClassOf(String reason) {
+    int at = reason.indexOf(RESOLVED);
+    if (at < 0) {
+      return null;
+    }
     AddressClass worst = null;
-    Matcher m = RESOLVED.matcher(reason);
-    while (m.find()) {
-      for (String part : m.group(1).split(" / ")) {
-        AddressClass c = fromWords(part.replaceFirst("^an? ", "").strip());
-        if (worst == null || rank(c) > rank(worst)) {
-          worst = c;
-        }
+    for (String part : reason.substring(at + RESOLVED.length()).split(" / ")) {
+      AddressClass c = fromWords(part.strip().replaceFirst("^an? ", "").replaceFirst(" address(es)?$", ""));
+      if (worst == null || rank(c) > rank(worst)) {
+        worst = c;
       }
     }
     return worst;

@@ -109,7 +109,7 @@ public final class SrtViolationParser implements LineParser {
     if (encoded.isPresent()) {
       byte[] raw;
       try {
-        raw = Base64.getMimeDecoder().decode(encoded.get());
+        raw = Base64.getDecoder().decode(encoded.get());
       } catch (IllegalArgumentException e) {
         throw new InvalidCommandIdException("encodedCommand is not base64");
       }

@@ -1,0 +1,66 @@
+package dev.knockwatch.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class RedactorTest {
+
+  @Test
+  void aTokenInAQueryStringIsMasked() {
+    assertThat(Redactor.redact("curl -s http://example.com/path?token=SECRET#frag"))
+        .isEqualTo("curl -s http://example.com/path?token=[REDACTED]#frag");
+  }
+
+  @Test
+  void otherQueryParametersStay() {
+    assertThat(Redactor.redact("https://h.test/a?page=2&api_key=abc123&sort=asc"))
+        .isEqualTo("https://h.test/a?page=2&api_key=[REDACTED]&sort=asc");
+  }
+
+  @Test
+  void srtsProxyPasswordInTheProxyUrlIsMasked() {
+    // from the srt 0.0.83 capture (h3-api-violations-refuseOpaqueTunnels.json)
+    String line = "* Uses proxy env variable https_proxy == 'http://srt.Ynp3MFptZFFGbG1NWURsaFJXTzlMZw%3D%3D:"
+        + "fd45dcde335d0dad5602ad41014210dd@localhost:3128'";
+    assertThat(Redactor.redact(line))
+        .isEqualTo("* Uses proxy env variable https_proxy == 'http://srt.Ynp3MFptZFFGbG1NWURsaFJXTzlMZw%3D%3D:"
+            + "[REDACTED]@localhost:3128'")
+        .doesNotContain("fd45dcde335d0dad5602ad41014210dd");
+  }
+
+  @Test
+  void authorizationHeadersKeepTheirSchemeAndLoseTheirCredentials() {
+    assertThat(Redactor.redact("> Proxy-Authorization: Basic c3J0LllucDNNRnB0WkZGR2JHMU5XVVJzYUZKWFR6bE1adz09OmZkNDVk\r"))
+        .isEqualTo("> Proxy-Authorization: Basic [REDACTED]\r");
+    assertThat(Redactor.redact("curl -H 'Authorization: Bearer abc.def.ghi' https://api.test"))
+        .isEqualTo("curl -H 'Authorization: Bearer [REDACTED]' https://api.test");
+  }
+
+  @Test
+  void curlUserPasswordIsMasked() {
+    assertThat(Redactor.redact("curl -u admin:hunter2 https://h.test"))
+        .isEqualTo("curl -u admin:[REDACTED] https://h.test");
+  }
+
+  @Test
+  void secretFlagsAndEnvironmentAssignmentsAreMasked() {
+    assertThat(Redactor.redact("mysql --password=s3cr3t -h db"))
+        .isEqualTo("mysql --password=[REDACTED] -h db");
+    assertThat(Redactor.redact("GITHUB_TOKEN=abc123 gh repo list"))
+        .isEqualTo("GITHUB_TOKEN=[REDACTED] gh repo list");
+  }
+
+  @Test
+  void wellKnownTokenShapesAreMaskedWherever_theyStand() {
+    assertThat(Redactor.redact("echo ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | gh auth login --with-token"))
+        .isEqualTo("echo [REDACTED] | gh auth login --with-token");
+    assertThat(Redactor.redact("aws s3 ls # AKIAABCDEFGHIJKLMNOP")).isEqualTo("aws s3 ls # [REDACTED]");
+  }
+
+  @Test
+  void textWithoutSecretsIsUnchanged() {
+    String plain = "curl -s https://example.com/index.html?page=1";
+    assertThat(Redactor.redact(plain)).isSameAs(plain);
+  }
+}

