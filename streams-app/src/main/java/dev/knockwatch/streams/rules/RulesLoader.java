@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Reads the {@code count} rules of {@code <dir>/rules.yaml}. Rules of other detectors are left
@@ -41,9 +42,7 @@ public final class RulesLoader {
     try {
       root = YAML.readTree(file.toFile());
     } catch (JsonProcessingException e) {
-      JsonLocation at = e.getLocation();
-      throw new RulesException(file + (at == null ? "" : ":" + at.getLineNr()) + ": not valid YAML: "
-          + e.getOriginalMessage());
+      throw new RulesException(yamlProblem(file, e));
     } catch (IOException e) {
       throw new RulesException(file + ": cannot read: " + e.getMessage());
     }
@@ -80,6 +79,17 @@ public final class RulesLoader {
       out.add(new CountRule(id, window, t.asInt(), severity(where, rule.path("severity").asText("warning")), grace));
     }
     return out;
+  }
+
+  /** One line: the file, the line of the problem, and snakeyaml's own words for it. */
+  private static String yamlProblem(Path file, JsonProcessingException e) {
+    if (e.getCause() instanceof MarkedYAMLException m && m.getProblemMark() != null) {
+      return file + ":" + (m.getProblemMark().getLine() + 1) + ": not valid YAML: "
+          + (m.getContext() == null ? "" : m.getContext() + ": ") + m.getProblem();
+    }
+    JsonLocation at = e.getLocation();
+    return file + (at == null ? "" : ":" + at.getLineNr()) + ": not valid YAML: "
+        + e.getOriginalMessage().lines().findFirst().orElse("");
   }
 
   /** {@code 30s}, {@code 5m}, {@code 1h}, {@code 250ms}, {@code 1d}. */

@@ -1,0 +1,82 @@
+package dev.knockwatch.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import dev.knockwatch.testkit.TopicReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+@Tag("integration")
+@ExtendWith(EmbeddedKafkaExtension.class)
+class IngestToKafkaTest {
+
+  static final String ID = "IngestToKafkaTest00001";
+
+  @TempDir Path logs;
+
+  static String record(String commandId) {
+    return "{\"line\":\"deny network-outbound example.com:443 (host is not on the allow list)\","
+        + "\"commandId\":\"" + commandId + "\",\"command\":\"curl -s https://example.com/?token=SECRET\","
+        + "\"timestamp\":\"2026-11-29T18:45:32.887Z\"}\n";
+  }
+
+  @Test
+  void linesAppendedToTheLogsBecomeEventsKeyedByCommandId(EmbeddedKafkaBroker broker) throws Exception {
+    Path file = logs.resolve("ci-runner-1").resolve(ID + ".violations.jsonl");
+    Files.createDirectories(file.getParent());
+    try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of());
+        IngestAgent agent = IngestAgent.forSrtViolations(logs, null, sink, "host-a", Duration.ofMillis(20))) {
+      Thread t = new Thread(agent);
+      t.start();
+      for (int i = 0; i < 3; i++) {
+        Files.writeString(file, record(ID), StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      }
+      List<ConsumerRecord<String, ViolationEvent>> got = TopicReader.readUntil(broker, Topics.VIOLATIONS.name(),
+          Json.serde(ViolationEvent.class).deserializer(), r -> ID.equals(r.key()), 3);
+      assertThat(got).hasSize(3);
+      assertThat(got).extracting(ConsumerRecord::key).containsOnly(ID);
+      assertThat(got).extracting(r -> r.value().agentId()).containsOnly("ci-runner-1");
+      long len = record(ID).getBytes(StandardCharsets.UTF_8).length;
+      assertThat(got).extracting(r -> r.value().origin().offset()).containsExactly(0L, len, 2 * len);
+      assertThat(got).extracting(ConsumerRecord::timestamp)
+          .containsOnly(Instant.parse("2026-11-29T18:45:32.887Z").toEpochMilli());
+      assertThat(got.get(0).value().commandText()).isEqualTo("curl -s https://example.com/?token=[REDACTED]");
+      assertThat(got).extracting(ConsumerRecord::partition).containsOnly(got.get(0).partition());
+    }
+  }
+
+  @Test
+  void aLineWithATenCharacterIdLandsInTheRejectedTopicWithItsReason(EmbeddedKafkaBroker broker) throws Exception {
+    Path file = logs.resolve("ci-runner-2").resolve("shortid.violations.jsonl");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, record("abcdefghij"));
+    try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of());
+        IngestAgent agent = IngestAgent.forSrtViolations(logs, null, sink, "host-a", Duration.ofMillis(20))) {
+      assertThat(agent.pollOnce()).isEqualTo(1);
+    }
+    List<ConsumerRecord<String, RejectedLine>> got = TopicReader.readUntil(broker, Topics.REJECTED.name(),
+        Json.serde(RejectedLine.class).deserializer(), r -> r.key().equals("ci-runner-2/shortid.violations.jsonl:0"), 1);
+    assertThat(got).hasSize(1);
+    RejectedLine r = got.get(0).value();
+    assertThat(r.reason()).isEqualTo("commandId is too short: 10 characters, at least 22 required");
+    assertThat(r.code()).isEqualTo("invalid-command-id");
+    assertThat(r.line()).contains("\"commandId\":\"abcdefghij\"").contains("token=[REDACTED]").doesNotContain("SECRET");
+  }
+}

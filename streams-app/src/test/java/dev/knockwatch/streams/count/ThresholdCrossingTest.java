@@ -1,0 +1,170 @@
+package dev.knockwatch.streams.count;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.rules.CountRule;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The count detector on a TopologyTestDriver, with the record cache ON (it must not hide crossings). */
+class ThresholdCrossingTest {
+
+  static final Instant T0 = Instant.parse("2026-11-29T18:45:00Z");          // a window start
+  static final Instant T0_PLUS_1M = T0.plusSeconds(60);
+  static final Instant T0_PLUS_4M59 = T0.plusSeconds(299);
+  static final Instant T0_PLUS_5M = T0.plusSeconds(300);                   // the next window
+  static final Instant T0_PLUS_7M = T0.plusSeconds(420);                   // first window closed + 1m grace
+  static final String CMD_A = "AAAAAAAAAAAAAAAAAAAAAA";
+  static final String CMD_B = "BBBBBBBBBBBBBBBBBBBBBB";
+
+  static final CountRule RULE = new CountRule("persistent-retry", Duration.ofMinutes(5), 5,
+      Alert.Severity.WARNING, Duration.ofMinutes(1));
+
+  @TempDir Path state;
+  TopologyTestDriver driver;
+  TestInputTopic<String, ViolationEvent> violations;
+  TestOutputTopic<String, Alert> alerts;
+  int seq;
+
+  @BeforeEach
+  void setUp() {
+    Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 10 * 1024 * 1024);
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+    driver = new TopologyTestDriver(DetectionTopology.buildTopology(List.of(RULE)), p);
+    violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
+        Json.serde(ViolationEvent.class).serializer());
+    alerts = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
+        Json.serde(Alert.class).deserializer());
+  }
+
+  @AfterEach
+  void tearDown() {
+    driver.close();
+  }
+
+  private void refuse(String commandId, Instant at) {
+    seq++;
+    ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(commandId).agentId("ci-runner-1")
+        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+        .host("example.com").port(443).reason("host is not on the allow list").observedAt(at).build();
+    violations.pipeInput(commandId, e, at);
+  }
+
+  private void refuseTimes(String commandId, int n, Instant from, Duration step) {
+    for (int i = 0; i < n; i++) {
+      refuse(commandId, from.plus(step.multipliedBy(i)));
+    }
+  }
+
+  @Test
+  void fiveRefusalsInOneWindowAlertOnceAtTheFifth() {
+    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(10));
+    assertThat(alerts.isEmpty()).as("no alert before the threshold").isTrue();
+    refuse(CMD_A, T0_PLUS_1M);
+    List<org.apache.kafka.streams.test.TestRecord<String, Alert>> out = alerts.readRecordsToList();
+    assertThat(out).hasSize(1);
+    Alert a = out.get(0).value();
+    assertThat(out.get(0).key()).isEqualTo(a.fingerprint());
+    assertThat(a).isEqualTo(new Alert(ThresholdCrossingProcessor.fingerprint("persistent-retry", CMD_A),
+        "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING, CMD_A, "ci-runner-1", null, null, null,
+        5, T0, T0_PLUS_5M, T0, T0_PLUS_1M,
+        "command refused 5 times within 5m (threshold 5); last: example.com:443",
+        List.of("e1", "e2", "e3", "e4", "e5")));
+  }
+
+  @Test
+  void fourRefusalsDoNotAlert() {
+    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(30));
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void furtherRefusalsInTheSameWindowDoNotAlertAgain() {
+    refuseTimes(CMD_A, 12, T0, Duration.ofSeconds(10));
+    assertThat(alerts.readValuesToList()).hasSize(1);
+  }
+
+  @Test
+  void theAlertDoesNotWaitForTheWindowToClose() {
+    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
+    // stream time is still inside the window: nothing has closed it
+    assertThat(alerts.readValuesToList()).extracting(Alert::count).containsExactly(5L);
+  }
+
+  @Test
+  void refusalsSplitOverTwoWindowsDoNotAddUp() {
+    refuseTimes(CMD_A, 3, T0_PLUS_4M59.minusSeconds(2), Duration.ofSeconds(1));
+    refuseTimes(CMD_A, 3, T0_PLUS_5M, Duration.ofSeconds(1));
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void eachWindowThatCrossesAlertsOnceWithItsOwnBounds() {
+    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(5));
+    refuseTimes(CMD_A, 5, T0_PLUS_5M, Duration.ofSeconds(5));
+    List<Alert> out = alerts.readValuesToList();
+    assertThat(out).extracting(Alert::windowStart).containsExactly(T0, T0_PLUS_5M);
+    assertThat(out).extracting(Alert::fingerprint).containsOnly(out.get(0).fingerprint());
+  }
+
+  @Test
+  void commandsAreCountedApart() {
+    for (int i = 0; i < 5; i++) {
+      refuse(CMD_A, T0.plusSeconds(i));
+      refuse(CMD_B, T0.plusSeconds(i));
+    }
+    refuse(CMD_B, T0.plusSeconds(30));
+    List<Alert> out = alerts.readValuesToList();
+    assertThat(out).extracting(Alert::commandId).containsExactlyInAnyOrder(CMD_A, CMD_B);
+    assertThat(out).extracting(Alert::fingerprint).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void aRefusalArrivingAfterItsWindowsGraceIsNotCounted() {
+    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    refuse(CMD_B, T0_PLUS_7M);                 // stream time passes the first window's end + grace
+    refuse(CMD_A, T0_PLUS_1M);                 // late: would have been the fifth
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void aRefusalLateButWithinGraceStillCounts() {
+    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    refuse(CMD_B, T0_PLUS_5M.plusSeconds(30)); // past the window's end, inside the 1m grace
+    refuse(CMD_A, T0_PLUS_1M);
+    assertThat(alerts.readValuesToList()).extracting(Alert::commandId).containsExactly(CMD_A);
+  }
+
+  @Test
+  void everyOneOfManyCrossingsIsSeenWithTheCacheOn() {
+    int commands = 300;
+    for (int round = 0; round < 5; round++) {
+      for (int c = 0; c < commands; c++) {
+        refuse(String.format("cmd-%019d", c), T0.plusSeconds(round));
+      }
+    }
+    assertThat(alerts.readValuesToList()).extracting(Alert::commandId).doesNotHaveDuplicates().hasSize(commands);
+  }
+}
