@@ -46,6 +46,11 @@ public final class Pipeline implements AutoCloseable {
     return new Pipeline(settings, notifiers);
   }
 
+  /** Returns once detection has processed, and committed, everything published so far. */
+  public void awaitDetectionCaughtUp(Duration timeout) {
+    streams.awaitCaughtUp(timeout);
+  }
+
   static String hostName() {
     String h = System.getenv("HOSTNAME");
     if (h == null || h.isBlank()) {
