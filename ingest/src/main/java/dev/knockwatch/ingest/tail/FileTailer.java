@@ -2,6 +2,7 @@ package dev.knockwatch.ingest.tail;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Sanitize;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,7 +85,7 @@ public final class FileTailer {
       } catch (NoSuchFileException e) {
         files.remove(relative(file));
       } catch (IOException e) {
-        log.warn("cannot read {}: {}", relative(file), e.getMessage());
+        log.warn("cannot read {}: {}", shown(relative(file)), e.getClass().getSimpleName());
       }
     }
     return out;
@@ -135,7 +136,7 @@ public final class FileTailer {
     FileState state = files.computeIfAbsent(rel, k -> new FileState());
     Object key = attrs.fileKey() == null ? null : attrs.fileKey().toString();
     if (state.fileKey != null && key != null && !Objects.equals(state.fileKey, key)) {
-      log.info("{} was replaced (rotated): reading the new file from its start", rel);
+      log.info("{} was replaced (rotated): reading the new file from its start", shown(rel));
       state.position = 0;
       state.committed = 0;
       state.discarding = false;
@@ -143,7 +144,7 @@ public final class FileTailer {
     state.fileKey = key;
     long size = attrs.size();
     if (size < state.position) {
-      log.warn("{} shrank from {} to {} bytes (truncated): reading it again from its start", rel,
+      log.warn("{} shrank from {} to {} bytes (truncated): reading it again from its start", shown(rel),
           state.position, size);
       state.position = 0;
       state.committed = 0;
@@ -208,6 +209,11 @@ public final class FileTailer {
 
   private String relative(Path file) {
     return root.relativize(file).toString().replace('\\', '/');
+  }
+
+  /** File names are chosen by whoever writes the logs: never put one raw into a log line. */
+  private static String shown(String rel) {
+    return Sanitize.text(rel, 300);
   }
 
   private void loadCheckpoints() {
