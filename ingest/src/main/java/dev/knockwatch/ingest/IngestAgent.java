@@ -76,6 +76,12 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         IngestMetrics.PUBLISH_FAILURES.inc();
         log.warn("{}; the batch will be read again", e.getMessage());
         n = 0;
+      } catch (RuntimeException e) {
+        // e.g. the checkpoint could not be written: keep the agent alive, read the batch again.
+        IngestMetrics.PUBLISH_FAILURES.inc();
+        log.error("ingest batch failed; it will be read again", e);
+        tailer.rewind();
+        n = 0;
       }
       if (n == 0 && running) {
         try {

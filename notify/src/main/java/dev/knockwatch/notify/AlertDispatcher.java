@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.RecordDeserializationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -28,6 +29,10 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   static final Counter NOTIFICATIONS = Counter.build()
       .name("knockwatch_notify_notifications_total").help("Notifications by receiver and outcome.")
       .labelNames("receiver", "outcome").register();
+
+  static final Counter SKIPPED = Counter.build()
+      .name("knockwatch_notify_unreadable_alerts_total").help("Values on the alerts topic that are not alerts (skipped).")
+      .register();
 
   private final KafkaConsumer<String, Alert> consumer;
   private final List<Notifier> notifiers;
@@ -52,7 +57,17 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     try {
       consumer.subscribe(List.of(Topics.ALERTS.name()));
       while (running) {
-        ConsumerRecords<String, Alert> records = consumer.poll(Duration.ofMillis(200));
+        ConsumerRecords<String, Alert> records;
+        try {
+          records = consumer.poll(Duration.ofMillis(200));
+        } catch (RecordDeserializationException e) {
+          // One value that is not an alert must not stop every later page: skip it, loudly.
+          SKIPPED.inc();
+          log.error("skipping a value on {} partition {} offset {} that is not an Alert: {}",
+              e.topicPartition().topic(), e.topicPartition().partition(), e.offset(), e.getMessage());
+          consumer.seek(e.topicPartition(), e.offset() + 1);
+          continue;
+        }
         for (ConsumerRecord<String, Alert> r : records) {
           if (r.value() != null) {
             deliver(r.value());

@@ -1,0 +1,69 @@
+package dev.knockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@Tag("integration")
+@ExtendWith(EmbeddedKafkaExtension.class)
+class AlertDispatcherTest {
+
+  /** Records what it is given. */
+  static final class Recording implements Notifier {
+    final List<Alert> got = new CopyOnWriteArrayList<>();
+
+    @Override
+    public String name() {
+      return "recording";
+    }
+
+    @Override
+    public Result notify(Alert alert) {
+      got.add(alert);
+      return Result.ok();
+    }
+  }
+
+  @Test
+  void aValueThatIsNotAnAlertIsSkippedAndTheAlertsAfterItAreStillDelivered(EmbeddedKafkaBroker broker) throws Exception {
+    Instant t0 = Instant.parse("2026-11-29T18:45:00Z");
+    Alert alert = new Alert("f1", "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING,
+        "AlertDispatcherTest000001", "a", null, null, null, 5, t0, t0.plusSeconds(300), t0, t0, "s", List.of());
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f0", "{not an alert")).get(30, TimeUnit.SECONDS);
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f1", Json.write(alert))).get(30, TimeUnit.SECONDS);
+    }
+    Recording recording = new Recording();
+    double skippedBefore = AlertDispatcher.SKIPPED.get();
+    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", Map.of(), List.of(recording));
+    Thread t = new Thread(dispatcher);
+    t.start();
+    try {
+      Instant deadline = Instant.now().plusSeconds(60);
+      while (recording.got.isEmpty() && Instant.now().isBefore(deadline)) {
+        Thread.sleep(50);
+      }
+    } finally {
+      dispatcher.close();
+    }
+    assertThat(recording.got).containsExactly(alert);
+    assertThat(AlertDispatcher.SKIPPED.get() - skippedBefore).isEqualTo(1.0);
+  }
+}
