@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class IngestAgent implements Runnable, AutoCloseable {
 
-  public static final int MAX_LINE_BYTES = 1024 * 1024;
+  public static final int MAX_LINE_BYTES = 64 * 1024;
   static final int MAX_REJECTED_LINE_CHARS = 8192;
   private static final int BATCH = 5_000;
   private static final Logger log = LoggerFactory.getLogger(IngestAgent.class);
@@ -128,6 +128,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       reject(line, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES + " bytes");
       return;
     }
+    if (isBinary(line.text())) {
+      reject(line, Rejection.BINARY, "not text: NUL bytes or mostly control characters");
+      return;
+    }
+    if (line.invalidUtf8()) {
+      IngestMetrics.INVALID_UTF8.labels(sourceLabel).inc();
+    }
     SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), agentIdOf(line.file()),
         commandIdOf(line.file()), ingestHost, clock.instant());
     Parsed parsed = parser.parse(src);
@@ -145,6 +152,21 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
     publisher.reject(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
         Sanitize.text(Redactor.redact(line.text()), MAX_REJECTED_LINE_CHARS), clock.instant()));
+  }
+
+  /** A NUL byte, or more than one character in ten a control character other than tab. */
+  static boolean isBinary(String text) {
+    int control = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == 0) {
+        return true;
+      }
+      if (c < 0x20 && c != '\t') {
+        control++;
+      }
+    }
+    return control * 10 > text.length();
   }
 
   /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */

@@ -18,6 +18,9 @@ final class IngestMetrics {
   static final Counter REJECTED = Counter.build()
       .name("knockwatch_ingest_rejected_total").help("Lines sent to the rejected topic, by reason code.")
       .labelNames("source", "reason").register();
+  static final Counter INVALID_UTF8 = Counter.build()
+      .name("knockwatch_ingest_invalid_utf8_lines_total").help("Lines whose invalid UTF-8 bytes were replaced with U+FFFD.")
+      .labelNames("source").register();
   static final Counter PUBLISH_FAILURES = Counter.build()
       .name("knockwatch_ingest_publish_failures_total").help("Batches Kafka did not take (read again).")
       .register();

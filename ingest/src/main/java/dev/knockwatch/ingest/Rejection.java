@@ -1,17 +1,33 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.events.CommandId;
 import java.util.Locale;
 
-/** Why a line was rejected, as a fixed word fit for a metric label; the readable reason travels beside it. */
+/**
+ * Why a line was rejected, as a fixed word (the rejected record's {@code code} and a metric
+ * label); the readable reason travels beside it.
+ */
 public enum Rejection {
-  NOT_JSON,
-  BAD_RECORD,
-  UNRECOGNISED_LINE,
-  INVALID_COMMAND_ID,
-  BAD_PORT,
-  LINE_TOO_LONG;
+  /** Not the format the source is read as (bad JSON, no deny line, a port out of range ...). */
+  UNPARSEABLE,
+  MISSING_COMMAND_ID,
+  /** Fewer than {@value CommandId#MIN_LENGTH} characters. */
+  SHORT_COMMAND_ID,
+  /** Too long, characters outside the id alphabet, or an encoding that does not decode to an id. */
+  BAD_COMMAND_ID,
+  LINE_TOO_LONG,
+  /** NUL bytes or mostly control characters: not a log line. */
+  BINARY;
 
   public String code() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /** The code for a command id that failed validation. */
+  public static Rejection forCommandId(String candidate) {
+    if (candidate == null || candidate.isEmpty()) {
+      return MISSING_COMMAND_ID;
+    }
+    return candidate.length() < CommandId.MIN_LENGTH ? SHORT_COMMAND_ID : BAD_COMMAND_ID;
   }
 }

@@ -76,7 +76,7 @@ class IngestAgentTest {
     assertThat(sink.events).isEmpty();
     RejectedLine r = sink.rejected.get(0);
     assertThat(r.key()).isEqualTo("a/c.violations.jsonl:0");
-    assertThat(r.code()).isEqualTo("invalid-command-id");
+    assertThat(r.code()).isEqualTo("short-command-id");
     assertThat(r.reason()).isEqualTo("commandId is too short: 10 characters, at least 22 required");
     assertThat(r.line()).contains("me:[REDACTED]").doesNotContain("hunter2");
   }
@@ -112,6 +112,28 @@ class IngestAgentTest {
     agent().pollOnce();
     assertThat(sink.events).hasSize(1);
     assertThat(sink.rejected).isEmpty();
+  }
+
+  @Test
+  void binaryJunkIsRejectedNotFatal() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    Files.write(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"),
+        new byte[] {0x7f, 'E', 'L', 'F', 0, 0, 1, 2, 3, '\n', '{', '\n'});
+    agent().pollOnce();
+    assertThat(sink.rejected).extracting(RejectedLine::code).containsExactly("binary", "unparseable");
+  }
+
+  @Test
+  void aLineOverTheLimitIsRejectedWithItsFirstBytes() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"),
+        "{\"line\":\"" + "x".repeat(IngestAgent.MAX_LINE_BYTES * 2) + "\"}\n" + RECORD + "\n");
+    agent().pollOnce();
+    assertThat(sink.rejected).singleElement().satisfies(r -> {
+      assertThat(r.code()).isEqualTo("line-too-long");
+      assertThat(r.line()).startsWith("{\"line\":\"xxx").hasSizeLessThan(IngestAgent.MAX_LINE_BYTES);
+    });
+    assertThat(sink.events).hasSize(1);
   }
 
   @Test

@@ -76,7 +76,7 @@ class IngestToKafkaTest {
     assertThat(got).hasSize(1);
     RejectedLine r = got.get(0).value();
     assertThat(r.reason()).isEqualTo("commandId is too short: 10 characters, at least 22 required");
-    assertThat(r.code()).isEqualTo("invalid-command-id");
+    assertThat(r.code()).isEqualTo("short-command-id");
     assertThat(r.line()).contains("\"commandId\":\"abcdefghij\"").contains("token=[REDACTED]").doesNotContain("SECRET");
   }
 }

@@ -47,19 +47,19 @@ public final class SrtViolationParser implements LineParser {
     try {
       record = Json.MAPPER.readTree(src.text());
     } catch (JsonProcessingException e) {
-      return Parsed.rejected(Rejection.NOT_JSON, "not a JSON object: "
+      return Parsed.rejected(Rejection.UNPARSEABLE, "not a JSON object: "
           + Sanitize.text(e.getOriginalMessage(), 200));
     }
     if (record == null || !record.isObject()) {
-      return Parsed.rejected(Rejection.NOT_JSON, "not a JSON object");
+      return Parsed.rejected(Rejection.UNPARSEABLE, "not a JSON object");
     }
     JsonNode lineNode = record.get("line");
     if (lineNode == null || !lineNode.isTextual()) {
-      return Parsed.rejected(Rejection.BAD_RECORD, "srt violation record has no \"line\" text");
+      return Parsed.rejected(Rejection.UNPARSEABLE, "srt violation record has no \"line\" text");
     }
     Optional<SrtLine> parsedLine = SrtLine.parse(lineNode.asText());
     if (parsedLine.isEmpty()) {
-      return Parsed.rejected(Rejection.UNRECOGNISED_LINE, "not an srt deny line: \""
+      return Parsed.rejected(Rejection.UNPARSEABLE, "not an srt deny line: \""
           + Sanitize.text(lineNode.asText(), 200) + "\"");
     }
     SrtLine line = parsedLine.get();
@@ -68,11 +68,11 @@ public final class SrtViolationParser implements LineParser {
     try {
       commandId = commandIdOf(record, src);
     } catch (InvalidCommandIdException e) {
-      return Parsed.rejected(Rejection.INVALID_COMMAND_ID, e.getMessage());
+      return Parsed.rejected(Rejection.BAD_COMMAND_ID, e.getMessage());
     }
     Optional<String> idProblem = CommandId.problem(commandId);
     if (idProblem.isPresent()) {
-      return Parsed.rejected(Rejection.INVALID_COMMAND_ID, idProblem.get());
+      return Parsed.rejected(Rejection.forCommandId(commandId), idProblem.get());
     }
 
     String host = HostClassifier.canonical(line.host());
@@ -123,7 +123,7 @@ public final class SrtViolationParser implements LineParser {
     if (src.commandIdFromPath() != null) {
       return src.commandIdFromPath();
     }
-    throw new InvalidCommandIdException("commandId is missing: the record has no commandId or encodedCommand");
+    return null;
   }
 
   private static Optional<Instant> timestamp(JsonNode record) {

@@ -8,6 +8,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -47,6 +50,8 @@ public final class FileTailer {
   private final Path checkpointFile;
   private final int maxLineBytes;
   private final Map<String, FileState> files = new LinkedHashMap<>();
+  private final CharsetDecoder strictUtf8 = StandardCharsets.UTF_8.newDecoder()
+      .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
 
   /** Where one file stands: its identity (inode), what was read, and what is committed. */
   private static final class FileState {
@@ -169,7 +174,7 @@ public final class FileTailer {
             if (state.discarding) {
               state.discarding = false;
             } else {
-              out.add(new TailedLine(rel, lineStart, pos, decode(line), cut));
+              out.add(line(rel, lineStart, pos, line, cut));
             }
             line.reset();
             cut = false;
@@ -187,7 +192,7 @@ public final class FileTailer {
         // A line that will not end within the bound is returned cut now, so a writer that never
         // sends a newline cannot make the tailer buffer without limit; the rest is discarded.
         if (cut && !state.discarding && out.size() < maxLines) {
-          out.add(new TailedLine(rel, lineStart, pos, decode(line), true));
+          out.add(line(rel, lineStart, pos, line, true));
           line.reset();
           cut = false;
           state.discarding = true;
@@ -198,13 +203,14 @@ public final class FileTailer {
     }
   }
 
-  private static String decode(ByteArrayOutputStream line) {
-    byte[] bytes = line.toByteArray();
-    int len = bytes.length;
-    if (len > 0 && bytes[len - 1] == '\r') {
-      len--;
+  private TailedLine line(String rel, long start, long end, ByteArrayOutputStream bytes, boolean cut) {
+    byte[] b = bytes.toByteArray();
+    int len = b.length > 0 && b[b.length - 1] == '\r' ? b.length - 1 : b.length;
+    try {
+      return new TailedLine(rel, start, end, strictUtf8.decode(ByteBuffer.wrap(b, 0, len)).toString(), cut, false);
+    } catch (CharacterCodingException e) {
+      return new TailedLine(rel, start, end, new String(b, 0, len, StandardCharsets.UTF_8), cut, true);
     }
-    return new String(bytes, 0, len, StandardCharsets.UTF_8);
   }
 
   private String relative(Path file) {

@@ -8,5 +8,6 @@ package dev.knockwatch.ingest.tail;
  * @param end byte offset just past the line's terminator: where reading resumes
  * @param text the line, UTF-8 decoded, without "\n" or "\r\n"
  * @param truncated true when the line was longer than the tailer's bound and only its start is kept
+ * @param invalidUtf8 true when bytes that are not UTF-8 were replaced with U+FFFD
  */
-public record TailedLine(String file, long offset, long end, String text, boolean truncated) {}
+public record TailedLine(String file, long offset, long end, String text, boolean truncated, boolean invalidUtf8) {}

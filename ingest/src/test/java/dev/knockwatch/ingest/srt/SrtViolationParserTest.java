@@ -152,28 +152,30 @@ class SrtViolationParserTest {
     // srt encodes the command text when it was given no id (fixture run no-commandId-keyed-by-command-text)
     assertThat(parse("{\"line\":\"deny network-outbound example.org:443 (host is not on the allow list)\","
         + "\"encodedCommand\":\"Y3VybCAtcyBodHRwczovL2V4YW1wbGUub3Jn\",\"command\":\"curl -s https://example.org\"}"))
-        .isEqualTo(Parsed.rejected(Rejection.INVALID_COMMAND_ID,
+        .isEqualTo(Parsed.rejected(Rejection.BAD_COMMAND_ID,
             "encodedCommand decodes to no command id (commandId has a character outside [A-Za-z0-9._:-] at position 5: U+0020)"));
   }
 
   @Test
   void aTenCharacterIdIsRejectedWithTheReason() {
     assertThat(parse("{\"line\":\"deny network-outbound example.com:443 (x)\",\"commandId\":\"abcdefghij\"}"))
-        .isEqualTo(Parsed.rejected(Rejection.INVALID_COMMAND_ID,
+        .isEqualTo(Parsed.rejected(Rejection.SHORT_COMMAND_ID,
             "commandId is too short: 10 characters, at least 22 required"));
   }
 
   @Test
   void badInputIsRejectedWithAClearReason() {
     assertThat(parse("not json at all")).isInstanceOf(Parsed.Rejected.class)
-        .extracting(r -> ((Parsed.Rejected) r).code()).isEqualTo(Rejection.NOT_JSON);
-    assertThat(parse("[1,2]")).isEqualTo(Parsed.rejected(Rejection.NOT_JSON, "not a JSON object"));
+        .extracting(r -> ((Parsed.Rejected) r).code()).isEqualTo(Rejection.UNPARSEABLE);
+    assertThat(parse("[1,2]")).isEqualTo(Parsed.rejected(Rejection.UNPARSEABLE, "not a JSON object"));
     assertThat(parse("{\"encodedCommand\":\"eA==\"}"))
-        .isEqualTo(Parsed.rejected(Rejection.BAD_RECORD, "srt violation record has no \"line\" text"));
+        .isEqualTo(Parsed.rejected(Rejection.UNPARSEABLE, "srt violation record has no \"line\" text"));
     assertThat(parse("{\"line\":\"permit all\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\"}"))
-        .isEqualTo(Parsed.rejected(Rejection.UNRECOGNISED_LINE, "not an srt deny line: \"permit all\""));
+        .isEqualTo(Parsed.rejected(Rejection.UNPARSEABLE, "not an srt deny line: \"permit all\""));
     assertThat(parse("{\"line\":\"deny network-outbound a.test:1 (x)\",\"encodedCommand\":\"***\"}"))
-        .isEqualTo(Parsed.rejected(Rejection.INVALID_COMMAND_ID, "encodedCommand is not base64"));
+        .isEqualTo(Parsed.rejected(Rejection.BAD_COMMAND_ID, "encodedCommand is not base64"));
+    assertThat(parse("{\"line\":\"deny network-outbound a.test:1 (x)\"}"))
+        .isEqualTo(Parsed.rejected(Rejection.MISSING_COMMAND_ID, "commandId is missing"));
   }
 
   @Test

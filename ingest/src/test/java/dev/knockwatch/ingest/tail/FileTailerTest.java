@@ -151,6 +151,8 @@ class FileTailerTest {
   @Test
   void invalidUtf8IsReplacedNotFatal() throws IOException {
     Files.write(file, new byte[] {'o', 'k', (byte) 0xC3, (byte) 0x28, '\n'});
-    assertThat(texts(tailer().poll(100))).containsExactly("ok\uFFFD(");
+    List<TailedLine> lines = tailer().poll(100);
+    assertThat(texts(lines)).containsExactly("ok\uFFFD(");
+    assertThat(lines.get(0).invalidUtf8()).isTrue();
   }
 }
