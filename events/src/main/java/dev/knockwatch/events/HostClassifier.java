@@ -1,77 +1,233 @@
 package dev.knockwatch.events;
 
+import java.net.IDN;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Canonical host names and the address class of IP literals.
+ * Canonical host names and the address class of what a host names, as a sandbox's enforcement
+ * sees them: {@code 127.1}, {@code 2130706433}, {@code 0x7f.1} and {@code ::ffff:127.0.0.1} are
+ * all 127.0.0.1, {@code EXAMPLE.com.} is example.com, {@code bücher.de} is xn--bcher-kva.de.
  *
  * <p>Never resolves a name: the agent chose it, and a lookup would both leak and be raced
- * (DNS rebinding). Only literals are classified; for names, the sandbox's own words ("resolved
- * to a loopback address") carry the class.
+ * (DNS rebinding). Literals are classified by their address, a few names by a table
+ * (localhost, cloud metadata names); for other names the sandbox's own words ("resolved to a
+ * loopback address") carry the class.
  */
 public final class HostClassifier {
 
   public static final int MAX_HOST_CHARS = 253;
 
-  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(?:\\.\\d{1,3}){3}");
-  private static final Pattern IPV6 = Pattern.compile("[0-9a-f:.]*:[0-9a-f:.]*(?:%[0-9a-z]+)?");
-  private static final String METADATA_V4 = "169.254.169.254";
+  private static final Pattern NUMERIC_V4 = Pattern.compile("[0-9][0-9a-fx]*(?:\\.[0-9][0-9a-fx]*){0,3}");
+  private static final Pattern V6_CHARS = Pattern.compile("[0-9a-f:.]*:[0-9a-f:.]*");
+
+  /** Addresses of cloud instance-metadata services (AWS, GCP, Azure, Oracle, Alibaba, AWS ECS). */
+  private static final Set<String> METADATA_ADDRESSES = Set.of(
+      "169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254");
+  /** Names that reach the metadata service from inside a cloud. */
+  private static final Set<String> METADATA_NAMES = Set.of(
+      "metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal",
+      "metadata.azure.com", "metadata.platformequinix.com");
 
   private HostClassifier() {}
 
-  /** Lower-case, no trailing dot, no IPv6 brackets, IPv6 literals in compressed form, unsafe characters removed. */
+  /** A host and an optional port, split from {@code host:port} or {@code [v6]:port}. */
+  public record HostPort(String host, Integer port) {}
+
+  /**
+   * Splits a target such as {@code example.com:443}, {@code [::1]:8080}, {@code ::1} (no port:
+   * a bare v6 literal keeps all its colons) and canonicalizes the host.
+   */
+  public static Optional<HostPort> hostPort(String target) {
+    if (target == null || target.isBlank()) {
+      return Optional.empty();
+    }
+    String t = target.strip();
+    String host = t;
+    Integer port = null;
+    if (t.startsWith("[")) {
+      int close = t.indexOf(']');
+      if (close < 0) {
+        return Optional.empty();
+      }
+      host = t.substring(1, close);
+      String rest = t.substring(close + 1);
+      if (!rest.isEmpty()) {
+        if (!rest.startsWith(":")) {
+          return Optional.empty();
+        }
+        port = port(rest.substring(1));
+        if (port == null) {
+          return Optional.empty();
+        }
+      }
+    } else if (t.indexOf(':') >= 0 && t.indexOf(':') == t.lastIndexOf(':')) {
+      host = t.substring(0, t.indexOf(':'));
+      port = port(t.substring(t.indexOf(':') + 1));
+      if (port == null) {
+        return Optional.empty();
+      }
+    }
+    if (host.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new HostPort(canonical(host), port));
+  }
+
+  private static Integer port(String digits) {
+    if (!digits.matches("\\d{1,5}")) {
+      return null;
+    }
+    int p = Integer.parseInt(digits);
+    return p <= 65535 ? p : null;
+  }
+
+  /** The host as enforcement sees it; unsafe characters removed, length bounded. */
   public static String canonical(String host) {
     if (host == null) {
       return null;
     }
-    String h = Sanitize.text(host.trim(), MAX_HOST_CHARS + 2).toLowerCase(Locale.ROOT);
+    String h = Sanitize.text(host.strip(), MAX_HOST_CHARS + 2).toLowerCase(Locale.ROOT);
     if (h.startsWith("[") && h.endsWith("]")) {
       h = h.substring(1, h.length() - 1);
     }
     while (h.endsWith(".")) {
       h = h.substring(0, h.length() - 1);
     }
-    if (IPV6.matcher(h).matches()) {
-      h = literal(h).map(HostClassifier::compressV6).orElse(h);
+    if (V6_CHARS.matcher(h).matches()) {
+      return v6(h).map(HostClassifier::text).orElse(h);
     }
-    return h;
-  }
-
-  /** The class of an IP literal; empty for a name (which only the sandbox can classify). */
-  public static Optional<AddressClass> classify(String canonicalHost) {
-    return literal(canonicalHost).map(HostClassifier::classOf);
-  }
-
-  private static Optional<InetAddress> literal(String host) {
-    if (host == null || !(IPV4.matcher(host).matches() || IPV6.matcher(host).matches())) {
-      return Optional.empty();
-    }
-    if (IPV4.matcher(host).matches()) {
-      for (String octet : host.split("\\.")) {
-        if (Integer.parseInt(octet) > 255) {
-          return Optional.empty();
-        }
-      }
+    OptionalLong v4 = numericV4(h);
+    if (v4.isPresent()) {
+      return dotted(v4.getAsLong());
     }
     try {
-      // Safe: only called on strings that are literals, for which no lookup happens.
-      return Optional.of(InetAddress.getByName(host));
+      return IDN.toASCII(h, IDN.ALLOW_UNASSIGNED).toLowerCase(Locale.ROOT);
+    } catch (IllegalArgumentException e) {
+      return h;
+    }
+  }
+
+  /** The class of what {@code host} names; empty for a name only DNS could classify. */
+  public static Optional<AddressClass> classify(String host) {
+    String h = canonical(host);
+    if (h == null || h.isEmpty()) {
+      return Optional.empty();
+    }
+    if (METADATA_NAMES.contains(h)) {
+      return Optional.of(AddressClass.CLOUD_METADATA);
+    }
+    if (h.equals("localhost") || h.endsWith(".localhost")) {
+      return Optional.of(AddressClass.LOOPBACK);
+    }
+    if (h.indexOf(':') >= 0) {
+      return v6(h).map(HostClassifier::classOf);
+    }
+    OptionalLong v4 = numericV4(h);
+    return v4.isPresent() ? Optional.of(classOfV4(v4.getAsLong())) : Optional.empty();
+  }
+
+  /**
+   * inet_aton's forms, as curl and the C library accept them: 1 to 4 parts, each decimal, octal
+   * (leading 0) or hex (0x); the last part fills the remaining bytes ({@code 127.1} = 127.0.0.1).
+   */
+  static OptionalLong numericV4(String h) {
+    if (!NUMERIC_V4.matcher(h).matches()) {
+      return OptionalLong.empty();
+    }
+    String[] parts = h.split("\\.", -1);
+    long value = 0;
+    for (int i = 0; i < parts.length; i++) {
+      OptionalLong part = number(parts[i]);
+      if (part.isEmpty()) {
+        return OptionalLong.empty();
+      }
+      long v = part.getAsLong();
+      boolean last = i == parts.length - 1;
+      long max = last ? (1L << (8 * (4 - i))) - 1 : 255;
+      if (v > max) {
+        return OptionalLong.empty();
+      }
+      value = last ? value | v : value | (v << (8 * (3 - i)));
+    }
+    return OptionalLong.of(value);
+  }
+
+  private static OptionalLong number(String s) {
+    try {
+      if (s.startsWith("0x")) {
+        return s.length() > 2 && s.length() <= 10 ? OptionalLong.of(Long.parseLong(s.substring(2), 16)) : OptionalLong.empty();
+      }
+      if (s.contains("x") || s.length() > 12) {
+        return OptionalLong.empty();
+      }
+      if (s.length() > 1 && s.startsWith("0")) {
+        return OptionalLong.of(Long.parseLong(s.substring(1), 8));
+      }
+      return OptionalLong.of(Long.parseLong(s));
+    } catch (NumberFormatException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  private static String dotted(long v) {
+    return ((v >> 24) & 255) + "." + ((v >> 16) & 255) + "." + ((v >> 8) & 255) + "." + (v & 255);
+  }
+
+  private static Optional<InetAddress> v6(String h) {
+    try {
+      // Safe: only strings made of hex digits, colons and dots get here; no lookup happens.
+      return Optional.of(InetAddress.getByName(h.indexOf(':') >= 0 ? "[" + h + "]" : h));
     } catch (UnknownHostException | SecurityException e) {
       return Optional.empty();
     }
   }
 
-  private static AddressClass classOf(InetAddress a) {
-    if (a instanceof Inet4Address && a.getHostAddress().equals(METADATA_V4)) {
-      return AddressClass.CLOUD_METADATA;
+  /** IPv4 (also for v4-mapped v6, which Java returns as Inet4Address) or RFC 5952 compressed v6. */
+  private static String text(InetAddress a) {
+    if (a instanceof Inet4Address) {
+      return a.getHostAddress();
     }
-    if (a instanceof Inet6Address && a.getHostAddress().startsWith("fd00:ec2:0:0:0:0:0:254")) {
+    String[] groups = a.getHostAddress().replaceFirst("%.*$", "").split(":");
+    int bestStart = -1;
+    int bestLen = 1;
+    for (int i = 0; i < groups.length; ) {
+      int j = i;
+      while (j < groups.length && groups[j].equals("0")) {
+        j++;
+      }
+      if (j - i > bestLen) {
+        bestStart = i;
+        bestLen = j - i;
+      }
+      i = j == i ? i + 1 : j;
+    }
+    if (bestStart < 0) {
+      return String.join(":", groups);
+    }
+    return String.join(":", Arrays.copyOfRange(groups, 0, bestStart)) + "::"
+        + String.join(":", Arrays.copyOfRange(groups, bestStart + bestLen, groups.length));
+  }
+
+  private static AddressClass classOf(InetAddress a) {
+    byte[] b = a.getAddress();
+    if (a instanceof Inet4Address) {
+      return classOfV4(((b[0] & 255L) << 24) | ((b[1] & 255L) << 16) | ((b[2] & 255L) << 8) | (b[3] & 255L));
+    }
+    // NAT64 (64:ff9b::/96) reaches the IPv4 address in its last 32 bits.
+    if ((b[0] & 255) == 0x00 && (b[1] & 255) == 0x64 && (b[2] & 255) == 0xff && (b[3] & 255) == 0x9b
+        && Arrays.equals(Arrays.copyOfRange(b, 4, 12), new byte[8])) {
+      return classOfV4(((b[12] & 255L) << 24) | ((b[13] & 255L) << 16) | ((b[14] & 255L) << 8) | (b[15] & 255L));
+    }
+    if (METADATA_ADDRESSES.contains(text(a))) {
       return AddressClass.CLOUD_METADATA;
     }
     if (a.isAnyLocalAddress()) {
@@ -86,43 +242,39 @@ public final class HostClassifier {
     if (a.isMulticastAddress()) {
       return AddressClass.MULTICAST;
     }
-    if (a instanceof Inet4Address && a.getHostAddress().equals("255.255.255.255")) {
-      return AddressClass.BROADCAST;
-    }
-    if (a.isSiteLocalAddress() || (a instanceof Inet6Address && (a.getAddress()[0] & 0xfe) == 0xfc)) {
+    if ((b[0] & 0xfe) == 0xfc || a.isSiteLocalAddress()) {
       return AddressClass.PRIVATE;
     }
     return AddressClass.PUBLIC;
   }
 
-  /** RFC 5952 form: the longest run of zero groups becomes "::". */
-  private static String compressV6(InetAddress a) {
-    if (!(a instanceof Inet6Address)) {
-      return a.getHostAddress();
+  private static AddressClass classOfV4(long v) {
+    if (METADATA_ADDRESSES.contains(dotted(v))) {
+      return AddressClass.CLOUD_METADATA;
     }
-    String[] groups = a.getHostAddress().replaceFirst("%.*$", "").split(":");
-    int bestStart = -1;
-    int bestLen = 1;
-    for (int i = 0; i < groups.length; ) {
-      if (groups[i].equals("0")) {
-        int j = i;
-        while (j < groups.length && groups[j].equals("0")) {
-          j++;
-        }
-        if (j - i > bestLen) {
-          bestStart = i;
-          bestLen = j - i;
-        }
-        i = j;
-      } else {
-        i++;
-      }
+    long a = v >>> 24;
+    long b = (v >>> 16) & 255;
+    if (v == 0) {
+      return AddressClass.UNSPECIFIED;
     }
-    if (bestStart < 0) {
-      return String.join(":", groups);
+    if (v == 0xffffffffL) {
+      return AddressClass.BROADCAST;
     }
-    String head = String.join(":", java.util.Arrays.copyOfRange(groups, 0, bestStart));
-    String tail = String.join(":", java.util.Arrays.copyOfRange(groups, bestStart + bestLen, groups.length));
-    return head + "::" + tail;
+    if (a == 127) {
+      return AddressClass.LOOPBACK;
+    }
+    if (a == 169 && b == 254) {
+      return AddressClass.LINK_LOCAL;
+    }
+    if (a >= 224 && a <= 239) {
+      return AddressClass.MULTICAST;
+    }
+    if (a == 0) {
+      return AddressClass.UNSPECIFIED;
+    }
+    if (a == 10 || (a == 172 && b >= 16 && b <= 31) || (a == 192 && b == 168) || (a == 100 && b >= 64 && b <= 127)) {
+      return AddressClass.PRIVATE;
+    }
+    return AddressClass.PUBLIC;
   }
 }

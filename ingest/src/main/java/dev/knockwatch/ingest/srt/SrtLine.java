@@ -1,6 +1,8 @@
 package dev.knockwatch.ingest.srt;
 
 import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.HostClassifier.HostPort;
 import dev.knockwatch.events.Kind;
 import java.util.Locale;
 import java.util.Optional;
@@ -34,6 +36,8 @@ public record SrtLine(
       "deny http-request ([A-Za-z]+) (\\S+) \\((.*)\\)");
   private static final Pattern FILESYSTEM = Pattern.compile("deny ([a-z_][a-z0-9_]*) (/.*)");
   private static final String RESOLVED = "resolved to ";
+  private static final Pattern URL = Pattern.compile(
+      "(?i)([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?.*");
 
   /** The parts of {@code line}, or empty when it is none of the known shapes. */
   public static Optional<SrtLine> parse(String line) {
@@ -42,7 +46,7 @@ public record SrtLine(
     if (net.matches()) {
       String reason = net.group(3);
       return hostPort(net.group(2)).map(hp -> new SrtLine(Kind.NETWORK, net.group(1), null,
-          net.group(2), hp.host, hp.port, null, null, reason, addressClassOf(reason)));
+          net.group(2), hp.host(), hp.port(), null, null, reason, addressClassOf(reason)));
     }
     Matcher http = HTTP.matcher(l);
     if (http.matches()) {
@@ -51,7 +55,7 @@ public record SrtLine(
       String reason = http.group(3);
       boolean isUrl = target.contains("://");
       return (isUrl ? fromUrl(target) : hostPort(target)).map(hp -> new SrtLine(Kind.NETWORK,
-          "http-request", method, target, hp.host, hp.port, isUrl ? target : null, null, reason,
+          "http-request", method, target, hp.host(), hp.port(), isUrl ? target : null, null, reason,
           addressClassOf(reason)));
     }
     Matcher fs = FILESYSTEM.matcher(l);
@@ -107,38 +111,17 @@ public record SrtLine(
     };
   }
 
-  record HostPort(String host, Integer port) {}
-
-  /** {@code host:port}, {@code [v6]:port}; the port is after the last colon. */
+  /** {@code host:port} or {@code [v6]:port}: a port is required. */
   static Optional<HostPort> hostPort(String target) {
-    int colon = target.lastIndexOf(':');
-    if (colon <= 0 || colon == target.length() - 1) {
-      return Optional.empty();
-    }
-    String host = target.substring(0, colon);
-    if (host.contains(":") && !(host.startsWith("[") && host.endsWith("]"))) {
-      return Optional.empty();
-    }
-    return port(target.substring(colon + 1)).map(p -> new HostPort(host, p));
+    return HostClassifier.hostPort(target).filter(hp -> hp.port() != null);
   }
 
   private static Optional<HostPort> fromUrl(String url) {
-    Matcher m = Pattern.compile("(?i)([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?.*").matcher(url);
+    Matcher m = URL.matcher(url);
     if (!m.matches() || m.group(2).isEmpty()) {
       return Optional.empty();
     }
-    if (m.group(3) != null) {
-      return port(m.group(3)).map(p -> new HostPort(m.group(2), p));
-    }
-    int defaultPort = m.group(1).equalsIgnoreCase("https") ? 443 : 80;
-    return Optional.of(new HostPort(m.group(2), defaultPort));
-  }
-
-  private static Optional<Integer> port(String digits) {
-    if (!digits.matches("\\d{1,5}")) {
-      return Optional.empty();
-    }
-    int p = Integer.parseInt(digits);
-    return p >= 0 && p <= 65535 ? Optional.of(p) : Optional.empty();
+    String port = m.group(3) != null ? m.group(3) : m.group(1).equalsIgnoreCase("https") ? "443" : "80";
+    return hostPort(m.group(2) + ":" + port);
   }
 }

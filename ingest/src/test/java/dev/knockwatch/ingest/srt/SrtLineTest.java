@@ -75,9 +75,10 @@ class SrtLineTest {
   }
 
   @Test
-  void anIpv6TargetKeepsItsBrackets() {
+  void anIpv6TargetLosesItsBracketsAndHostsAreCanonical() {
     SrtLine l = SrtLine.parse("deny network-outbound [::1]:8080 (resolved to a loopback address)").orElseThrow();
-    assertThat(l.host()).isEqualTo("[::1]");
+    assertThat(l.host()).isEqualTo("::1");
+    assertThat(SrtLine.parse("deny network-outbound EXAMPLE.com.:443 (x)").orElseThrow().host()).isEqualTo("example.com");
     assertThat(l.port()).isEqualTo(8080);
   }
 
