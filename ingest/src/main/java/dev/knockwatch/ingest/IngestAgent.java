@@ -140,6 +140,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     Parsed parsed = parser.parse(src);
     if (parsed instanceof Parsed.Rejected r) {
       reject(line, r.code(), r.reason());
+    } else if (parsed instanceof Parsed.Skipped s) {
+      IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
       for (ViolationEvent e : ev.events()) {
         publisher.publish(e);

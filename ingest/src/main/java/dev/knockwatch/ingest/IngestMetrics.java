@@ -21,6 +21,9 @@ final class IngestMetrics {
   static final Counter INVALID_UTF8 = Counter.build()
       .name("knockwatch_ingest_invalid_utf8_lines_total").help("Lines whose invalid UTF-8 bytes were replaced with U+FFFD.")
       .labelNames("source").register();
+  static final Counter SKIPPED = Counter.build()
+      .name("knockwatch_ingest_skipped_total").help("Lines that are no refusal (allowed requests, successful calls, noise).")
+      .labelNames("source", "reason").register();
   static final Counter PUBLISH_FAILURES = Counter.build()
       .name("knockwatch_ingest_publish_failures_total").help("Batches Kafka did not take (read again).")
       .register();

@@ -10,8 +10,18 @@ public sealed interface Parsed {
 
   record Rejected(Rejection code, String reason) implements Parsed {}
 
+  /**
+   * A line that is fine but is no refusal (an allowed request, a call that succeeded, glibc's
+   * nscd probe): counted by {@code reason}, a fixed word, never published.
+   */
+  record Skipped(String reason) implements Parsed {}
+
   static Parsed of(ViolationEvent event) {
     return new Events(List.of(event));
+  }
+
+  static Parsed skipped(String reason) {
+    return new Skipped(reason);
   }
 
   static Parsed rejected(Rejection code, String reason) {

@@ -1,0 +1,208 @@
+package dev.knockwatch.ingest.strace;
+
+import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventIds;
+import dev.knockwatch.ingest.LineParser;
+import dev.knockwatch.ingest.Parsed;
+import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.SourceLine;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * strace output ({@code strace -f [-t|-tt|-ttt]}, with {@code [pid N]} prefixes or PID
+ * columns): failed network and filesystem calls whose errno is a refusal become events.
+ * A call split over {@code <unfinished ...>} / {@code <... NAME resumed>} is joined first,
+ * so one instance reads one file (it keeps the unfinished calls of each pid).
+ *
+ * <p>What is not a refusal is skipped and counted: calls that succeeded, errnos that are normal
+ * life (ENOENT on a locale file, EINPROGRESS, EAGAIN), and glibc's nscd probe
+ * ({@code socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, 0) = -1 EPERM}), which every
+ * libc program makes inside the sandbox.
+ */
+public final class StraceParser implements LineParser {
+
+  public static final String FILE_SUFFIX = ".strace";
+  static final int MAX_PENDING = 1024;
+
+  private static final Pattern PREFIX = Pattern.compile(
+      "^(?:\\[pid\\s+(\\d+)\\]\\s+|(\\d+)\\s+)?(?:(\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?|\\d{9,}\\.\\d+)\\s+)?(.*)$");
+  private static final Pattern CALL = Pattern.compile(
+      "^([a-z_][a-z0-9_]*)\\((.*)\\)\\s+=\\s+(-?\\d+|\\?|0x[0-9a-f]+)(?:\\s+([A-Z][A-Z0-9]+)(?:\\s+\\((.*)\\))?)?\\s*$");
+  private static final Pattern RESUMED = Pattern.compile("^<\\.\\.\\. ([a-z_][a-z0-9_]*) resumed>\\s?(.*)$");
+  private static final String UNFINISHED = "<unfinished ...>";
+  private static final Pattern CALL_NAME = Pattern.compile("^([a-z_][a-z0-9_]*)\\(");
+  private static final Pattern SIN = Pattern.compile("sin_port=htons\\((\\d+)\\), sin_addr=inet_addr\\(\"([^\"]*)\"\\)");
+  private static final Pattern SIN6 = Pattern.compile(
+      "sin6_port=htons\\((\\d+)\\).*inet_pton\\(AF_INET6, \"([^\"]*)\"");
+  private static final Pattern SUN_PATH = Pattern.compile("sun_path=(@?\"(?:[^\"\\\\]|\\\\.)*\")");
+  private static final Pattern QUOTED = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+  private static final Set<String> NETWORK_CALLS = Set.of("connect", "sendto", "sendmsg", "sendmmsg", "bind", "socket");
+  private static final Set<String> NETWORK_REFUSALS = Set.of("EPERM", "EACCES", "ENETUNREACH", "EHOSTUNREACH", "EAFNOSUPPORT");
+  private static final Set<String> FS_CALLS = Set.of("open", "openat", "openat2", "creat", "mkdir", "mkdirat",
+      "mknod", "mknodat", "unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2", "link", "linkat",
+      "symlink", "symlinkat", "utime", "utimes", "utimensat", "futimesat", "chmod", "fchmodat", "chown",
+      "fchownat", "lchown", "truncate", "setxattr", "lsetxattr", "removexattr", "lremovexattr");
+  private static final Set<String> FS_REFUSALS = Set.of("EROFS", "EACCES", "EPERM", "EBUSY");
+  /** An empty tmpfs hides these from the sandboxed command: there ENOENT is the refusal. */
+  private static final List<String> HIDDEN_PATHS = List.of("/.ssh/", "/.aws/", "/.gnupg/", "/.kube/",
+      "/.config/gcloud/", "/.docker/config.json", "/.netrc", "/.git-credentials", "/.azure/");
+  private static final String NSCD_PROBE = "AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, 0";
+
+  private final Map<String, String> pending = new LinkedHashMap<>();
+
+  @Override
+  public Parsed parse(SourceLine src) {
+    Matcher pre = PREFIX.matcher(src.text());
+    if (!pre.matches()) {
+      return Parsed.skipped("not-a-call");
+    }
+    String pid = pre.group(1) != null ? pre.group(1) : pre.group(2) != null ? pre.group(2) : "";
+    String time = pre.group(3);
+    String body = pre.group(4).strip();
+
+    Matcher resumed = RESUMED.matcher(body);
+    if (resumed.matches()) {
+      String head = pending.remove(pid + " " + resumed.group(1));
+      if (head == null) {
+        return Parsed.skipped("resumed-without-start");
+      }
+      // strace leaves two spaces before "<unfinished ...>": join on exactly one.
+      body = head.stripTrailing() + " " + resumed.group(2);
+    } else if (body.endsWith(UNFINISHED)) {
+      Matcher name = CALL_NAME.matcher(body);
+      if (name.find()) {
+        if (pending.size() >= MAX_PENDING) {
+          pending.remove(pending.keySet().iterator().next());
+        }
+        pending.put(pid + " " + name.group(1), body.substring(0, body.length() - UNFINISHED.length()));
+      }
+      return Parsed.skipped("unfinished");
+    }
+
+    Matcher call = CALL.matcher(body);
+    if (!call.matches()) {
+      return Parsed.skipped("not-a-call");
+    }
+    String syscall = call.group(1);
+    String args = call.group(2);
+    String errno = call.group(4);
+    if (!"-1".equals(call.group(3)) || errno == null) {
+      return Parsed.skipped("not-a-refusal");
+    }
+    ViolationEvent.Builder e = ViolationEvent.builder()
+        .source(Source.STRACE)
+        .action(syscall)
+        .syscall(syscall)
+        .errno(errno)
+        .reason(call.group(5) == null ? errno : Sanitize.text(call.group(5), 200))
+        .pid(pid.isEmpty() ? null : Integer.valueOf(pid));
+    if (NETWORK_CALLS.contains(syscall)) {
+      if (!NETWORK_REFUSALS.contains(errno)) {
+        return Parsed.skipped("not-a-refusal");
+      }
+      if (syscall.equals("socket") && args.startsWith(NSCD_PROBE)) {
+        return Parsed.skipped("nscd-probe");
+      }
+      network(e, syscall, args);
+    } else if (FS_CALLS.contains(syscall)) {
+      Optional<String> path = firstPath(args);
+      boolean hidden = errno.equals("ENOENT") && path.map(StraceParser::isHidden).orElse(false);
+      if (!FS_REFUSALS.contains(errno) && !hidden) {
+        return Parsed.skipped("not-a-refusal");
+      }
+      e.kind(Kind.FILESYSTEM).path(path.map(p -> Sanitize.text(p, 4096)).orElse(null));
+    } else {
+      return Parsed.skipped("not-a-refusal");
+    }
+
+    String commandId = src.commandIdFromPath();
+    Optional<String> idProblem = CommandId.problem(commandId);
+    if (idProblem.isPresent()) {
+      return Parsed.rejected(Rejection.forCommandId(commandId), idProblem.get()
+          + " (strace files are named <agentId>/<commandId>.strace)");
+    }
+    return Parsed.of(e.eventId(EventIds.of(src.file(), src.offset(), 0))
+        .commandId(commandId)
+        .agentId(src.agentIdFromPath() == null ? null : Sanitize.text(src.agentIdFromPath(), 128))
+        .observedAt(time(time, src.ingestedAt()))
+        .ingestedAt(src.ingestedAt())
+        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()))
+        .build());
+  }
+
+  private static void network(ViolationEvent.Builder e, String syscall, String args) {
+    Matcher sin = SIN.matcher(args);
+    Matcher sin6 = SIN6.matcher(args);
+    Matcher sun = SUN_PATH.matcher(args);
+    if (sin.find()) {
+      address(e, sin.group(2), sin.group(1));
+    } else if (sin6.find()) {
+      address(e, sin6.group(2), sin6.group(1));
+    } else if (sun.find()) {
+      e.kind(Kind.UNIX_SOCKET).path(Sanitize.text(unquote(sun.group(1)), 4096));
+      return;
+    } else if (syscall.equals("socket") && args.startsWith("AF_UNIX")) {
+      e.kind(Kind.UNIX_SOCKET);
+      return;
+    }
+    e.kind(Kind.NETWORK);
+  }
+
+  private static void address(ViolationEvent.Builder e, String ip, String port) {
+    String host = HostClassifier.canonical(ip);
+    e.host(host).port(Integer.valueOf(port)).addressClass(HostClassifier.classify(host).orElse(null));
+  }
+
+  private static Optional<String> firstPath(String args) {
+    Matcher q = QUOTED.matcher(args);
+    return q.find() ? Optional.of(unescape(q.group(1))) : Optional.empty();
+  }
+
+  private static String unquote(String s) {
+    String t = s.startsWith("@") ? "@" + s.substring(2, s.length() - 1) : s.substring(1, s.length() - 1);
+    return unescape(t);
+  }
+
+  /** strace escapes '"' and '\' and writes unprintable bytes as \ooo or \xhh; the text is kept escaped otherwise. */
+  private static String unescape(String s) {
+    return s.replace("\\\"", "\"").replace("\\\\", "\\");
+  }
+
+  private static boolean isHidden(String path) {
+    return HIDDEN_PATHS.stream().anyMatch(path::contains);
+  }
+
+  /** -ttt is an instant; -t and -tt are a time of day, on the day the line was read (UTC). */
+  static Instant time(String column, Instant ingestedAt) {
+    if (column == null) {
+      return ingestedAt;
+    }
+    try {
+      if (column.indexOf(':') < 0) {
+        BigDecimal seconds = new BigDecimal(column);
+        return Instant.ofEpochSecond(seconds.longValue(),
+            seconds.remainder(BigDecimal.ONE).movePointRight(9).intValue());
+      }
+      return LocalTime.parse(column).atDate(ingestedAt.atZone(ZoneOffset.UTC).toLocalDate()).toInstant(ZoneOffset.UTC);
+    } catch (DateTimeParseException | NumberFormatException | ArithmeticException e) {
+      return ingestedAt;
+    }
+  }
+}
