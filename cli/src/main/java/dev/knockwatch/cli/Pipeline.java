@@ -36,7 +36,7 @@ public final class Pipeline implements AutoCloseable {
     notifyThread = new Thread(dispatcher, "knockwatch-notify");
     notifyThread.start();
     sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
-    ingest = IngestAgent.forSrtViolations(s.logsDir(), s.varDir().resolve("ingest").resolve("srt-checkpoints.json"),
+    ingest = IngestAgent.forLogDirectory(s.logsDir(), p -> true, s.varDir().resolve("ingest").resolve("checkpoints.json"),
         sink, hostName(), s.pollInterval());
     ingestThread = new Thread(ingest, "knockwatch-ingest");
     ingestThread.start();

@@ -110,7 +110,7 @@ final class ReplayCommand implements Callable<Integer> {
       root = parent.getParent() != null ? parent.getParent() : parent;
       only = p -> p.toAbsolutePath().normalize().equals(abs);
     }
-    IngestAgent agent = IngestAgent.forSrtViolations(root, only, null, sink, "replay", Duration.ZERO);
+    IngestAgent agent = IngestAgent.forLogDirectory(root, only, null, sink, "replay", Duration.ZERO);
     while (agent.pollOnce() > 0) {
       // read to the end of every file
     }

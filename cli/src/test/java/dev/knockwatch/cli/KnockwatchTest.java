@@ -2,9 +2,13 @@ package dev.knockwatch.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The command-line contract: exit codes 0 / 1 / 2 and one-line errors without stack traces. */
 class KnockwatchTest {
@@ -22,7 +26,7 @@ class KnockwatchTest {
   void helpListsTheSubcommandsAndExitsZero() {
     Run r = run("--help");
     assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("up ", "replay ");
+    assertThat(r.out()).contains("up ", "replay ", "parse ");
   }
 
   @Test
@@ -65,6 +69,42 @@ class KnockwatchTest {
     Run r = run("replay", "--rules", "../alert-rules", "--input", "no/such/input");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("knockwatch: input no/such/input does not exist" + System.lineSeparator());
+  }
+
+  @Test
+  void parsePrintsEventsOnStdoutAndRejectedLinesWithTheirReasonOnStderr(@TempDir Path dir) throws IOException {
+    Path file = Files.createDirectories(dir.resolve("ci-7")).resolve("xhfHytmXL-L6RsYw2CrSjA.violations.jsonl");
+    Files.writeString(file, "{\"line\":\"deny network-outbound example.com:443 (host is not on the allow list)\"}\n"
+        + "not json\n"
+        + "{\"line\":\"deny openat /etc/x\",\"commandId\":\"0123456789\"}\n");
+    Run r = run("parse", file.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines().toList()).singleElement().asString()
+        .contains("\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"agentId\":\"ci-7\",\"source\":\"srt-violation\"");
+    assertThat(r.err().lines().toList()).hasSize(2)
+        .anySatisfy(l -> assertThat(l).startsWith("ci-7/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl:81: unparseable: "))
+        .anySatisfy(l -> assertThat(l).isEqualTo("ci-7/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl:90: short-command-id: "
+            + "commandId is too short: 10 characters, at least 22 required"));
+  }
+
+  @Test
+  void parseReadsAnyFileAsTheTypeItIsGiven(@TempDir Path dir) throws IOException {
+    Path file = Files.createDirectories(dir.resolve("ci-7")).resolve("xhfHytmXL-L6RsYw2CrSjA.strace");
+    Files.writeString(file, "13139 connect(3, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr(\"93.184.215.14\")}, 16)"
+        + " = -1 ENETUNREACH (Network is unreachable)\n13139 +++ exited with 1 +++\n");
+    Path renamed = Files.move(file, file.resolveSibling("xhfHytmXL-L6RsYw2CrSjA.strace.txt"));
+    assertThat(run("parse", renamed.toString()).code()).isEqualTo(2);
+    Run r = run("parse", "--type", "strace", renamed.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("\"source\":\"strace\"", "\"host\":\"93.184.215.14\"", "\"errno\":\"ENETUNREACH\"");
+  }
+
+  @Test
+  void parseRefusesAnUnknownType(@TempDir Path dir) throws IOException {
+    Path file = Files.writeString(dir.resolve("a.log"), "x\n");
+    Run r = run("parse", "--type", "nope", file.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: srt-violation, strace)" + System.lineSeparator());
   }
 
   @Test

@@ -8,5 +8,10 @@ public enum Source {
   @JsonProperty("proxy-403") PROXY_403,
   @JsonProperty("squid") SQUID,
   @JsonProperty("strace") STRACE,
-  @JsonProperty("json") JSON
+  @JsonProperty("json") JSON;
+
+  /** The wire name, e.g. {@code srt-violation}. */
+  public String wireName() {
+    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
 }

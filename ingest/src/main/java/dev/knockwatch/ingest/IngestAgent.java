@@ -5,13 +5,15 @@ import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink.PublishException;
-import dev.knockwatch.ingest.srt.SrtViolationParser;
 import dev.knockwatch.ingest.tail.FileTailer;
 import dev.knockwatch.ingest.tail.TailedLine;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,11 +28,17 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   public static final int MAX_LINE_BYTES = 64 * 1024;
   static final int MAX_REJECTED_LINE_CHARS = 8192;
   private static final int BATCH = 5_000;
+  private static final int MAX_OPEN_PARSERS = 10_000;
   private static final Logger log = LoggerFactory.getLogger(IngestAgent.class);
 
   private final FileTailer tailer;
-  private final LineParser parser;
-  private final String sourceLabel;
+  private final Function<String, SourceType> typeOf;
+  private final Map<String, LineParser> parsers = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, LineParser> eldest) {
+      return size() > MAX_OPEN_PARSERS;
+    }
+  };
   private final EventSink publisher;
   private final String ingestHost;
   private final Clock clock;
@@ -38,31 +46,39 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   private volatile boolean running = true;
   private volatile Thread thread;
 
-  public IngestAgent(FileTailer tailer, LineParser parser, String sourceLabel, EventSink publisher,
+  /**
+   * @param typeOf the format of a file, by its path relative to the tailer's root (the tailer
+   *     only returns lines of files that have one)
+   */
+  public IngestAgent(FileTailer tailer, Function<String, SourceType> typeOf, EventSink publisher,
       String ingestHost, Clock clock, Duration pollInterval) {
     this.tailer = tailer;
-    this.parser = parser;
-    this.sourceLabel = sourceLabel;
+    this.typeOf = typeOf;
     this.publisher = publisher;
     this.ingestHost = ingestHost;
     this.clock = clock;
     this.pollInterval = pollInterval;
   }
 
-  /** An agent for srt violation records ({@code <root>/<agentId>/<commandId>.violations.jsonl}). */
-  public static IngestAgent forSrtViolations(Path root, Path checkpointFile, EventSink publisher,
-      String ingestHost, Duration pollInterval) {
-    return forSrtViolations(root, p -> true, checkpointFile, publisher, ingestHost, pollInterval);
-  }
-
-  /** The same, for only the files under {@code root} that {@code only} accepts. */
-  public static IngestAgent forSrtViolations(Path root, Predicate<Path> only, Path checkpointFile,
+  /**
+   * An agent for every file under {@code root} whose name selects a format
+   * ({@code <root>/<agentId>/<commandId>.violations.jsonl}, {@code ….strace}), or only those
+   * {@code only} accepts; {@code checkpointFile} null keeps positions in memory.
+   */
+  public static IngestAgent forLogDirectory(Path root, Predicate<Path> only, Path checkpointFile,
       EventSink publisher, String ingestHost, Duration pollInterval) {
     FileTailer tailer = new FileTailer(root,
-        p -> p.getFileName().toString().endsWith(SrtViolationParser.FILE_SUFFIX) && only.test(p),
+        p -> SourceType.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
         checkpointFile, MAX_LINE_BYTES);
-    return new IngestAgent(tailer, new SrtViolationParser(), "srt-violation", publisher, ingestHost,
-        Clock.systemUTC(), pollInterval);
+    return new IngestAgent(tailer, rel -> SourceType.ofFileName(fileName(rel)).orElseThrow(), publisher,
+        ingestHost, Clock.systemUTC(), pollInterval);
+  }
+
+  /** An agent that reads every file under {@code root} as {@code type}, whatever its name. */
+  public static IngestAgent forType(Path root, Predicate<Path> only, SourceType type, EventSink publisher,
+      String ingestHost) {
+    FileTailer tailer = new FileTailer(root, only, null, MAX_LINE_BYTES);
+    return new IngestAgent(tailer, rel -> type, publisher, ingestHost, Clock.systemUTC(), Duration.ZERO);
   }
 
   @Override
@@ -101,7 +117,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    */
   public int pollOnce() throws PublishException {
     List<TailedLine> lines = tailer.poll(BATCH);
-    IngestMetrics.LAG_BYTES.labels(sourceLabel).set(tailer.lagBytes());
+    IngestMetrics.LAG_BYTES.set(tailer.lagBytes());
     if (lines.isEmpty()) {
       return 0;
     }
@@ -119,27 +135,29 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   private void handle(TailedLine line) {
+    SourceType type = typeOf.apply(line.file());
+    String sourceLabel = type.wireName();
     IngestMetrics.LINES.labels(sourceLabel).inc();
     IngestMetrics.BYTES.labels(sourceLabel).inc(line.end() - line.offset());
     if (line.text().isBlank()) {
       return;
     }
     if (line.truncated()) {
-      reject(line, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES + " bytes");
+      reject(line, sourceLabel, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES + " bytes");
       return;
     }
     if (isBinary(line.text())) {
-      reject(line, Rejection.BINARY, "not text: NUL bytes or mostly control characters");
+      reject(line, sourceLabel, Rejection.BINARY, "not text: NUL bytes or mostly control characters");
       return;
     }
     if (line.invalidUtf8()) {
       IngestMetrics.INVALID_UTF8.labels(sourceLabel).inc();
     }
     SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), agentIdOf(line.file()),
-        commandIdOf(line.file()), ingestHost, clock.instant());
-    Parsed parsed = parser.parse(src);
+        commandIdOf(type, fileName(line.file())), ingestHost, clock.instant());
+    Parsed parsed = parsers.computeIfAbsent(line.file(), f -> type.newParser()).parse(src);
     if (parsed instanceof Parsed.Rejected r) {
-      reject(line, r.code(), r.reason());
+      reject(line, sourceLabel, r.code(), r.reason());
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
@@ -150,7 +168,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
   }
 
-  private void reject(TailedLine line, Rejection code, String reason) {
+  private void reject(TailedLine line, String sourceLabel, Rejection code, String reason) {
     IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
     publisher.reject(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
         Sanitize.text(Redactor.redact(line.text()), MAX_REJECTED_LINE_CHARS), clock.instant()));
@@ -177,11 +195,18 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     return parts.length >= 2 ? parts[parts.length - 2] : null;
   }
 
-  static String commandIdOf(String relativeFile) {
-    String name = relativeFile.substring(relativeFile.lastIndexOf('/') + 1);
-    return name.endsWith(SrtViolationParser.FILE_SUFFIX)
-        ? name.substring(0, name.length() - SrtViolationParser.FILE_SUFFIX.length())
-        : null;
+  /** {@code <commandId>.<suffix>}: the type's suffix, else everything from the first dot, is cut. */
+  static String commandIdOf(SourceType type, String fileName) {
+    String stem = type.stem(fileName);
+    if (stem != null) {
+      return stem;
+    }
+    int dot = fileName.indexOf('.');
+    return dot > 0 ? fileName.substring(0, dot) : fileName;
+  }
+
+  static String fileName(String relativeFile) {
+    return relativeFile.substring(relativeFile.lastIndexOf('/') + 1);
   }
 
   /** Stops after the batch in hand is published and committed. */

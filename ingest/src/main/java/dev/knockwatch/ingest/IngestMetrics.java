@@ -29,7 +29,7 @@ final class IngestMetrics {
       .register();
   static final Gauge LAG_BYTES = Gauge.build()
       .name("knockwatch_ingest_lag_bytes").help("Bytes written to sandbox logs and not read yet.")
-      .labelNames("source").register();
+      .register();
 
   private IngestMetrics() {}
 }

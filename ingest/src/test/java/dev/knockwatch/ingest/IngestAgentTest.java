@@ -55,7 +55,7 @@ class IngestAgentTest {
   final ListSink sink = new ListSink();
 
   private IngestAgent agent() {
-    return IngestAgent.forSrtViolations(logs, logs.resolve(".checkpoint.json"), sink, "host-a", Duration.ofMillis(10));
+    return IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), sink, "host-a", Duration.ofMillis(10));
   }
 
   @Test
@@ -137,9 +137,29 @@ class IngestAgentTest {
   }
 
   @Test
+  void straceFilesInTheSameTreeAreReadAsStrace() throws Exception {
+    Files.createDirectories(logs.resolve("ci-7"));
+    Files.writeString(logs.resolve("ci-7/xhfHytmXL-L6RsYw2CrSjA.strace"),
+        "5     socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, 0) = -1 EPERM (Operation not permitted)\n"
+        + "5     connect(5, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr(\"93.184.215.14\")}, 16)"
+        + " = -1 ENETUNREACH (Network is unreachable)\n");
+    assertThat(agent().pollOnce()).isEqualTo(2);
+    assertThat(sink.events).singleElement().satisfies(e -> {
+      assertThat(e.source()).isEqualTo(dev.knockwatch.events.Source.STRACE);
+      assertThat(e.commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+      assertThat(e.agentId()).isEqualTo("ci-7");
+      assertThat(e.host()).isEqualTo("93.184.215.14");
+    });
+    assertThat(sink.rejected).isEmpty();
+  }
+
+  @Test
   void pathPartsNameTheAgentAndTheCommand() {
     assertThat(IngestAgent.agentIdOf("ci-1/abc.violations.jsonl")).isEqualTo("ci-1");
     assertThat(IngestAgent.agentIdOf("abc.violations.jsonl")).isNull();
-    assertThat(IngestAgent.commandIdOf("ci-1/run.1:a.violations.jsonl")).isEqualTo("run.1:a");
+    assertThat(SourceType.ofFileName("run.1:a.violations.jsonl").orElseThrow().stem("run.1:a.violations.jsonl"))
+        .isEqualTo("run.1:a");
+    assertThat(SourceType.ofFileName("x.strace")).contains(SourceType.STRACE);
+    assertThat(SourceType.ofFileName("x.stdout.txt")).isEmpty();
   }
 }

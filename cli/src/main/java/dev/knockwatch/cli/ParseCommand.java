@@ -1,0 +1,85 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventSink;
+import dev.knockwatch.ingest.IngestAgent;
+import dev.knockwatch.ingest.SourceType;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** Parses one file the way ingest would and prints what it yields; nothing is published. */
+@Command(name = "parse", mixinStandardHelpOptions = true,
+    description = {"Print the events a log file yields, one JSON object per line.",
+        "Rejected lines go to stderr with their reason; the exit code is 0 even when some are rejected.",
+        "The agentId comes from the file's directory, the commandId from its name where the format needs it."})
+final class ParseCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--type", paramLabel = "TYPE",
+      description = "The format (default: from the file name's suffix).")
+  String type;
+
+  @Parameters(paramLabel = "FILE", description = "The log file.")
+  Path file;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!Files.isRegularFile(file)) {
+      throw new UsageException("file " + file + " does not exist");
+    }
+    String name = file.getFileName().toString();
+    SourceType t = type != null
+        ? SourceType.byName(type).orElseThrow(() -> new UsageException(
+            "unknown --type " + type + " (known: " + SourceType.names() + ")"))
+        : SourceType.ofFileName(name).orElseThrow(() -> new UsageException(
+            "cannot tell the format of " + name + " from its name: give --type (" + SourceType.names() + ")"));
+    Path abs = file.toAbsolutePath().normalize();
+    Path root = abs.getParent().getParent() != null ? abs.getParent().getParent() : abs.getParent();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try (EventSink printing = new PrintingSink(out, err)) {
+      IngestAgent agent = IngestAgent.forType(root, p -> p.toAbsolutePath().normalize().equals(abs), t, printing, "parse");
+      while (agent.pollOnce() > 0) {
+        // to the end of the file
+      }
+    }
+    out.flush();
+    err.flush();
+    return Knockwatch.OK;
+  }
+
+  /** Events to stdout as JSON lines, rejected lines to stderr as {@code file:offset: code: reason}. */
+  private record PrintingSink(PrintWriter out, PrintWriter err) implements EventSink {
+    @Override
+    public void publish(ViolationEvent event) {
+      out.println(Json.write(event));
+    }
+
+    @Override
+    public void reject(RejectedLine r) {
+      err.println(Sanitize.text(r.file(), 300) + ":" + r.offset() + ": " + r.code() + ": " + r.reason());
+    }
+
+    @Override
+    public void flush() {
+      out.flush();
+    }
+
+    @Override
+    public void close() {
+      out.flush();
+      err.flush();
+    }
+  }
+}
