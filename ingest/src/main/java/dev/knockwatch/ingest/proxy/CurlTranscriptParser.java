@@ -1,0 +1,300 @@
+package dev.knockwatch.ingest.proxy;
+
+import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.HostClassifier.HostPort;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Redactor;
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventIds;
+import dev.knockwatch.ingest.LineParser;
+import dev.knockwatch.ingest.Parsed;
+import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.SourceLine;
+import dev.knockwatch.ingest.srt.SrtLine;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a sandboxed command's client saw of its refusals: {@code curl -v} transcripts and raw
+ * proxy responses in the command's captured stderr ({@code <commandId>.stderr.log} /
+ * {@code .curl.log}). One transcript yields one event per refusal:
+ * <ul>
+ *   <li>a 403 or 407 response (with {@code < } or raw), its deny header
+ *       ({@code X-Proxy-Error}, {@code X-Deny-Reason}, or a configured one) and, on CONNECT, the
+ *       reason in the status phrase; the target from the request line or CONNECT;</li>
+ *   <li>SOCKS refusals ({@code Can't complete SOCKS5 connection to HOST. (2)});</li>
+ *   <li>socat's {@code E CONNECT host:port: REASON} (git over ssh through srt's ProxyCommand);</li>
+ *   <li>bypass attempts: {@code Could not resolve host} (a direct dial with {@code --noproxy}),
+ *       {@code Immediate connect fail for IP: Network is unreachable};</li>
+ *   <li>the {@code deny ...} lines of srt's {@code <sandbox_violations>} annotation.</li>
+ * </ul>
+ * The commandId is the one srt put in the proxy user ({@code srt.<base64>}) when it decodes to
+ * an id, else the file name's. One instance reads one file.
+ */
+public final class CurlTranscriptParser implements LineParser {
+
+  public static final List<String> DEFAULT_DENY_HEADERS = List.of("x-proxy-error", "x-deny-reason");
+
+  private static final Pattern PROXY_USER = Pattern.compile("Proxy auth using Basic with user 'srt\\.([^']*)'");
+  private static final Pattern PROXY_URL_USER = Pattern.compile("_proxy == '[a-z0-9]+://srt\\.([^:@']*)[:@]");
+  private static final Pattern REQUEST = Pattern.compile("^> ([A-Z]+) (\\S+) HTTP/\\d(?:\\.\\d)?$");
+  private static final Pattern TUNNEL = Pattern.compile("^\\* Establish HTTP proxy tunnel to (\\S+)$");
+  private static final Pattern STATUS = Pattern.compile("^(?:< )?HTTP/\\d(?:\\.\\d)? (\\d{3})(?: (.*))?$");
+  private static final Pattern HEADER = Pattern.compile("^(?:< )?([A-Za-z0-9-]+):\\s*(.*)$");
+  private static final Pattern END_OF_HEADERS = Pattern.compile("^(?:< ?)?$");
+  private static final Pattern SOCKS_CONNECT = Pattern.compile("^\\* SOCKS5? connect to (\\S+)");
+  private static final Pattern SOCKS_FAIL = Pattern.compile("^\\* Can't complete SOCKS5? connection to (.*?)\\. \\((\\d+)\\)$");
+  private static final Pattern SOCAT = Pattern.compile(
+      "^(\\d{4}/\\d{2}/\\d{2} \\d{2}:\\d{2}:\\d{2}) socat\\[\\d+\\] E CONNECT (\\S+): (.*)$");
+  private static final Pattern NO_RESOLVE = Pattern.compile("^\\* Could not resolve host: (\\S+)$");
+  private static final Pattern TRYING = Pattern.compile("^\\*\\s+Trying (\\S+)\\.\\.\\.$");
+  private static final Pattern CONNECT_FAIL = Pattern.compile("^\\* Immediate connect fail for (\\S+): (.*)$");
+  private static final Pattern URL = Pattern.compile(
+      "(?i)^([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?");
+  private static final DateTimeFormatter SOCAT_TIME = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss");
+
+  private final List<String> denyHeaders;
+
+  private String proxyUserId;
+  private String method;
+  private String requestTarget;
+  private String socksTarget;
+  private String trying;
+  private boolean inViolations;
+  private Response response;
+
+  /** A 403/407 whose headers are still being read. */
+  private static final class Response {
+    int status;
+    String phrase;
+    String denyValue;
+    String date;
+  }
+
+  public CurlTranscriptParser() {
+    this(DEFAULT_DENY_HEADERS);
+  }
+
+  /** @param denyHeaders header names (lower case) whose value says why the proxy refused */
+  public CurlTranscriptParser(List<String> denyHeaders) {
+    this.denyHeaders = denyHeaders;
+  }
+
+  @Override
+  public Parsed parse(SourceLine src) {
+    String line = src.text().endsWith("\r") ? src.text().substring(0, src.text().length() - 1) : src.text();
+
+    if (inViolations || line.equals("<sandbox_violations>")) {
+      return violationsBlock(line, src);
+    }
+    if (response != null) {
+      return responseLine(line, src);
+    }
+    Matcher m;
+    if ((m = PROXY_USER.matcher(line)).find() || (m = PROXY_URL_USER.matcher(line)).find()) {
+      decodeProxyUser(m.group(1)).ifPresent(id -> proxyUserId = id);
+      return Parsed.skipped("context");
+    }
+    if ((m = REQUEST.matcher(line)).matches()) {
+      method = m.group(1);
+      requestTarget = m.group(2);
+      return Parsed.skipped("context");
+    }
+    if ((m = TUNNEL.matcher(line)).matches()) {
+      method = "CONNECT";
+      requestTarget = m.group(1);
+      return Parsed.skipped("context");
+    }
+    if ((m = STATUS.matcher(line)).matches()) {
+      int status = Integer.parseInt(m.group(1));
+      if (status == 403 || status == 407) {
+        response = new Response();
+        response.status = status;
+        response.phrase = m.group(2) == null ? "" : m.group(2).strip();
+        return Parsed.skipped("context");
+      }
+      return Parsed.skipped("not-a-refusal");
+    }
+    if ((m = SOCKS_CONNECT.matcher(line)).find()) {
+      socksTarget = m.group(1);
+      return Parsed.skipped("context");
+    }
+    if ((m = SOCKS_FAIL.matcher(line)).matches()) {
+      String target = socksTarget != null ? socksTarget : m.group(1);
+      String reason = socksReason(m.group(2));
+      return event(src, b -> b.action("socks-tunnel").reason(reason), target, null);
+    }
+    if ((m = SOCAT.matcher(line)).matches()) {
+      Instant at = socatTime(m.group(1));
+      String reason = m.group(3);
+      return event(src, b -> b.action("connect").method("CONNECT").reason(Sanitize.text(reason, 1024)), m.group(2), at);
+    }
+    if ((m = NO_RESOLVE.matcher(line)).matches()) {
+      String host = m.group(1);
+      return event(src, b -> b.action("dns").reason("could not resolve host: a direct dial outside the proxy"), host, null);
+    }
+    if ((m = TRYING.matcher(line)).matches()) {
+      trying = m.group(1);
+      return Parsed.skipped("context");
+    }
+    if ((m = CONNECT_FAIL.matcher(line)).matches()) {
+      String reason = m.group(2);
+      String target = trying != null && trying.startsWith(m.group(1) + ":") ? trying : m.group(1);
+      return event(src, b -> b.action("connect").reason(Sanitize.text(reason, 1024)), target, null);
+    }
+    return Parsed.skipped("not-a-refusal");
+  }
+
+  private Parsed responseLine(String line, SourceLine src) {
+    if (END_OF_HEADERS.matcher(line).matches()) {
+      Response r = response;
+      response = null;
+      boolean connect = "CONNECT".equals(method);
+      String reason = r.status == 407 ? "proxy authentication required"
+          : !r.phrase.isEmpty() && !r.phrase.equalsIgnoreCase("Forbidden") ? r.phrase : null;
+      Instant at = date(r.date);
+      String target = requestTarget;
+      return event(src, b -> b.action(connect ? "http-connect" : "http-request")
+          .method(method)
+          .url(!connect && target != null && target.contains("://") ? Sanitize.text(Redactor.redact(target), 1024) : null)
+          .proxyError(r.denyValue == null ? null : Sanitize.text(r.denyValue, 200))
+          .reason(reason == null ? null : Sanitize.text(reason, 1024)), target, at);
+    }
+    Matcher h = HEADER.matcher(line);
+    if (h.matches()) {
+      String name = h.group(1).toLowerCase(Locale.ROOT);
+      if (denyHeaders.contains(name)) {
+        response.denyValue = h.group(2).strip();
+      } else if (name.equals("date")) {
+        response.date = h.group(2).strip();
+      }
+    }
+    return Parsed.skipped("context");
+  }
+
+  private Parsed violationsBlock(String line, SourceLine src) {
+    if (line.equals("<sandbox_violations>")) {
+      inViolations = true;
+      return Parsed.skipped("context");
+    }
+    if (line.equals("</sandbox_violations>")) {
+      inViolations = false;
+      return Parsed.skipped("context");
+    }
+    Optional<SrtLine> deny = SrtLine.parse(line);
+    if (deny.isEmpty()) {
+      return Parsed.skipped("not-a-refusal");
+    }
+    SrtLine d = deny.get();
+    return withCommandId(src, ViolationEvent.builder()
+        .source(Source.SRT_VIOLATION)
+        .kind(d.kind())
+        .action(d.action())
+        .method(d.method())
+        .host(d.host())
+        .port(d.port())
+        .url(d.url() == null ? null : Sanitize.text(Redactor.redact(d.url()), 1024))
+        .path(d.path() == null ? null : Sanitize.text(d.path(), 4096))
+        .reason(d.reason() == null ? null : Sanitize.text(d.reason(), 1024))
+        .addressClass(d.addressClass() != null ? d.addressClass()
+            : d.host() == null ? null : HostClassifier.classify(d.host()).orElse(null)),
+        null);
+  }
+
+  private interface Fill {
+    void into(ViolationEvent.Builder b);
+  }
+
+  private Parsed event(SourceLine src, Fill fill, String target, Instant at) {
+    ViolationEvent.Builder b = ViolationEvent.builder().source(Source.PROXY_403).kind(Kind.NETWORK);
+    fill.into(b);
+    targetOf(target).ifPresent(hp -> b.host(hp.host()).port(hp.port())
+        .addressClass(HostClassifier.classify(hp.host()).orElse(null)));
+    return withCommandId(src, b, at);
+  }
+
+  private Parsed withCommandId(SourceLine src, ViolationEvent.Builder b, Instant at) {
+    String commandId = proxyUserId != null ? proxyUserId : src.commandIdFromPath();
+    Optional<String> problem = CommandId.problem(commandId);
+    if (problem.isPresent()) {
+      return Parsed.rejected(Rejection.forCommandId(commandId), problem.get()
+          + " (no srt proxy user carrying an id, and the file is not named <commandId>.stderr.log)");
+    }
+    return Parsed.of(b.eventId(EventIds.of(src.file(), src.offset(), 0))
+        .commandId(commandId)
+        .agentId(src.agentIdFromPath() == null ? null : Sanitize.text(src.agentIdFromPath(), 128))
+        .observedAt(at != null ? at : src.ingestedAt())
+        .ingestedAt(src.ingestedAt())
+        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()))
+        .build());
+  }
+
+  /** {@code host:port}, {@code http://host/path} (scheme's port), or a bare host. */
+  static Optional<HostPort> targetOf(String target) {
+    if (target == null) {
+      return Optional.empty();
+    }
+    Matcher url = URL.matcher(target);
+    if (url.find()) {
+      String port = url.group(3) != null ? url.group(3) : url.group(1).equalsIgnoreCase("https") ? "443" : "80";
+      return HostClassifier.hostPort(url.group(2) + ":" + port);
+    }
+    return HostClassifier.hostPort(target);
+  }
+
+  /** srt puts base64(commandId) in the proxy user, %-escaped in a proxy URL; base64 of command text is no id. */
+  static Optional<String> decodeProxyUser(String encoded) {
+    try {
+      String b64 = URLDecoder.decode(encoded, StandardCharsets.UTF_8);
+      String decoded = new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8);
+      return CommandId.isValid(decoded) ? Optional.of(decoded) : Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static String socksReason(String code) {
+    return switch (code) {
+      case "1" -> "SOCKS5 general failure";
+      case "2" -> "SOCKS5 connection not allowed by ruleset";
+      case "3" -> "SOCKS5 network unreachable";
+      case "4" -> "SOCKS5 host unreachable";
+      case "5" -> "SOCKS5 connection refused";
+      default -> "SOCKS5 reply " + code;
+    };
+  }
+
+  private static Instant socatTime(String text) {
+    try {
+      return LocalDateTime.parse(text, SOCAT_TIME).toInstant(ZoneOffset.UTC);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private static Instant date(String rfc1123) {
+    if (rfc1123 == null) {
+      return null;
+    }
+    try {
+      return ZonedDateTime.parse(rfc1123, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+}
