@@ -2,6 +2,7 @@ package dev.knockwatch.ingest;
 
 import dev.knockwatch.events.Source;
 import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
+import dev.knockwatch.ingest.squid.SquidAccessLogParser;
 import dev.knockwatch.ingest.srt.SrtViolationParser;
 import dev.knockwatch.ingest.strace.StraceParser;
 import java.util.Arrays;
@@ -16,6 +17,7 @@ import java.util.function.Supplier;
 public enum SourceType {
   SRT_VIOLATION(Source.SRT_VIOLATION, List.of(SrtViolationParser.FILE_SUFFIX), SrtViolationParser::new),
   PROXY_403(Source.PROXY_403, List.of(".stderr.log", ".curl.log"), CurlTranscriptParser::new),
+  SQUID(Source.SQUID, List.of("access.log"), SquidAccessLogParser::new),
   STRACE(Source.STRACE, List.of(StraceParser.FILE_SUFFIX), StraceParser::new);
 
   private final Source source;

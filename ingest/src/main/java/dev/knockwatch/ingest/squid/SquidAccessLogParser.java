@@ -1,0 +1,171 @@
+package dev.knockwatch.ingest.squid;
+
+import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.HostClassifier.HostPort;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Redactor;
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventIds;
+import dev.knockwatch.ingest.LineParser;
+import dev.knockwatch.ingest.Parsed;
+import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.SourceLine;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Squid access logs: denied requests (TCP_DENIED, any 403/407) become events, allowed ones are
+ * skipped and counted. Without a configured logformat each line is tried as the {@code knock},
+ * {@code squid} and {@code combined} formats.
+ *
+ * <p>The commandId is the {@code X-Command-Id} request header (Squid URL-encodes header values,
+ * but not '%' itself), else the proxy user {@code srt.<base64>}, else the file name. A user name
+ * that Squid lower-cased ({@code auth_param basic casesensitive off}) cannot be decoded
+ * faithfully: it is treated as no id, never as another command.
+ */
+public final class SquidAccessLogParser implements LineParser {
+
+  private static final List<SquidLogFormat> DEFAULT_FORMATS =
+      List.of(SquidLogFormat.of("knock"), SquidLogFormat.of("squid"), SquidLogFormat.of("combined"));
+  private static final DateTimeFormatter LOCAL_TIME = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT);
+  private static final Pattern URL = Pattern.compile("(?i)^([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?");
+  private static final Pattern PERCENT = Pattern.compile("%([0-9A-Fa-f]{2})");
+
+  private final List<SquidLogFormat> formats;
+
+  public SquidAccessLogParser() {
+    this(DEFAULT_FORMATS);
+  }
+
+  /** One configured format (a name or a logformat string). */
+  public SquidAccessLogParser(String logformat) {
+    this(List.of(SquidLogFormat.of(logformat)));
+  }
+
+  private SquidAccessLogParser(List<SquidLogFormat> formats) {
+    this.formats = formats;
+  }
+
+  @Override
+  public Parsed parse(SourceLine src) {
+    Map<String, String> f = null;
+    for (SquidLogFormat format : formats) {
+      Optional<Map<String, String>> read = format.read(src.text());
+      if (read.isPresent()) {
+        f = read.get();
+        break;
+      }
+    }
+    if (f == null) {
+      return Parsed.rejected(Rejection.UNPARSEABLE, "not a Squid access log line in the "
+          + (formats.size() == 1 ? "configured logformat" : "squid, knock or combined format"));
+    }
+    String status = f.getOrDefault("status", "");
+    String result = f.getOrDefault("result", "");
+    boolean denied = status.equals("403") || status.equals("407") || result.contains("DENIED");
+    if (!denied) {
+      return Parsed.skipped("allowed");
+    }
+    String method = f.getOrDefault("method", "-");
+    String target = f.getOrDefault("url", "-");
+    Optional<HostPort> hp = method.equals("CONNECT") ? HostClassifier.hostPort(target) : fromUrl(target);
+
+    String header = f.entrySet().stream().filter(e -> e.getKey().equals("header:x-command-id"))
+        .map(Map.Entry::getValue).findFirst().orElse("-");
+    String user = f.getOrDefault("user", "-");
+    String headerId = header.equals("-") ? null : percentDecode(header);
+    Optional<String> userId = decodeSrtUser(user);
+    String commandId = headerId != null && CommandId.isValid(headerId) ? headerId
+        : userId.orElse(src.commandIdFromPath());
+    Optional<String> problem = CommandId.problem(commandId);
+    if (problem.isPresent()) {
+      String why = headerId != null ? "the X-Command-Id header \"" + Sanitize.text(headerId, 64) + "\": "
+          + CommandId.problem(headerId).orElse("")
+          : user.startsWith("srt.") ? "the proxy user " + Sanitize.text(user, 80)
+              + " does not decode to a command id (Squid lower-cases user names unless auth_param basic casesensitive on)"
+          : problem.get() + " (no X-Command-Id header and no srt proxy user)";
+      return Parsed.rejected(headerId != null ? Rejection.forCommandId(headerId) : Rejection.forCommandId(commandId), why);
+    }
+    String reason = status.equals("407") ? "proxy authentication required" : "access denied by the proxy";
+    ViolationEvent.Builder b = ViolationEvent.builder()
+        .eventId(EventIds.of(src.file(), src.offset(), 0))
+        .commandId(commandId)
+        .agentId(src.agentIdFromPath() == null ? null : Sanitize.text(src.agentIdFromPath(), 128))
+        .source(Source.SQUID)
+        .kind(Kind.NETWORK)
+        .action(method.equals("CONNECT") ? "http-connect" : "http-request")
+        .method(Sanitize.text(method, 16))
+        .url(method.equals("CONNECT") ? null : Sanitize.text(Redactor.redact(target), 1024))
+        .reason(reason + " (" + Sanitize.text(result, 40) + "/" + Sanitize.text(status, 3) + ")")
+        .observedAt(time(f).orElse(src.ingestedAt()))
+        .ingestedAt(src.ingestedAt())
+        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()));
+    hp.ifPresent(h -> b.host(h.host()).port(h.port()).addressClass(HostClassifier.classify(h.host()).orElse(null)));
+    return Parsed.of(b.build());
+  }
+
+  private static Optional<HostPort> fromUrl(String url) {
+    Matcher m = URL.matcher(url);
+    if (!m.find()) {
+      return Optional.empty();
+    }
+    String port = m.group(3) != null ? m.group(3) : m.group(1).equalsIgnoreCase("https") ? "443" : "80";
+    return HostClassifier.hostPort(m.group(2) + ":" + port);
+  }
+
+  /** Squid URL-encodes header values except '%' itself: decode %XX pairs only, leave a lone '%'. */
+  static String percentDecode(String s) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Matcher m = PERCENT.matcher(s);
+    int i = 0;
+    while (m.find()) {
+      out.writeBytes(s.substring(i, m.start()).getBytes(StandardCharsets.UTF_8));
+      out.write(Integer.parseInt(m.group(1), 16));
+      i = m.end();
+    }
+    out.writeBytes(s.substring(i).getBytes(StandardCharsets.UTF_8));
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  static Optional<String> decodeSrtUser(String user) {
+    if (!user.startsWith("srt.")) {
+      return Optional.empty();
+    }
+    try {
+      String decoded = new String(Base64.getDecoder().decode(user.substring(4)), StandardCharsets.UTF_8);
+      return CommandId.isValid(decoded) ? Optional.of(decoded) : Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Optional<Instant> time(Map<String, String> f) {
+    try {
+      if (f.containsKey("time")) {
+        long seconds = Long.parseLong(f.get("time"));
+        long millis = f.containsKey("millis") ? Long.parseLong(f.get("millis")) : 0;
+        return Optional.of(Instant.ofEpochMilli(seconds * 1000 + millis));
+      }
+      if (f.containsKey("localTime")) {
+        return Optional.of(ZonedDateTime.parse(f.get("localTime"), LOCAL_TIME).toInstant());
+      }
+    } catch (NumberFormatException | DateTimeParseException e) {
+      return Optional.empty();
+    }
+    return Optional.empty();
+  }
+}
