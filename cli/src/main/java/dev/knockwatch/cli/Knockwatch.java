@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Knockwatch.Version.class,
     description = "Refused-connection telemetry and alerting for AI-agent sandboxes.",
-    subcommands = {UpCommand.class, ReplayCommand.class, ParseCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {UpCommand.class, ReplayCommand.class, ParseCommand.class, BenchCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Knockwatch implements Callable<Integer> {
 
   @Spec CommandSpec spec;

@@ -83,17 +83,46 @@ public final class HostClassifier {
   }
 
   private static Integer port(String digits) {
-    if (!digits.matches("\\d{1,5}")) {
+    if (digits.isEmpty() || digits.length() > 5) {
       return null;
     }
-    int p = Integer.parseInt(digits);
+    int p = 0;
+    for (int i = 0; i < digits.length(); i++) {
+      char c = digits.charAt(i);
+      if (c < '0' || c > '9') {
+        return null;
+      }
+      p = p * 10 + (c - '0');
+    }
     return p <= 65535 ? p : null;
+  }
+
+  /** Lower-case ASCII letters, digits, '-' and inner dots, not all digits: already canonical (the common case). */
+  private static boolean isPlainName(String h) {
+    int n = h.length();
+    if (n == 0 || n > MAX_HOST_CHARS || h.charAt(n - 1) == '.') {
+      return false;
+    }
+    boolean letter = false;
+    for (int i = 0; i < n; i++) {
+      char c = h.charAt(i);
+      if (c >= 'a' && c <= 'z') {
+        letter = true;
+      } else if (!((c >= '0' && c <= '9') || c == '-' || c == '.')) {
+        return false;
+      }
+    }
+    // "0x7f.1" has letters yet is a number; names whose labels all start with a digit go the long way
+    return letter && !(h.charAt(0) == '0' && n > 1 && h.charAt(1) == 'x') && !NUMERIC_V4.matcher(h).matches();
   }
 
   /** The host as enforcement sees it; unsafe characters removed, length bounded. */
   public static String canonical(String host) {
     if (host == null) {
       return null;
+    }
+    if (isPlainName(host)) {
+      return host;
     }
     String h = Sanitize.text(host.strip(), MAX_HOST_CHARS + 2).toLowerCase(Locale.ROOT);
     if (h.startsWith("[") && h.endsWith("]")) {

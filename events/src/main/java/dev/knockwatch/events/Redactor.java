@@ -15,34 +15,52 @@ public final class Redactor {
 
   public static final String MASK = "[REDACTED]";
 
-  private record Rule(Pattern pattern, String replacement) {}
+  /**
+   * A rule runs only when the text holds one of its hints (lower case): most command text holds
+   * no secret, and a substring test costs far less than a regex pass.
+   */
+  private record Rule(Pattern pattern, String replacement, String... hints) {
+    boolean mayMatch(String lower) {
+      for (String h : hints) {
+        if (lower.contains(h)) {
+          return true;
+        }
+      }
+      return hints.length == 0;
+    }
+  }
 
   private static final String SECRET_WORDS =
       "(?:access[_-]?token|refresh[_-]?token|id[_-]?token|token|api[_-]?key|apikey|key|secret"
           + "|client[_-]?secret|password|passwd|pwd|pass|auth|signature|sig|session|sessionid"
           + "|credential|credentials|x-amz-signature|x-amz-credential|x-amz-security-token)";
 
+  /** Every word of {@link #SECRET_WORDS} contains one of these. */
+  private static final String[] SECRET_HINTS =
+      {"token", "key", "secret", "pass", "pwd", "auth", "sig", "session", "credential"};
+
   private static final List<Rule> RULES = List.of(
       // Authorization: Basic xxx / Proxy-Authorization: Bearer xxx (headers, curl -H, transcripts)
       new Rule(Pattern.compile("(?i)((?:proxy-)?authorization\\s*[:=]\\s*(?:(?:basic|bearer|digest|token|negotiate)\\s+)?)[^\\s'\"]+"),
-          "$1" + MASK),
+          "$1" + MASK, "authorization"),
       // userinfo in URLs: scheme://user:password@host
-      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), "$1" + MASK + "@"),
+      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), "$1" + MASK + "@", "@"),
       // query or form parameters named like secrets: ?token=..., &password=...
-      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), "$1" + MASK),
+      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), "$1" + MASK, SECRET_HINTS),
       // --password xxx, --token=xxx, -p'xxx' style flags
       new Rule(Pattern.compile("(?i)(--?" + SECRET_WORDS + "(?:=|\\s+))(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
-          "$1" + MASK),
+          "$1" + MASK, SECRET_HINTS),
       // curl -u user:password / --user user:password
       new Rule(Pattern.compile("(?i)((?:^|\\s)(?:-u|--user|--proxy-user)\\s*['\"]?[^\\s:'\"]*:)[^\\s'\"]+"),
-          "$1" + MASK),
+          "$1" + MASK, "-u", "--user", "--proxy-user"),
       // ENV-style assignments: GITHUB_TOKEN=..., AWS_SECRET_ACCESS_KEY=...
       new Rule(Pattern.compile("(\\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
-          "$1" + MASK),
+          "$1" + MASK, "token", "secret", "password", "passwd", "api_key", "access_key"),
       // well-known token shapes, wherever they stand
       new Rule(Pattern.compile("\\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
           + "|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:ant-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}"
-          + "|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})\\b"), MASK));
+          + "|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})\\b"), MASK,
+          "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "akia", "eyj"));
 
   private Redactor() {}
 
@@ -51,7 +69,11 @@ public final class Redactor {
       return text;
     }
     String out = text;
+    String lower = text.toLowerCase(java.util.Locale.ROOT);
     for (Rule rule : RULES) {
+      if (!rule.mayMatch(lower)) {
+        continue;
+      }
       Matcher m = rule.pattern().matcher(out);
       if (m.find()) {
         out = m.replaceAll(rule.replacement());

@@ -12,15 +12,20 @@ import java.util.HexFormat;
  */
 public final class EventIds {
 
-  private EventIds() {}
-
-  public static String of(String file, long offset, int index) {
+  private static final HexFormat HEX = HexFormat.of();
+  /** Looking a digest up costs more than hashing a short key: keep one per thread. */
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
     try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      byte[] digest = sha.digest((file + "\u0000" + offset + "\u0000" + index).getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 16);
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every JDK", e);
     }
+  });
+
+  private EventIds() {}
+
+  public static String of(String file, long offset, int index) {
+    byte[] digest = SHA256.get().digest((file + "\u0000" + offset + "\u0000" + index).getBytes(StandardCharsets.UTF_8));
+    return HEX.formatHex(digest, 0, 16);
   }
 }

@@ -99,7 +99,8 @@ public final class SquidLogFormat {
       case "status" -> "(\\d{3})";
       case "bytes" -> "(\\d+|-)";
       case "localTime" -> "([^\\]]+)";
-      default -> "(\\S+?)";
+      case "result", "hierarchy" -> "([A-Za-z_]+)";
+      default -> "(\\S+)";
     };
   }
 

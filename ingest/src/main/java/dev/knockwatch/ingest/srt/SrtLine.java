@@ -42,6 +42,9 @@ public record SrtLine(
   /** The parts of {@code line}, or empty when it is none of the known shapes. */
   public static Optional<SrtLine> parse(String line) {
     String l = line.strip();
+    if (!l.startsWith("deny ")) {
+      return Optional.empty();
+    }
     Matcher net = NETWORK.matcher(l);
     if (net.matches()) {
       String reason = net.group(3);

@@ -50,6 +50,7 @@ public final class FileTailer {
   private final Path checkpointFile;
   private final int maxLineBytes;
   private final Map<String, FileState> files = new LinkedHashMap<>();
+  private final byte[] chunk = new byte[CHUNK];
   private final CharsetDecoder strictUtf8 = StandardCharsets.UTF_8.newDecoder()
       .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
 
@@ -160,56 +161,78 @@ public final class FileTailer {
     }
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ch.position(state.position);
-      ByteBuffer buf = ByteBuffer.allocate(CHUNK);
-      ByteArrayOutputStream line = new ByteArrayOutputStream();
+      ByteBuffer buf = ByteBuffer.wrap(chunk);
+      ByteArrayOutputStream partial = new ByteArrayOutputStream();
+      long base = state.position;     // file position of chunk[0]
       long lineStart = state.position;
-      long pos = state.position;
       boolean cut = false;
-      while (out.size() < maxLines && ch.read(buf) > 0) {
-        buf.flip();
-        while (buf.hasRemaining() && out.size() < maxLines) {
-          byte b = buf.get();
-          pos++;
-          if (b == '\n') {
-            if (state.discarding) {
-              state.discarding = false;
-            } else {
-              out.add(line(rel, lineStart, pos, line, cut));
-            }
-            line.reset();
-            cut = false;
-            lineStart = pos;
-            state.position = pos;
-          } else if (!state.discarding) {
-            if (line.size() < maxLineBytes) {
-              line.write(b);
-            } else if (!cut) {
-              cut = true;
-            }
+      boolean full = false;
+      while (!full) {
+        buf.clear();
+        int n = ch.read(buf);
+        if (n <= 0) {
+          break;
+        }
+        int start = 0;
+        for (int i = 0; i < n; i++) {
+          if (chunk[i] != '\n') {
+            continue;
+          }
+          long end = base + i + 1;
+          if (state.discarding) {
+            state.discarding = false;
+          } else if (partial.size() == 0) {
+            int len = i - start;
+            out.add(line(rel, lineStart, end, chunk, start, Math.min(len, maxLineBytes), len > maxLineBytes));
+          } else {
+            int room = maxLineBytes - partial.size();
+            partial.write(chunk, start, Math.max(0, Math.min(room, i - start)));
+            byte[] bytes = partial.toByteArray();
+            out.add(line(rel, lineStart, end, bytes, 0, bytes.length, cut || i - start > room));
+          }
+          partial.reset();
+          cut = false;
+          lineStart = end;
+          state.position = end;
+          start = i + 1;
+          if (out.size() >= maxLines) {
+            full = true;
+            break;
           }
         }
-        buf.clear();
+        if (full) {
+          break;
+        }
+        if (!state.discarding && start < n) {
+          int room = maxLineBytes - partial.size();
+          partial.write(chunk, start, Math.max(0, Math.min(room, n - start)));
+          cut |= n - start > room;
+        }
+        base += n;
         // A line that will not end within the bound is returned cut now, so a writer that never
         // sends a newline cannot make the tailer buffer without limit; the rest is discarded.
-        if (cut && !state.discarding && out.size() < maxLines) {
-          out.add(line(rel, lineStart, pos, line, true));
-          line.reset();
+        if (cut && !state.discarding) {
+          byte[] bytes = partial.toByteArray();
+          out.add(line(rel, lineStart, base, bytes, 0, bytes.length, true));
+          partial.reset();
           cut = false;
           state.discarding = true;
-          lineStart = pos;
-          state.position = pos;
+          lineStart = base;
+          state.position = base;
+          full = out.size() >= maxLines;
         }
       }
     }
   }
 
-  private TailedLine line(String rel, long start, long end, ByteArrayOutputStream bytes, boolean cut) {
-    byte[] b = bytes.toByteArray();
-    int len = b.length > 0 && b[b.length - 1] == '\r' ? b.length - 1 : b.length;
+  private TailedLine line(String rel, long start, long end, byte[] bytes, int from, int len, boolean cut) {
+    if (len > 0 && bytes[from + len - 1] == '\r') {
+      len--;
+    }
     try {
-      return new TailedLine(rel, start, end, strictUtf8.decode(ByteBuffer.wrap(b, 0, len)).toString(), cut, false);
+      return new TailedLine(rel, start, end, strictUtf8.decode(ByteBuffer.wrap(bytes, from, len)).toString(), cut, false);
     } catch (CharacterCodingException e) {
-      return new TailedLine(rel, start, end, new String(b, 0, len, StandardCharsets.UTF_8), cut, true);
+      return new TailedLine(rel, start, end, new String(bytes, from, len, StandardCharsets.UTF_8), cut, true);
     }
   }
 

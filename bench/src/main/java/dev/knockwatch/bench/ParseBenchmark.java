@@ -1,0 +1,50 @@
+package dev.knockwatch.bench;
+
+import dev.knockwatch.ingest.Parsed;
+import dev.knockwatch.ingest.SourceLine;
+import dev.knockwatch.ingest.squid.SquidAccessLogParser;
+import dev.knockwatch.ingest.srt.SrtViolationParser;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/** Parsing alone, one thread: lines/s of each parser on a real-shaped line (an op is one line). */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+@Threads(1)
+public class ParseBenchmark {
+
+  static final Instant NOW = Instant.parse("2026-11-29T19:00:00Z");
+  static final String SRT = "{\"line\":\"deny network-outbound example.com:443 (host is not on the allow list)\","
+      + "\"encodedCommand\":\"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==\",\"command\":\"curl -s https://example.com/path?token=SECRET\","
+      + "\"timestamp\":\"2026-11-29T18:45:32.887Z\"}";
+  static final String SQUID = "1795978485.769      0 127.0.0.1 TCP_DENIED/403 3495 CONNECT example.com:443 "
+      + "srt.eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ== xhfHytmXL-L6RsYw2CrSjA HIER_NONE/- text/html";
+
+  final SrtViolationParser srt = new SrtViolationParser();
+  final SquidAccessLogParser squid = new SquidAccessLogParser();
+  long offset;
+
+  @Benchmark
+  public Parsed srtRecord() {
+    return srt.parse(new SourceLine("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", offset++, SRT, "ci-1", null, "h", NOW));
+  }
+
+  @Benchmark
+  public Parsed squidKnockLine() {
+    return squid.parse(new SourceLine("proxy/access.log", offset++, SQUID, "proxy", null, "h", NOW));
+  }
+}

@@ -1,0 +1,237 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.ingest.IngestAgent;
+import dev.knockwatch.ingest.KafkaEventSink;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** Benchmarks that run the real parts: {@code bench ingest}. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Measure knockwatch on this machine.",
+    subcommands = {BenchCommand.Ingest.class})
+final class BenchCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return Knockwatch.USAGE;
+  }
+
+  /**
+   * Generates N mixed lines (srt records and Squid lines), then tails, parses and publishes them
+   * to an embedded broker in this process; then kafkacat publishes the same bytes unparsed to the
+   * same broker (the ceiling: it parses, keys and redacts nothing). CPU is counted per side: the
+   * ingest thread plus its producer's I/O thread, and kafkacat's own process.
+   */
+  @Command(name = "ingest", mixinStandardHelpOptions = true,
+      description = {"Tail -> parse -> publish N generated lines on an embedded broker, beside kafkacat -P on the same bytes."})
+  static final class Ingest implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--lines", defaultValue = "1000000", description = "Lines to generate (default: ${DEFAULT-VALUE}).")
+    int lines;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Option(names = "--kafkacat", defaultValue = "kcat", description = "The kafkacat binary (default: ${DEFAULT-VALUE}, else kafkacat).")
+    String kafkacat;
+
+    @Override
+    public Integer call() throws Exception {
+      if (lines < 1) {
+        throw new UsageException("--lines must be at least 1");
+      }
+      Path tmp = Files.createTempDirectory("knockwatch-bench-");
+      try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
+        broker.createTopics();
+        Path logs = tmp.resolve("logs");
+        List<Path> files = generate(logs, lines);
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("lines", lines);
+        result.put("bytes", Files.size(files.get(0)) + Files.size(files.get(1)));
+        result.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
+        Side ours = runIngest(broker, logs);
+        result.put("seconds", ours.seconds());
+        result.put("cpuSeconds", ours.cpuSeconds());
+        result.put("linesPerSecond", Math.round(lines / ours.seconds()));
+        result.put("linesPerCpuSecond", Math.round(lines / ours.cpuSeconds()));
+        result.put("peakHeapBytes", ours.peakHeap());
+        Optional<Side> kcat = runKafkacat(broker, files);
+        kcat.ifPresent(k -> {
+          result.put("kcatSeconds", k.seconds());
+          result.put("kcatCpuSeconds", k.cpuSeconds());
+          result.put("kcatLinesPerSecond", Math.round(lines / k.seconds()));
+          result.put("kcatLinesPerCpuSecond", Math.round(lines / k.cpuSeconds()));
+          result.put("ratio", round((lines / ours.seconds()) / (lines / k.seconds())));
+          result.put("cpuRatio", round((lines / ours.cpuSeconds()) / (lines / k.cpuSeconds())));
+        });
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+          out.println(Json.write(result));
+        } else {
+          result.forEach((k, v) -> out.println(k + ": " + v));
+          if (kcat.isEmpty()) {
+            out.println("kafkacat: not found (apt-get install kafkacat) — no ceiling measured");
+          }
+        }
+        out.flush();
+      } finally {
+        EmbeddedKafkaBroker.wipe(tmp);
+      }
+      return Knockwatch.OK;
+    }
+
+    record Side(double seconds, double cpuSeconds, long peakHeap) {}
+
+    private static double round(double v) {
+      return Math.round(v * 1000) / 1000.0;
+    }
+
+    /** 70% srt records over 1,000 commands in 100 files, 30% Squid knock-format lines in one access.log. */
+    static List<Path> generate(Path logs, int n) throws IOException {
+      Random random = new Random(42);
+      Path srtDir = Files.createDirectories(logs.resolve("bench-agent"));
+      Path squidDir = Files.createDirectories(logs.resolve("proxy"));
+      Path allSrt = logs.resolve("all-srt.txt");
+      Path squid = squidDir.resolve("access.log");
+      String[] ids = new String[1000];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = String.format("bench%017d", i);
+      }
+      String[] hosts = {"example.com:443", "evil.test:80", "registry.npmjs.org:443", "169.254.169.254:80", "bit.ly:443"};
+      BufferedWriter[] srtFiles = new BufferedWriter[100];
+      for (int f = 0; f < srtFiles.length; f++) {
+        srtFiles[f] = Files.newBufferedWriter(srtDir.resolve(ids[f] + ".violations.jsonl"), StandardCharsets.UTF_8);
+      }
+      long t = Instant.parse("2026-11-29T18:00:00Z").toEpochMilli();
+      try (BufferedWriter all = Files.newBufferedWriter(allSrt, StandardCharsets.UTF_8);
+          BufferedWriter sq = Files.newBufferedWriter(squid, StandardCharsets.UTF_8)) {
+        for (int i = 0; i < n; i++) {
+          String id = ids[random.nextInt(ids.length)];
+          String host = hosts[random.nextInt(hosts.length)];
+          t += random.nextInt(20);
+          if (random.nextInt(10) < 7) {
+            String line = "{\"line\":\"deny network-outbound " + host + " (host is not on the allow list)\",\"encodedCommand\":\""
+                + Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8))
+                + "\",\"command\":\"curl -s https://" + host + "/path?token=SECRET" + i + "\",\"timestamp\":\""
+                + Instant.ofEpochMilli(t) + "\",\"commandId\":\"" + id + "\"}\n";
+            srtFiles[i % srtFiles.length].write(line);
+            all.write(line);
+          } else {
+            sq.write(String.format("%d.%03d %6d 127.0.0.1 TCP_DENIED/403 3495 CONNECT %s - %s HIER_NONE/- text/html%n",
+                t / 1000, t % 1000, random.nextInt(5), host, id));
+          }
+        }
+      } finally {
+        for (BufferedWriter w : srtFiles) {
+          w.close();
+        }
+      }
+      return List.of(allSrt, squid);
+    }
+
+    private static Side runIngest(EmbeddedKafkaBroker broker, Path logs) throws Exception {
+      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+      List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
+          .filter(p -> p.getType() == MemoryType.HEAP).toList();
+      System.gc();
+      heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+      Map<Long, Long> cpuBefore = cpuOfIngestThreads(threads);
+      long t0 = System.nanoTime();
+      long threadCpu;
+      try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
+        IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> !p.getFileName().toString().startsWith("all-"),
+            null, sink, "bench", Duration.ZERO);
+        long cpu0 = threads.getCurrentThreadCpuTime();
+        while (agent.pollOnce() > 0) {
+          // read everything
+        }
+        threadCpu = threads.getCurrentThreadCpuTime() - cpu0;
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long producerCpu = 0;
+        for (Map.Entry<Long, Long> e : cpuOfIngestThreads(threads).entrySet()) {
+          producerCpu += e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L);
+        }
+        long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+        return new Side(seconds, (threadCpu + producerCpu) / 1e9, peak);
+      }
+    }
+
+    /** CPU time of the producer I/O threads (the ingest thread itself is measured directly). */
+    private static Map<Long, Long> cpuOfIngestThreads(ThreadMXBean threads) {
+      Map<Long, Long> out = new LinkedHashMap<>();
+      for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+        if (info != null && info.getThreadName().startsWith("kafka-producer-network-thread | knockwatch-ingest")) {
+          out.put(info.getThreadId(), threads.getThreadCpuTime(info.getThreadId()));
+        }
+      }
+      return out;
+    }
+
+    private Optional<Side> runKafkacat(EmbeddedKafkaBroker broker, List<Path> files) throws Exception {
+      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+        admin.createTopics(List.of(new NewTopic("bench.raw", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      }
+      String bin = "$(command -v " + kafkacat + " || command -v kafkacat)";
+      String script = "cat " + files.get(0) + " " + files.get(1) + " | " + bin + " -P -b " + broker.bootstrapServers()
+          + " -t bench.raw -z lz4 -X acks=all -X linger.ms=5; rc=$?; times; exit $rc";
+      long t0 = System.nanoTime();
+      Process p;
+      try {
+        p = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true).start();
+      } catch (IOException e) {
+        return Optional.empty();
+      }
+      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int rc = p.waitFor();
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      if (rc != 0) {
+        if (output.contains("not found")) {
+          return Optional.empty();
+        }
+        throw new IllegalStateException("kafkacat failed: " + output.strip());
+      }
+      // `times` prints the shell's, then its children's user and system time: "0m1.234s 0m0.100s".
+      List<String> timeLines = output.lines().filter(l -> l.matches("\\d+m[\\d.]+s \\d+m[\\d.]+s")).toList();
+      String[] children = timeLines.get(timeLines.size() - 1).split(" ");
+      return Optional.of(new Side(seconds, seconds(children[0]) + seconds(children[1]), 0));
+    }
+
+    private static double seconds(String mAndS) {
+      String[] parts = mAndS.replace("s", "").split("m");
+      return Integer.parseInt(parts[0]) * 60 + Double.parseDouble(parts[1]);
+    }
+  }
+}
