@@ -10,6 +10,7 @@ import dev.knockwatch.ingest.tail.TailedLine;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   static final int MAX_REJECTED_LINE_CHARS = 8192;
   private static final int BATCH = 5_000;
   private static final int MAX_OPEN_PARSERS = 10_000;
+  static final Duration MIN_BACKOFF = Duration.ofMillis(100);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final Logger log = LoggerFactory.getLogger(IngestAgent.class);
 
   private final FileTailer tailer;
@@ -81,33 +84,58 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     return new IngestAgent(tailer, rel -> type, publisher, ingestHost, Clock.systemUTC(), Duration.ZERO);
   }
 
+  /**
+   * Polls until closed. When Kafka does not take a batch, the agent stops reading (the batch is
+   * read again, nothing else is read meanwhile), backs off up to {@link #MAX_BACKOFF}, says so
+   * in the log once a minute and in {@code knockwatch_ingest_kafka_up}, and goes on forever.
+   */
   @Override
   public void run() {
     thread = Thread.currentThread();
+    Duration backoff = Duration.ZERO;
+    Instant lastComplaint = Instant.EPOCH;
+    IngestMetrics.KAFKA_UP.set(1);
     while (running) {
-      int n;
+      int n = 0;
+      String failure = null;
       try {
         n = pollOnce();
       } catch (PublishException e) {
-        IngestMetrics.PUBLISH_FAILURES.inc();
-        log.warn("{}; the batch will be read again", e.getMessage());
-        n = 0;
+        failure = e.getMessage();
       } catch (RuntimeException e) {
         // e.g. the checkpoint could not be written: keep the agent alive, read the batch again.
-        IngestMetrics.PUBLISH_FAILURES.inc();
-        log.error("ingest batch failed; it will be read again", e);
         tailer.rewind();
-        n = 0;
+        failure = e.toString();
       }
-      if (n == 0 && running) {
+      if (failure != null) {
+        IngestMetrics.PUBLISH_FAILURES.inc();
+        IngestMetrics.KAFKA_UP.set(0);
+        backoff = backoff.isZero() ? MIN_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
+        if (Duration.between(lastComplaint, Instant.now()).toSeconds() >= 60) {
+          log.warn("{}; reading stopped, the batch will be published again (retrying every {} s at most)",
+              failure, MAX_BACKOFF.toSeconds());
+          lastComplaint = Instant.now();
+        }
+      } else if (!backoff.isZero()) {
+        log.info("Kafka takes batches again; reading resumed");
+        backoff = Duration.ZERO;
+        lastComplaint = Instant.EPOCH;
+        IngestMetrics.KAFKA_UP.set(1);
+      }
+      Duration pause = failure != null ? backoff : n == 0 ? pollInterval : Duration.ZERO;
+      if (!pause.isZero() && running) {
         try {
-          Thread.sleep(pollInterval.toMillis());
+          Thread.sleep(pause.toMillis());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
         }
       }
     }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   /**

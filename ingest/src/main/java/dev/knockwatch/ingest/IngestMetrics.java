@@ -27,6 +27,9 @@ final class IngestMetrics {
   static final Counter PUBLISH_FAILURES = Counter.build()
       .name("knockwatch_ingest_publish_failures_total").help("Batches Kafka did not take (read again).")
       .register();
+  static final Gauge KAFKA_UP = Gauge.build()
+      .name("knockwatch_ingest_kafka_up").help("1 while Kafka takes the agent's batches, 0 while it does not (reading is stopped).")
+      .register();
   static final Gauge LAG_BYTES = Gauge.build()
       .name("knockwatch_ingest_lag_bytes").help("Bytes written to sandbox logs and not read yet.")
       .register();

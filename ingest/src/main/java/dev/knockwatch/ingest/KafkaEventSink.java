@@ -42,6 +42,10 @@ public final class KafkaEventSink implements EventSink {
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "knockwatch-ingest");
+    // A batch Kafka does not take within this time fails and is read again (the agent backs off).
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
     Serializer<Object> json = (topic, value) -> Json.write(value).getBytes(StandardCharsets.UTF_8);
     return new KafkaEventSink(new KafkaProducer<>(p, new StringSerializer(), json));
   }

@@ -1,0 +1,78 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.ingest.IngestAgent;
+import dev.knockwatch.ingest.KafkaEventSink;
+import dev.knockwatch.ingest.SourceType;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.exporter.HTTPServer;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** The ingest agent alone, against any Kafka: what runs beside each sandbox host. */
+@Command(name = "ingest", mixinStandardHelpOptions = true,
+    description = {"Run the ingest agent alone: tail the logs directory and publish to Kafka until Ctrl-C.",
+        "Positions are checkpointed under --var only after Kafka took the lines, so a restart,",
+        "even after kill -9, resumes where it stopped; a line sent twice keeps its eventId."})
+final class IngestCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
+      description = "Logs to watch, laid out <DIR>/<agentId>/<commandId>.<suffix> (default: ${DEFAULT-VALUE}).")
+  Path logs;
+
+  @Option(names = "--var", paramLabel = "DIR", defaultValue = "var",
+      description = "Where the checkpoints live, under ingest/ (default: ${DEFAULT-VALUE}).")
+  Path var;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS", defaultValue = "127.0.0.1:9092",
+      description = "The Kafka cluster (default: ${DEFAULT-VALUE}).")
+  String bootstrapServers;
+
+  @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "0",
+      description = "Serve /metrics on 127.0.0.1:N (default: off).")
+  int metricsPort;
+
+  @Override
+  public Integer call() throws Exception {
+    if (metricsPort < 0 || metricsPort > 65535) {
+      throw new UsageException("--metrics-port " + metricsPort + " is not a port (0-65535)");
+    }
+    Files.createDirectories(logs);
+    TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(60));
+    TopicCreator.createMissing(bootstrapServers, Map.of());
+    HTTPServer metrics = metricsPort == 0 ? null
+        : new HTTPServer(new InetSocketAddress("127.0.0.1", metricsPort), CollectorRegistry.defaultRegistry, true);
+    KafkaEventSink sink = KafkaEventSink.create(bootstrapServers, Map.of());
+    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
+        sink, Pipeline.hostName(), Duration.ofMillis(200));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      agent.close();
+      sink.close();
+      if (metrics != null) {
+        metrics.close();
+      }
+      stopped.countDown();
+    }, "knockwatch-ingest-shutdown"));
+    Thread worker = new Thread(agent, "knockwatch-ingest");
+    worker.start();
+    PrintWriter out = spec.commandLine().getOut();
+    out.println("knockwatch ingest: watching " + logs + " (" + SourceType.names() + ") -> " + bootstrapServers
+        + (metrics == null ? "" : "; metrics on http://127.0.0.1:" + metrics.getPort() + "/metrics"));
+    out.flush();
+    stopped.await();
+    return Knockwatch.OK;
+  }
+}

@@ -1,0 +1,90 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import dev.knockwatch.testkit.TopicReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `knockwatch ingest` in its own JVM, killed with SIGKILL mid-stream and started again: every line arrives, by eventId once. */
+@Tag("integration")
+@ExtendWith(EmbeddedKafkaExtension.class)
+class IngestCrashTest {
+
+  static final String ID = "IngestCrashTestCommand";
+  static final int LINES = 30_000;
+
+  @TempDir Path dir;
+
+  private Process ingest(EmbeddedKafkaBroker broker) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Knockwatch.class.getName(),
+        "ingest", "--logs", dir.resolve("logs").toString(), "--var", dir.resolve("var").toString(),
+        "--bootstrap-servers", broker.bootstrapServers())
+        .redirectErrorStream(true)
+        .redirectOutput(dir.resolve("ingest.out").toFile())
+        .start();
+  }
+
+  private static void append(Path file, int from, int to) throws Exception {
+    StringBuilder b = new StringBuilder();
+    for (int i = from; i < to; i++) {
+      b.append("{\"line\":\"deny network-outbound host-").append(i).append(".test:443 (host is not on the allow list)\",")
+          .append("\"commandId\":\"").append(ID).append("\",\"timestamp\":\"2026-11-29T18:45:32.887Z\"}\n");
+    }
+    Files.writeString(file, b, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  private static List<ConsumerRecord<String, ViolationEvent>> records(EmbeddedKafkaBroker broker) {
+    return TopicReader.readToEnd(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
+        r -> ID.equals(r.key()));
+  }
+
+  @Test
+  void aKilledAgentResumesWithoutLosingALine(EmbeddedKafkaBroker broker) throws Exception {
+    Path file = Files.createDirectories(dir.resolve("logs/agent-1")).resolve(ID + ".violations.jsonl");
+    append(file, 0, LINES);
+    Process first = ingest(broker);
+    Instant deadline = Instant.now().plusSeconds(120);
+    while (records(broker).size() < 1_000 && Instant.now().isBefore(deadline)) {
+      Thread.sleep(100);
+    }
+    first.destroyForcibly();                       // SIGKILL: no shutdown hook, no last commit
+    assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    int beforeRestart = records(broker).size();
+    append(file, LINES, LINES + 1_000);
+
+    Process second = ingest(broker);
+    try {
+      Set<String> ids = Set.of();
+      deadline = Instant.now().plusSeconds(120);
+      while (ids.size() < LINES + 1_000 && Instant.now().isBefore(deadline)) {
+        Thread.sleep(200);
+        ids = records(broker).stream().map(r -> r.value().eventId()).collect(Collectors.toSet());
+      }
+      assertThat(beforeRestart).as("the kill came mid-stream").isBetween(1_000, LINES - 1);
+      assertThat(ids).as("distinct event ids after the restart; output: " + Files.readString(dir.resolve("ingest.out")))
+          .hasSize(LINES + 1_000);
+    } finally {
+      second.destroy();
+      second.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+}
