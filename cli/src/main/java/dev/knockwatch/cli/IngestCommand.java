@@ -4,13 +4,16 @@ import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.ingest.SourceType;
+import dev.knockwatch.ingest.config.SourcesConfig;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.HTTPServer;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -40,6 +43,10 @@ final class IngestCommand implements Callable<Integer> {
       description = "The Kafka cluster (default: ${DEFAULT-VALUE}).")
   String bootstrapServers;
 
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "Sources as YAML (path globs with {agentId}/{commandId}, type, fields, logformat, mapping); replaces --logs.")
+  Path config;
+
   @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "0",
       description = "Serve /metrics on 127.0.0.1:N (default: off).")
   int metricsPort;
@@ -49,14 +56,24 @@ final class IngestCommand implements Callable<Integer> {
     if (metricsPort < 0 || metricsPort > 65535) {
       throw new UsageException("--metrics-port " + metricsPort + " is not a port (0-65535)");
     }
-    Files.createDirectories(logs);
+    List<IngestAgent.Feed> feeds = null;
+    if (config != null) {
+      if (!Files.isRegularFile(config)) {
+        throw new UsageException("config " + config + " does not exist");
+      }
+      feeds = SourcesConfig.load(config, var.resolve("ingest"));
+    } else {
+      Files.createDirectories(logs);
+    }
     TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(60));
     TopicCreator.createMissing(bootstrapServers, Map.of());
     HTTPServer metrics = metricsPort == 0 ? null
         : new HTTPServer(new InetSocketAddress("127.0.0.1", metricsPort), CollectorRegistry.defaultRegistry, true);
     KafkaEventSink sink = KafkaEventSink.create(bootstrapServers, Map.of());
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
-        sink, Pipeline.hostName(), Duration.ofMillis(200));
+    IngestAgent agent = feeds != null
+        ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Duration.ofMillis(200))
+        : IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
+            sink, Pipeline.hostName(), Duration.ofMillis(200));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       agent.close();
@@ -69,7 +86,8 @@ final class IngestCommand implements Callable<Integer> {
     Thread worker = new Thread(agent, "knockwatch-ingest");
     worker.start();
     PrintWriter out = spec.commandLine().getOut();
-    out.println("knockwatch ingest: watching " + logs + " (" + SourceType.names() + ") -> " + bootstrapServers
+    out.println("knockwatch ingest: watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.names() + ")")
+        + " -> " + bootstrapServers
         + (metrics == null ? "" : "; metrics on http://127.0.0.1:" + metrics.getPort() + "/metrics"));
     out.flush();
     stopped.await();

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.ingest.config.ConfigException;
 import dev.knockwatch.streams.rules.RulesException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -43,7 +44,7 @@ public final class Knockwatch implements Callable<Integer> {
       return USAGE;
     });
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof UsageException || e instanceof RulesException) {
+      if (e instanceof UsageException || e instanceof RulesException || e instanceof ConfigException) {
         err.println("knockwatch: " + e.getMessage());
         return USAGE;
       }

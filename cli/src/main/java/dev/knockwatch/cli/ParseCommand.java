@@ -10,7 +10,15 @@ import dev.knockwatch.ingest.SourceType;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.knockwatch.ingest.LineParser;
+import dev.knockwatch.ingest.json.JsonAccessLogParser;
+import dev.knockwatch.ingest.squid.SquidAccessLogParser;
+import dev.knockwatch.ingest.squid.SquidLogFormat;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -29,6 +37,14 @@ final class ParseCommand implements Callable<Integer> {
   @Option(names = "--type", paramLabel = "TYPE",
       description = "The format (default: from the file name's suffix).")
   String type;
+
+  @Option(names = "--mapping", paramLabel = "FIELD=PATH",
+      description = "For --type json: which JSON path holds each event field, e.g. commandId=request_headers.x-command-id.")
+  Map<String, String> mapping;
+
+  @Option(names = "--logformat", paramLabel = "FORMAT",
+      description = "For --type squid: squid, combined, knock, or a logformat string (default: each line tried as all three).")
+  String logformat;
 
   @Parameters(paramLabel = "FILE", description = "The log file.")
   Path file;
@@ -49,7 +65,8 @@ final class ParseCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (EventSink printing = new PrintingSink(out, err)) {
-      IngestAgent agent = IngestAgent.forType(root, p -> p.toAbsolutePath().normalize().equals(abs), t, printing, "parse");
+      IngestAgent agent = IngestAgent.forType(root, p -> p.toAbsolutePath().normalize().equals(abs), t, parsers(t),
+          printing, "parse");
       while (agent.pollOnce() > 0) {
         // to the end of the file
       }
@@ -57,6 +74,26 @@ final class ParseCommand implements Callable<Integer> {
     out.flush();
     err.flush();
     return Knockwatch.OK;
+  }
+
+  private Supplier<LineParser> parsers(SourceType t) {
+    try {
+      if (t == SourceType.JSON) {
+        if (mapping == null || mapping.isEmpty()) {
+          throw new UsageException("--type json needs --mapping FIELD=PATH (fields: "
+              + String.join(", ", new TreeSet<>(JsonAccessLogParser.FIELDS)) + ")");
+        }
+        new JsonAccessLogParser(mapping, Set.of(403, 407));
+        return () -> new JsonAccessLogParser(mapping, Set.of(403, 407));
+      }
+      if (t == SourceType.SQUID && logformat != null) {
+        SquidLogFormat.of(logformat);
+        return () -> new SquidAccessLogParser(logformat);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    return t::newParser;
   }
 
   /** Events to stdout as JSON lines, rejected lines to stderr as {@code file:offset: code: reason}. */

@@ -104,7 +104,29 @@ class KnockwatchTest {
     Path file = Files.writeString(dir.resolve("a.log"), "x\n");
     Run r = run("parse", "--type", "nope", file.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: srt-violation, proxy-403, squid, strace)" + System.lineSeparator());
+    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: srt-violation, proxy-403, squid, json, strace)" + System.lineSeparator());
+  }
+
+  @Test
+  void parseReadsJsonThroughAMapping(@TempDir Path dir) throws IOException {
+    Path file = Files.writeString(dir.resolve("envoy.json"),
+        "{\"code\":403,\"cmd\":\"xhfHytmXL-L6RsYw2CrSjA\",\"authority\":\"evil.test:443\"}\n{\"code\":200}\n");
+    assertThat(run("parse", "--type", "json", file.toString()).err())
+        .startsWith("knockwatch: --type json needs --mapping FIELD=PATH (fields: agentId, authority, commandId,");
+    Run r = run("parse", "--type", "json", "--mapping", "commandId=cmd", "--mapping", "authority=authority",
+        "--mapping", "status=code", file.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines().toList()).singleElement().asString()
+        .contains("\"source\":\"json\"", "\"host\":\"evil.test\"", "\"port\":443");
+  }
+
+  @Test
+  void aBadIngestConfigIsAUsageErrorNamingTheProblem(@TempDir Path dir) throws IOException {
+    Path config = Files.writeString(dir.resolve("ingest.yaml"), "sources:\n  - path: x\n    type: syslog\n");
+    Run r = run("ingest", "--config", config.toString(), "--var", dir.resolve("var").toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("knockwatch: " + config
+        + ": source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace" + System.lineSeparator());
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +35,20 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final Logger log = LoggerFactory.getLogger(IngestAgent.class);
 
-  private final FileTailer tailer;
-  private final Function<String, SourceType> typeOf;
+  /**
+   * One tailed tree and what its files are: {@code context} tells, for a path relative to the
+   * tailer's root, the format and the ids the path carries; {@code namePrefix} is put before
+   * that path wherever a file is named (origin, event id, rejected key).
+   */
+  public record Feed(FileTailer tailer, Function<String, FileContext> context, String namePrefix) {}
+
+  /**
+   * What a file is: its format (with a parser factory carrying any per-source options) and the
+   * ids its path gives; a null type means nothing tells the format, and its lines are rejected.
+   */
+  public record FileContext(SourceType type, Supplier<LineParser> parsers, String agentId, String commandId) {}
+
+  private final List<Feed> feeds;
   private final Map<String, LineParser> parsers = new LinkedHashMap<>(16, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, LineParser> eldest) {
@@ -49,14 +62,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   private volatile boolean running = true;
   private volatile Thread thread;
 
-  /**
-   * @param typeOf the format of a file, by its path relative to the tailer's root (the tailer
-   *     only returns lines of files that have one)
-   */
-  public IngestAgent(FileTailer tailer, Function<String, SourceType> typeOf, EventSink publisher,
-      String ingestHost, Clock clock, Duration pollInterval) {
-    this.tailer = tailer;
-    this.typeOf = typeOf;
+  public IngestAgent(List<Feed> feeds, EventSink publisher, String ingestHost, Clock clock, Duration pollInterval) {
+    this.feeds = List.copyOf(feeds);
     this.publisher = publisher;
     this.ingestHost = ingestHost;
     this.clock = clock;
@@ -73,15 +80,20 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     FileTailer tailer = new FileTailer(root,
         p -> SourceType.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
         checkpointFile, MAX_LINE_BYTES);
-    return new IngestAgent(tailer, rel -> SourceType.ofFileName(fileName(rel)).orElseThrow(), publisher,
-        ingestHost, Clock.systemUTC(), pollInterval);
+    Function<String, FileContext> context = rel -> {
+      SourceType type = SourceType.ofFileName(fileName(rel)).orElseThrow();
+      return new FileContext(type, type::newParser, agentIdOf(rel), commandIdOf(type, fileName(rel)));
+    };
+    return new IngestAgent(List.of(new Feed(tailer, context, "")), publisher, ingestHost, Clock.systemUTC(), pollInterval);
   }
 
-  /** An agent that reads every file under {@code root} as {@code type}, whatever its name. */
-  public static IngestAgent forType(Path root, Predicate<Path> only, SourceType type, EventSink publisher,
-      String ingestHost) {
+  /** An agent that reads every file under {@code root} as {@code type}, whatever its name, with these parsers. */
+  public static IngestAgent forType(Path root, Predicate<Path> only, SourceType type, Supplier<LineParser> parsers,
+      EventSink publisher, String ingestHost) {
     FileTailer tailer = new FileTailer(root, only, null, MAX_LINE_BYTES);
-    return new IngestAgent(tailer, rel -> type, publisher, ingestHost, Clock.systemUTC(), Duration.ZERO);
+    Function<String, FileContext> context =
+        rel -> new FileContext(type, parsers, agentIdOf(rel), commandIdOf(type, fileName(rel)));
+    return new IngestAgent(List.of(new Feed(tailer, context, "")), publisher, ingestHost, Clock.systemUTC(), Duration.ZERO);
   }
 
   /**
@@ -104,7 +116,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         failure = e.getMessage();
       } catch (RuntimeException e) {
         // e.g. the checkpoint could not be written: keep the agent alive, read the batch again.
-        tailer.rewind();
+        feeds.forEach(f -> f.tailer().rewind());
         failure = e.toString();
       }
       if (failure != null) {
@@ -144,27 +156,39 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * @return the number of lines handled
    */
   public int pollOnce() throws PublishException {
-    List<TailedLine> lines = tailer.poll(BATCH);
-    IngestMetrics.LAG_BYTES.set(tailer.lagBytes());
-    if (lines.isEmpty()) {
-      return 0;
+    int handled = 0;
+    long lag = 0;
+    for (Feed feed : feeds) {
+      List<TailedLine> lines = feed.tailer().poll(BATCH - handled);
+      lag += feed.tailer().lagBytes();
+      for (TailedLine line : lines) {
+        handle(feed, line);
+      }
+      handled += lines.size();
+      if (handled >= BATCH) {
+        break;
+      }
     }
-    for (TailedLine line : lines) {
-      handle(line);
+    IngestMetrics.LAG_BYTES.set(lag);
+    if (handled == 0) {
+      return 0;
     }
     try {
       publisher.flush();
     } catch (PublishException e) {
-      tailer.rewind();
+      feeds.forEach(f -> f.tailer().rewind());
       throw e;
     }
-    tailer.commit();
-    return lines.size();
+    feeds.forEach(f -> f.tailer().commit());
+    return handled;
   }
 
-  private void handle(TailedLine line) {
-    SourceType type = typeOf.apply(line.file());
-    String sourceLabel = type.wireName();
+  private void handle(Feed feed, TailedLine tailed) {
+    FileContext ctx = feed.context().apply(tailed.file());
+    TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
+        tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8());
+    SourceType type = ctx.type();
+    String sourceLabel = type == null ? "unknown" : type.wireName();
     IngestMetrics.LINES.labels(sourceLabel).inc();
     IngestMetrics.BYTES.labels(sourceLabel).inc(line.end() - line.offset());
     if (line.text().isBlank()) {
@@ -181,9 +205,14 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     if (line.invalidUtf8()) {
       IngestMetrics.INVALID_UTF8.labels(sourceLabel).inc();
     }
-    SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), agentIdOf(line.file()),
-        commandIdOf(type, fileName(line.file())), ingestHost, clock.instant());
-    Parsed parsed = parsers.computeIfAbsent(line.file(), f -> type.newParser()).parse(src);
+    if (type == null) {
+      reject(line, sourceLabel, Rejection.UNPARSEABLE,
+          "cannot tell this file's format from its name or first line: give its source a type");
+      return;
+    }
+    SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), ctx.agentId(), ctx.commandId(),
+        ingestHost, clock.instant());
+    Parsed parsed = parsers.computeIfAbsent(line.file(), f -> ctx.parsers().get()).parse(src);
     if (parsed instanceof Parsed.Rejected r) {
       reject(line, sourceLabel, r.code(), r.reason());
     } else if (parsed instanceof Parsed.Skipped s) {
@@ -218,13 +247,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */
-  static String agentIdOf(String relativeFile) {
+  public static String agentIdOf(String relativeFile) {
     String[] parts = relativeFile.split("/");
     return parts.length >= 2 ? parts[parts.length - 2] : null;
   }
 
   /** {@code <commandId>.<suffix>}: the type's suffix, else everything from the first dot, is cut. */
-  static String commandIdOf(SourceType type, String fileName) {
+  public static String commandIdOf(SourceType type, String fileName) {
     String stem = type.stem(fileName);
     if (stem != null) {
       return stem;
@@ -233,7 +262,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     return dot > 0 ? fileName.substring(0, dot) : fileName;
   }
 
-  static String fileName(String relativeFile) {
+  public static String fileName(String relativeFile) {
     return relativeFile.substring(relativeFile.lastIndexOf('/') + 1);
   }
 

@@ -18,6 +18,10 @@ public enum SourceType {
   SRT_VIOLATION(Source.SRT_VIOLATION, List.of(SrtViolationParser.FILE_SUFFIX), SrtViolationParser::new),
   PROXY_403(Source.PROXY_403, List.of(".stderr.log", ".curl.log"), CurlTranscriptParser::new),
   SQUID(Source.SQUID, List.of("access.log"), SquidAccessLogParser::new),
+  /** Needs a field mapping: never picked by suffix, built by the source config (or parse --mapping). */
+  JSON(Source.JSON, List.of(), () -> {
+    throw new IllegalStateException("the json type needs a field mapping");
+  }),
   STRACE(Source.STRACE, List.of(StraceParser.FILE_SUFFIX), StraceParser::new);
 
   private final Source source;
@@ -61,6 +65,35 @@ public enum SourceType {
     }
     return null;
   }
+
+  /**
+   * The type a file's first line looks like, for files whose name says nothing; json is never
+   * guessed (it needs a mapping).
+   */
+  public static Optional<SourceType> sniff(String firstLine) {
+    String l = firstLine.strip();
+    if (l.startsWith("{") && l.contains("\"line\"") && l.contains("deny ")) {
+      return Optional.of(SRT_VIOLATION);
+    }
+    if (SNIFF_SQUID.matcher(l).find() || SNIFF_COMBINED.matcher(l).find()) {
+      return Optional.of(SQUID);
+    }
+    if (SNIFF_STRACE.matcher(l).find()) {
+      return Optional.of(STRACE);
+    }
+    if (l.startsWith("* ") || l.startsWith("> ") || l.startsWith("< ") || l.startsWith("HTTP/1.")
+        || l.equals("<sandbox_violations>")) {
+      return Optional.of(PROXY_403);
+    }
+    return Optional.empty();
+  }
+
+  private static final java.util.regex.Pattern SNIFF_SQUID =
+      java.util.regex.Pattern.compile("^\\d{9,}\\.\\d{3}\\s+-?\\d+\\s+\\S+\\s+[A-Z_]+/\\d{3}\\s");
+  private static final java.util.regex.Pattern SNIFF_COMBINED =
+      java.util.regex.Pattern.compile("^\\S+ \\S+ \\S+ \\[\\d{2}/\\w{3}/\\d{4}:[^\\]]+\\] \"[A-Z]+ ");
+  private static final java.util.regex.Pattern SNIFF_STRACE =
+      java.util.regex.Pattern.compile("^(?:\\[pid\\s+\\d+\\]\\s+|\\d+\\s+)?(?:[\\d:.]+\\s+)?[a-z_][a-z0-9_]*\\(.*\\)\\s+=\\s");
 
   public static String names() {
     return String.join(", ", Arrays.stream(values()).map(SourceType::wireName).toList());
