@@ -158,6 +158,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   public int pollOnce() throws PublishException {
     int handled = 0;
     long lag = 0;
+    long started = System.nanoTime();
     for (Feed feed : feeds) {
       List<TailedLine> lines = feed.tailer().poll(BATCH - handled);
       lag += feed.tailer().lagBytes();
@@ -179,7 +180,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       feeds.forEach(f -> f.tailer().rewind());
       throw e;
     }
+    IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
     feeds.forEach(f -> f.tailer().commit());
+    IngestMetrics.CHECKPOINT_TIME.setToCurrentTime();
     return handled;
   }
 

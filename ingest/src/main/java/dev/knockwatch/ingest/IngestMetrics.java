@@ -2,6 +2,7 @@ package dev.knockwatch.ingest;
 
 import io.prometheus.client.Counter;
 import io.prometheus.client.Gauge;
+import io.prometheus.client.Histogram;
 
 /** The ingest agent's Prometheus metrics. Labels come from fixed sets only (source, reason code). */
 final class IngestMetrics {
@@ -30,6 +31,12 @@ final class IngestMetrics {
   static final Gauge KAFKA_UP = Gauge.build()
       .name("knockwatch_ingest_kafka_up").help("1 while Kafka takes the agent's batches, 0 while it does not (reading is stopped).")
       .register();
+  static final Histogram PUBLISH_SECONDS = Histogram.build()
+      .name("knockwatch_ingest_publish_seconds").help("Time from a batch's first send to Kafka's acknowledgement of all of it.")
+      .buckets(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30).register();
+  static final Gauge CHECKPOINT_TIME = Gauge.build()
+      .name("knockwatch_ingest_checkpoint_timestamp_seconds")
+      .help("When positions were last committed (age: time() minus this).").register();
   static final Gauge LAG_BYTES = Gauge.build()
       .name("knockwatch_ingest_lag_bytes").help("Bytes written to sandbox logs and not read yet.")
       .register();

@@ -18,8 +18,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,21 +53,32 @@ public final class FileTailer {
   private final Predicate<Path> matches;
   private final Path checkpointFile;
   private final int maxLineBytes;
+  private final Duration partialFlushAfter;
+  public static final Duration DEFAULT_PARTIAL_FLUSH = Duration.ofSeconds(10);
   private final Map<String, FileState> files = new LinkedHashMap<>();
   private final byte[] chunk = new byte[CHUNK];
   private final CharsetDecoder strictUtf8 = StandardCharsets.UTF_8.newDecoder()
       .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
 
-  /** Where one file stands: its identity (inode), what was read, and what is committed. */
+  /**
+   * Where one file stands: its identity (device + inode, and a hash of its first bytes, since an
+   * inode is reused once a file is deleted), what was read, and what is committed.
+   */
   private static final class FileState {
     Object fileKey;
+    String head;
+    int headLength;
+    long lastSize = -1;
+    long sizeChangedAtNanos;
     long position;
     long committed;
     boolean discarding;
   }
 
   /** A checkpoint entry as stored on disk. */
-  private record Checkpoint(String fileKey, long offset) {}
+  private record Checkpoint(String fileKey, long offset, String head, int headLength) {}
+
+  static final int HEAD_BYTES = 128;
 
   /**
    * @param root the directory to watch (files at any depth below it)
@@ -72,6 +87,15 @@ public final class FileTailer {
    * @param maxLineBytes longer lines are returned cut, flagged {@code truncated}
    */
   public FileTailer(Path root, Predicate<Path> matches, Path checkpointFile, int maxLineBytes) {
+    this(root, matches, checkpointFile, maxLineBytes, DEFAULT_PARTIAL_FLUSH);
+  }
+
+  /**
+   * @param partialFlushAfter a last line without its newline is returned once the file has not
+   *     grown for this long (a writer that died mid-line); until then it waits for its newline
+   */
+  public FileTailer(Path root, Predicate<Path> matches, Path checkpointFile, int maxLineBytes, Duration partialFlushAfter) {
+    this.partialFlushAfter = partialFlushAfter;
     this.root = root;
     this.matches = matches;
     this.checkpointFile = checkpointFile;
@@ -149,6 +173,23 @@ public final class FileTailer {
     }
     state.fileKey = key;
     long size = attrs.size();
+    long now = System.nanoTime();
+    boolean unchanged = size == state.lastSize;
+    if (!unchanged) {
+      state.lastSize = size;
+      state.sizeChangedAtNanos = now;
+    }
+    // idle: the file had this size at an earlier poll too, and for long enough
+    boolean idle = unchanged && now - state.sizeChangedAtNanos >= partialFlushAfter.toNanos();
+    if (state.head != null && state.position > 0 && size >= state.headLength
+        && !state.head.equals(head(file, state.headLength))) {
+      log.info("{} starts with other bytes than before (a new file on a reused inode, or rewritten): reading it from its start",
+          shown(rel));
+      state.position = 0;
+      state.committed = 0;
+      state.discarding = false;
+      state.head = null;
+    }
     if (size < state.position) {
       log.warn("{} shrank from {} to {} bytes (truncated): reading it again from its start", shown(rel),
           state.position, size);
@@ -158,6 +199,10 @@ public final class FileTailer {
     }
     if (size == state.position) {
       return;
+    }
+    if (state.head == null || (state.headLength < HEAD_BYTES && size > state.headLength)) {
+      state.headLength = (int) Math.min(size, HEAD_BYTES);
+      state.head = head(file, state.headLength);
     }
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ch.position(state.position);
@@ -209,6 +254,15 @@ public final class FileTailer {
           cut |= n - start > room;
         }
         base += n;
+        if (idle && !cut && !state.discarding && partial.size() > 0 && base == size) {
+          // the writer left a last line without its newline and stopped: return it as it is
+          byte[] bytes = partial.toByteArray();
+          out.add(line(rel, lineStart, base, bytes, 0, bytes.length, false));
+          partial.reset();
+          lineStart = base;
+          state.position = base;
+          full = out.size() >= maxLines;
+        }
         // A line that will not end within the bound is returned cut now, so a writer that never
         // sends a newline cannot make the tailer buffer without limit; the rest is discarded.
         if (cut && !state.discarding) {
@@ -240,6 +294,22 @@ public final class FileTailer {
     return root.relativize(file).toString().replace('\\', '/');
   }
 
+  /** A hash of the first {@code length} bytes of the file: part of its identity. */
+  private static String head(Path file, int length) throws IOException {
+    byte[] b = new byte[length];
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      ByteBuffer buf = ByteBuffer.wrap(b);
+      while (buf.hasRemaining() && ch.read(buf) > 0) {
+        // fill
+      }
+    }
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b), 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** File names are chosen by whoever writes the logs: never put one raw into a log line. */
   private static String shown(String rel) {
     return Sanitize.text(rel, 300);
@@ -255,6 +325,8 @@ public final class FileTailer {
       saved.forEach((file, cp) -> {
         FileState s = new FileState();
         s.fileKey = cp.fileKey();
+        s.head = cp.head();
+        s.headLength = cp.headLength();
         s.position = cp.offset();
         s.committed = cp.offset();
         files.put(file, s);
@@ -271,7 +343,7 @@ public final class FileTailer {
     }
     Map<String, Checkpoint> snapshot = new HashMap<>();
     files.forEach((file, s) -> snapshot.put(file,
-        new Checkpoint(s.fileKey == null ? null : s.fileKey.toString(), s.committed)));
+        new Checkpoint(s.fileKey == null ? null : s.fileKey.toString(), s.committed, s.head, s.headLength)));
     try {
       Files.createDirectories(checkpointFile.toAbsolutePath().getParent());
       Path tmp = checkpointFile.resolveSibling(checkpointFile.getFileName() + ".tmp");

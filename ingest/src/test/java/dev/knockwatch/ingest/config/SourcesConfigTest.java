@@ -119,6 +119,11 @@ class SourcesConfigTest {
   }
 
   @Test
+  void theShippedExampleLoads() {
+    assertThat(SourcesConfig.load(Path.of("../config/ingest.example.yaml"), dir.resolve("var"))).hasSize(5);
+  }
+
+  @Test
   void templatesSplitIntoAFixedRootAndAPatternWithFields() {
     SourcesConfig.Template t = SourcesConfig.Template.of(dir, "logs/{agentId}/{commandId}.violations.jsonl");
     assertThat(t.root()).isEqualTo(dir.resolve("logs"));

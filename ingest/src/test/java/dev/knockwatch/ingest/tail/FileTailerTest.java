@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,16 @@ class FileTailerTest {
   }
 
   @Test
+  void aLastLineLeftWithoutNewlineIsReturnedOnceTheFileStopsGrowing() throws IOException {
+    FileTailer t = new FileTailer(root, p -> p.toString().endsWith(".violations.jsonl"), checkpoint, 64, Duration.ZERO);
+    append("one\ntw");
+    assertThat(texts(t.poll(100))).as("the file just grew: wait").containsExactly("one");
+    assertThat(texts(t.poll(100))).as("not grown since: flush").containsExactly("tw");
+    append("o\n");
+    assertThat(texts(t.poll(100))).containsExactly("o");
+  }
+
+  @Test
   void crlfAndLfBothEndALine() throws IOException {
     FileTailer t = tailer();
     append("a\r\nb\nc\r\n");
@@ -76,6 +87,17 @@ class FileTailerTest {
     Files.move(file, root.resolve("agent-1/cmd.violations.jsonl.1"));
     append("fresh\n");
     assertThat(texts(t.poll(100))).containsExactly("fresh");
+  }
+
+  @Test
+  void aFileRewrittenInPlaceWithOtherContentIsReadFromItsStart() throws IOException {
+    FileTailer t = tailer();
+    append("first file, line one\n");
+    t.poll(100);
+    t.commit();
+    // same inode, same or larger size, other bytes: what a reused inode looks like to the tailer
+    Files.writeString(file, "other file, line one\nline two\n", StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
+    assertThat(texts(tailer().poll(100))).containsExactly("other file, line one", "line two");
   }
 
   @Test
