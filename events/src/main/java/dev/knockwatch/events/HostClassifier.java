@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -27,6 +28,8 @@ public final class HostClassifier {
   public static final int MAX_HOST_CHARS = 253;
 
   private static final Pattern NUMERIC_V4 = Pattern.compile("[0-9][0-9a-fx]*(?:\\.[0-9][0-9a-fx]*){0,3}");
+  private static final Pattern URL =
+      Pattern.compile("(?i)^([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?");
   private static final Pattern V6_CHARS = Pattern.compile("[0-9a-f:.]*:[0-9a-f:.]*");
 
   /** Addresses of cloud instance-metadata services (AWS, GCP, Azure, Oracle, Alibaba, AWS ECS). */
@@ -80,6 +83,34 @@ public final class HostClassifier {
       return Optional.empty();
     }
     return Optional.of(new HostPort(canonical(host), port));
+  }
+
+  /**
+   * The host and port an absolute URL names ({@code https://user@host:8443/x}); without a port,
+   * the scheme's (http and ws 80, https and wss 443, ftp 21). Empty when it is no absolute URL.
+   */
+  public static Optional<HostPort> fromUrl(String url) {
+    if (url == null) {
+      return Optional.empty();
+    }
+    Matcher m = URL.matcher(url);
+    if (!m.find() || m.group(2).isEmpty()) {
+      return Optional.empty();
+    }
+    String port = m.group(3);
+    if (port == null) {
+      port = switch (m.group(1).toLowerCase(Locale.ROOT)) {
+        case "https", "wss" -> "443";
+        case "ftp" -> "21";
+        default -> "80";
+      };
+    }
+    return hostPort(m.group(2) + ":" + port);
+  }
+
+  /** {@code host:port}, {@code [v6]:port}, a bare host, or an absolute URL. */
+  public static Optional<HostPort> target(String target) {
+    return target != null && target.contains("://") ? fromUrl(target) : hostPort(target);
   }
 
   private static Integer port(String digits) {

@@ -23,8 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * JSON access logs (Envoy's JSON format or any JSON lines), read through a field mapping from
@@ -38,7 +36,6 @@ public final class JsonAccessLogParser implements LineParser {
   /** The event fields a mapping may fill. */
   public static final Set<String> FIELDS = Set.of("commandId", "agentId", "host", "port", "authority", "method",
       "url", "status", "reason", "proxyError", "timestamp");
-  private static final Pattern URL = Pattern.compile("(?i)^([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?");
 
   private final Map<String, String> mapping;
   private final Set<Integer> refusedStatuses;
@@ -85,7 +82,7 @@ public final class JsonAccessLogParser implements LineParser {
     Optional<HostPort> target = field(root, "host").map(h -> new HostPort(HostClassifier.canonical(h),
         field(root, "port").flatMap(JsonAccessLogParser::integer).orElse(null)))
         .or(() -> field(root, "authority").flatMap(HostClassifier::hostPort))
-        .or(() -> url.flatMap(JsonAccessLogParser::fromUrl));
+        .or(() -> url.flatMap(HostClassifier::fromUrl));
     ViolationEvent.Builder b = ViolationEvent.builder()
         .eventId(EventIds.of(src.file(), src.offset(), 0))
         .commandId(commandId)
@@ -133,14 +130,6 @@ public final class JsonAccessLogParser implements LineParser {
     }
   }
 
-  private static Optional<HostPort> fromUrl(String url) {
-    Matcher m = URL.matcher(url);
-    if (!m.find()) {
-      return Optional.empty();
-    }
-    String port = m.group(3) != null ? m.group(3) : m.group(1).equalsIgnoreCase("https") ? "443" : "80";
-    return HostClassifier.hostPort(m.group(2) + ":" + port);
-  }
 
   /** ISO-8601 with an offset (Envoy's START_TIME), or epoch seconds / milliseconds. */
   private static Optional<Instant> instant(String s) {

@@ -64,8 +64,6 @@ public final class CurlTranscriptParser implements LineParser {
   private static final Pattern NO_RESOLVE = Pattern.compile("^\\* Could not resolve host: (\\S+)$");
   private static final Pattern TRYING = Pattern.compile("^\\*\\s+Trying (\\S+)\\.\\.\\.$");
   private static final Pattern CONNECT_FAIL = Pattern.compile("^\\* Immediate connect fail for (\\S+): (.*)$");
-  private static final Pattern URL = Pattern.compile(
-      "(?i)^([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?");
   private static final DateTimeFormatter SOCAT_TIME = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss");
 
   private final List<String> denyHeaders;
@@ -223,7 +221,7 @@ public final class CurlTranscriptParser implements LineParser {
   private Parsed event(SourceLine src, Fill fill, String target, Instant at) {
     ViolationEvent.Builder b = ViolationEvent.builder().source(Source.PROXY_403).kind(Kind.NETWORK);
     fill.into(b);
-    targetOf(target).ifPresent(hp -> b.host(hp.host()).port(hp.port())
+    HostClassifier.target(target).ifPresent(hp -> b.host(hp.host()).port(hp.port())
         .addressClass(HostClassifier.classify(hp.host()).orElse(null)));
     return withCommandId(src, b, at);
   }
@@ -242,19 +240,6 @@ public final class CurlTranscriptParser implements LineParser {
         .ingestedAt(src.ingestedAt())
         .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()))
         .build());
-  }
-
-  /** {@code host:port}, {@code http://host/path} (scheme's port), or a bare host. */
-  static Optional<HostPort> targetOf(String target) {
-    if (target == null) {
-      return Optional.empty();
-    }
-    Matcher url = URL.matcher(target);
-    if (url.find()) {
-      String port = url.group(3) != null ? url.group(3) : url.group(1).equalsIgnoreCase("https") ? "443" : "80";
-      return HostClassifier.hostPort(url.group(2) + ":" + port);
-    }
-    return HostClassifier.hostPort(target);
   }
 
   /** srt puts base64(commandId) in the proxy user, %-escaped in a proxy URL; base64 of command text is no id. */

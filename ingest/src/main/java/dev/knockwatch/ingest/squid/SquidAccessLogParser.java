@@ -42,7 +42,6 @@ public final class SquidAccessLogParser implements LineParser {
   private static final List<SquidLogFormat> DEFAULT_FORMATS =
       List.of(SquidLogFormat.of("knock"), SquidLogFormat.of("squid"), SquidLogFormat.of("combined"));
   private static final DateTimeFormatter LOCAL_TIME = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT);
-  private static final Pattern URL = Pattern.compile("(?i)^([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?");
   private static final Pattern PERCENT = Pattern.compile("%([0-9A-Fa-f]{2})");
 
   private final List<SquidLogFormat> formats;
@@ -82,7 +81,7 @@ public final class SquidAccessLogParser implements LineParser {
     }
     String method = f.getOrDefault("method", "-");
     String target = f.getOrDefault("url", "-");
-    Optional<HostPort> hp = method.equals("CONNECT") ? HostClassifier.hostPort(target) : fromUrl(target);
+    Optional<HostPort> hp = method.equals("CONNECT") ? HostClassifier.hostPort(target) : HostClassifier.fromUrl(target);
 
     String header = f.entrySet().stream().filter(e -> e.getKey().equals("header:x-command-id"))
         .map(Map.Entry::getValue).findFirst().orElse("-");
@@ -118,14 +117,6 @@ public final class SquidAccessLogParser implements LineParser {
     return Parsed.of(b.build());
   }
 
-  private static Optional<HostPort> fromUrl(String url) {
-    Matcher m = URL.matcher(url);
-    if (!m.find()) {
-      return Optional.empty();
-    }
-    String port = m.group(3) != null ? m.group(3) : m.group(1).equalsIgnoreCase("https") ? "443" : "80";
-    return HostClassifier.hostPort(m.group(2) + ":" + port);
-  }
 
   /** Squid URL-encodes header values except '%' itself: decode %XX pairs only, leave a lone '%'. */
   static String percentDecode(String s) {

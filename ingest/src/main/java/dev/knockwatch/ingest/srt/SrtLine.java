@@ -36,8 +36,6 @@ public record SrtLine(
       "deny http-request ([A-Za-z]+) (\\S+) \\((.*)\\)");
   private static final Pattern FILESYSTEM = Pattern.compile("deny ([a-z_][a-z0-9_]*) (/.*)");
   private static final String RESOLVED = "resolved to ";
-  private static final Pattern URL = Pattern.compile(
-      "(?i)([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?.*");
 
   /** The parts of {@code line}, or empty when it is none of the known shapes. */
   public static Optional<SrtLine> parse(String line) {
@@ -57,7 +55,7 @@ public record SrtLine(
       String target = http.group(2);
       String reason = http.group(3);
       boolean isUrl = target.contains("://");
-      return (isUrl ? fromUrl(target) : hostPort(target)).map(hp -> new SrtLine(Kind.NETWORK,
+      return (isUrl ? HostClassifier.fromUrl(target) : hostPort(target)).map(hp -> new SrtLine(Kind.NETWORK,
           "http-request", method, target, hp.host(), hp.port(), isUrl ? target : null, null, reason,
           addressClassOf(reason)));
     }
@@ -119,12 +117,4 @@ public record SrtLine(
     return HostClassifier.hostPort(target).filter(hp -> hp.port() != null);
   }
 
-  private static Optional<HostPort> fromUrl(String url) {
-    Matcher m = URL.matcher(url);
-    if (!m.matches() || m.group(2).isEmpty()) {
-      return Optional.empty();
-    }
-    String port = m.group(3) != null ? m.group(3) : m.group(1).equalsIgnoreCase("https") ? "443" : "80";
-    return hostPort(m.group(2) + ":" + port);
-  }
 }
