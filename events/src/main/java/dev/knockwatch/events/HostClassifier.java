@@ -2,7 +2,6 @@ package dev.knockwatch.events;
 
 import java.net.IDN;
 import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;

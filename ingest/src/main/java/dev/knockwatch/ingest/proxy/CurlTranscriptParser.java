@@ -2,7 +2,6 @@ package dev.knockwatch.ingest.proxy;
 
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.HostClassifier;
-import dev.knockwatch.events.HostClassifier.HostPort;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
