@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +56,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       return size() > MAX_OPEN_PARSERS;
     }
   };
+  private final Map<String, IngestMetrics.PerSource> meters = new HashMap<>();
   private final EventSink publisher;
   private final String ingestHost;
   private final Clock clock;
@@ -192,8 +194,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8());
     SourceType type = ctx.type();
     String sourceLabel = type == null ? "unknown" : type.wireName();
-    IngestMetrics.LINES.labels(sourceLabel).inc();
-    IngestMetrics.BYTES.labels(sourceLabel).inc(line.end() - line.offset());
+    IngestMetrics.PerSource meters = this.meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of);
+    meters.lines().inc();
+    meters.bytes().inc(line.end() - line.offset());
     if (line.text().isBlank()) {
       return;
     }
@@ -223,7 +226,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     } else if (parsed instanceof Parsed.Events ev) {
       for (ViolationEvent e : ev.events()) {
         publisher.publish(e);
-        IngestMetrics.PUBLISHED.labels(sourceLabel).inc();
+        meters.published().inc();
       }
     }
   }

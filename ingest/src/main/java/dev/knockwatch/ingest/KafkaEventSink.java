@@ -1,10 +1,10 @@
 package dev.knockwatch.ingest;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,6 +16,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -46,7 +47,13 @@ public final class KafkaEventSink implements EventSink {
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
-    Serializer<Object> json = (topic, value) -> Json.write(value).getBytes(StandardCharsets.UTF_8);
+    Serializer<Object> json = (topic, value) -> {
+      try {
+        return Json.MAPPER.writeValueAsBytes(value);
+      } catch (JsonProcessingException e) {
+        throw new SerializationException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+      }
+    };
     return new KafkaEventSink(new KafkaProducer<>(p, new StringSerializer(), json));
   }
 

@@ -1,7 +1,8 @@
 package dev.knockwatch.ingest.srt;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.CommandId.InvalidCommandIdException;
 import dev.knockwatch.events.HostClassifier;
@@ -15,6 +16,7 @@ import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
 import dev.knockwatch.ingest.SourceLine;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -43,24 +45,25 @@ public final class SrtViolationParser implements LineParser {
 
   @Override
   public Parsed parse(SourceLine src) {
-    JsonNode record;
+    Record record;
     try {
-      record = Json.MAPPER.readTree(src.text());
+      record = Record.read(src.text());
     } catch (JsonProcessingException e) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "not a JSON object: "
           + Sanitize.text(e.getOriginalMessage(), 200));
-    }
-    if (record == null || !record.isObject()) {
+    } catch (IOException e) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "not a JSON object");
     }
-    JsonNode lineNode = record.get("line");
-    if (lineNode == null || !lineNode.isTextual()) {
+    if (record == null) {
+      return Parsed.rejected(Rejection.UNPARSEABLE, "not a JSON object");
+    }
+    if (record.line == null) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "srt violation record has no \"line\" text");
     }
-    Optional<SrtLine> parsedLine = SrtLine.parse(lineNode.asText());
+    Optional<SrtLine> parsedLine = SrtLine.parse(record.line);
     if (parsedLine.isEmpty()) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "not an srt deny line: \""
-          + Sanitize.text(lineNode.asText(), 200) + "\"");
+          + Sanitize.text(record.line, 200) + "\"");
     }
     SrtLine line = parsedLine.get();
 
@@ -100,7 +103,60 @@ public final class SrtViolationParser implements LineParser {
     return Parsed.of(event);
   }
 
-  private static String commandIdOf(JsonNode record, SourceLine src) {
+  /**
+   * The string fields of one record, read with Jackson's streaming parser (no tree): the hot
+   * path of ingest. Values that are not strings count as absent, as do empty strings.
+   */
+  private static final class Record {
+    String line;
+    String encodedCommand;
+    String command;
+    String timestamp;
+    String commandId;
+    String agentId;
+
+    /** Null when the text is JSON but not an object. */
+    static Record read(String text) throws IOException {
+      try (JsonParser p = Json.MAPPER.getFactory().createParser(text)) {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+          return null;
+        }
+        Record r = new Record();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String name = p.currentName();
+          if (p.nextToken() != JsonToken.VALUE_STRING) {
+            p.skipChildren();
+            continue;
+          }
+          String v = p.getText();
+          switch (name) {
+            case "line" -> r.line = v;
+            case "encodedCommand" -> r.encodedCommand = v;
+            case "command" -> r.command = v;
+            case "timestamp" -> r.timestamp = v;
+            case "commandId" -> r.commandId = v;
+            case "agentId" -> r.agentId = v;
+            default -> { }
+          }
+        }
+        return r;
+      }
+    }
+
+    Optional<String> get(String field) {
+      String v = switch (field) {
+        case "encodedCommand" -> encodedCommand;
+        case "command" -> command;
+        case "timestamp" -> timestamp;
+        case "commandId" -> commandId;
+        case "agentId" -> agentId;
+        default -> line;
+      };
+      return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v);
+    }
+  }
+
+  private static String commandIdOf(Record record, SourceLine src) {
     Optional<String> explicit = text(record, "commandId");
     if (explicit.isPresent()) {
       return explicit.get();
@@ -126,7 +182,7 @@ public final class SrtViolationParser implements LineParser {
     return null;
   }
 
-  private static Optional<Instant> timestamp(JsonNode record) {
+  private static Optional<Instant> timestamp(Record record) {
     try {
       return text(record, "timestamp").map(Instant::parse);
     } catch (DateTimeParseException e) {
@@ -134,10 +190,10 @@ public final class SrtViolationParser implements LineParser {
     }
   }
 
-  private static Optional<String> text(JsonNode record, String field) {
-    JsonNode n = record.get(field);
-    return n != null && n.isTextual() && !n.asText().isEmpty() ? Optional.of(n.asText()) : Optional.empty();
+  private static Optional<String> text(Record record, String field) {
+    return record.get(field);
   }
+
 
   private static String clean(String s, int max) {
     return Sanitize.text(s, max);

@@ -283,11 +283,18 @@ public final class FileTailer {
     if (len > 0 && bytes[from + len - 1] == '\r') {
       len--;
     }
-    try {
-      return new TailedLine(rel, start, end, strictUtf8.decode(ByteBuffer.wrap(bytes, from, len)).toString(), cut, false);
-    } catch (CharacterCodingException e) {
-      return new TailedLine(rel, start, end, new String(bytes, from, len, StandardCharsets.UTF_8), cut, true);
+    // The JDK's String decoder is the fast path; only a line that came out with U+FFFD is checked
+    // strictly, to tell invalid bytes from a U+FFFD the writer really wrote.
+    String text = new String(bytes, from, len, StandardCharsets.UTF_8);
+    boolean invalid = false;
+    if (text.indexOf('\uFFFD') >= 0) {
+      try {
+        strictUtf8.decode(ByteBuffer.wrap(bytes, from, len));
+      } catch (CharacterCodingException e) {
+        invalid = true;
+      }
     }
+    return new TailedLine(rel, start, end, text, cut, invalid);
   }
 
   private String relative(Path file) {
