@@ -2,6 +2,7 @@ package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.notify.console.ConsoleNotifier;
 import dev.knockwatch.probes.limit.RetryStormProbe;
 import dev.knockwatch.streams.DetectionTopology;
@@ -38,7 +39,7 @@ final class UpCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
-      description = "Sandbox logs to watch, laid out <DIR>/<agentId>/<commandId>.violations.jsonl (default: ${DEFAULT-VALUE}).")
+      description = "Sandbox logs to watch, laid out <DIR>/<agentId>/<commandId>.<suffix> (default: ${DEFAULT-VALUE}).")
   Path logs;
 
   @Option(names = "--rules", paramLabel = "DIR", defaultValue = "alert-rules",
@@ -117,7 +118,7 @@ final class UpCommand implements Callable<Integer> {
 
     out.println("knockwatch is up");
     out.println("  kafka    " + kafkaLine);
-    out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.violations.jsonl");
+    out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.names() + ")");
     out.println("  rules    " + rules + " (" + Rules.describe(countRules) + ")");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");
     out.println("  notify   console (alerts print below)");
