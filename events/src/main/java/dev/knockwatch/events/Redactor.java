@@ -19,10 +19,15 @@ public final class Redactor {
    * A rule runs only when the text holds one of its hints (lower case): most command text holds
    * no secret, and a substring test costs far less than a regex pass.
    */
-  private record Rule(Pattern pattern, String replacement, String... hints) {
-    boolean mayMatch(String lower) {
+  private record Rule(Pattern pattern, String replacement, boolean exactCase, String... hints) {
+    Rule(Pattern pattern, String replacement, String... hints) {
+      this(pattern, replacement, false, hints);
+    }
+
+    boolean mayMatch(String text, String lower) {
+      String haystack = exactCase ? text : lower;
       for (String h : hints) {
-        if (lower.contains(h)) {
+        if (haystack.contains(h)) {
           return true;
         }
       }
@@ -35,9 +40,14 @@ public final class Redactor {
           + "|client[_-]?secret|password|passwd|pwd|pass|auth|signature|sig|session|sessionid"
           + "|credential|credentials|x-amz-signature|x-amz-credential|x-amz-security-token)";
 
-  /** Every word of {@link #SECRET_WORDS} contains one of these. */
-  private static final String[] SECRET_HINTS =
-      {"token", "key", "secret", "pass", "pwd", "auth", "sig", "session", "credential"};
+  /** Every word of {@link #SECRET_WORDS} starts with one of these. */
+  private static final List<String> SECRET_STARTS = List.of("access", "refresh", "id", "token", "api", "key",
+      "secret", "client", "pass", "pwd", "auth", "sig", "session", "credential", "x-amz");
+
+  /** A word of {@link #SECRET_WORDS} right after one of {@code prefixes}: the text a rule needs. */
+  private static String[] hints(String... prefixes) {
+    return java.util.Arrays.stream(prefixes).flatMap(p -> SECRET_STARTS.stream().map(w -> p + w)).toArray(String[]::new);
+  }
 
   private static final List<Rule> RULES = List.of(
       // Authorization: Basic xxx / Proxy-Authorization: Bearer xxx (headers, curl -H, transcripts)
@@ -46,16 +56,16 @@ public final class Redactor {
       // userinfo in URLs: scheme://user:password@host
       new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), "$1" + MASK + "@", "@"),
       // query or form parameters named like secrets: ?token=..., &password=...
-      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), "$1" + MASK, SECRET_HINTS),
+      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), "$1" + MASK, hints("?", "&", ";")),
       // --password xxx, --token=xxx, -p'xxx' style flags
       new Rule(Pattern.compile("(?i)(--?" + SECRET_WORDS + "(?:=|\\s+))(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
-          "$1" + MASK, SECRET_HINTS),
+          "$1" + MASK, hints("-")),
       // curl -u user:password / --user user:password
       new Rule(Pattern.compile("(?i)((?:^|\\s)(?:-u|--user|--proxy-user)\\s*['\"]?[^\\s:'\"]*:)[^\\s'\"]+"),
           "$1" + MASK, "-u", "--user", "--proxy-user"),
       // ENV-style assignments: GITHUB_TOKEN=..., AWS_SECRET_ACCESS_KEY=...
       new Rule(Pattern.compile("(\\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
-          "$1" + MASK, "token", "secret", "password", "passwd", "api_key", "access_key"),
+          "$1" + MASK, true, "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY"),
       // well-known token shapes, wherever they stand
       new Rule(Pattern.compile("\\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
           + "|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:ant-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}"
@@ -71,7 +81,7 @@ public final class Redactor {
     String out = text;
     String lower = text.toLowerCase(java.util.Locale.ROOT);
     for (Rule rule : RULES) {
-      if (!rule.mayMatch(lower)) {
+      if (!rule.mayMatch(out, lower)) {
         continue;
       }
       Matcher m = rule.pattern().matcher(out);

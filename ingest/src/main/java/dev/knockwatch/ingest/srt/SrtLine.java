@@ -36,12 +36,23 @@ public record SrtLine(
       "deny http-request ([A-Za-z]+) (\\S+) \\((.*)\\)");
   private static final Pattern FILESYSTEM = Pattern.compile("deny ([a-z_][a-z0-9_]*) (/.*)");
   private static final String RESOLVED = "resolved to ";
+  private static final String OUTBOUND = "deny network-outbound ";
 
   /** The parts of {@code line}, or empty when it is none of the known shapes. */
   public static Optional<SrtLine> parse(String line) {
     String l = line.strip();
     if (!l.startsWith("deny ")) {
       return Optional.empty();
+    }
+    if (l.startsWith(OUTBOUND) && l.endsWith(")")) {
+      // the common shape without a regex: deny network-outbound HOST:PORT (REASON)
+      int space = l.indexOf(' ', OUTBOUND.length());
+      if (space > 0 && l.startsWith(" (", space) && l.indexOf(' ', OUTBOUND.length()) == space) {
+        String target = l.substring(OUTBOUND.length(), space);
+        String reason = l.substring(space + 2, l.length() - 1);
+        return hostPort(target).map(hp -> new SrtLine(Kind.NETWORK, "network-outbound", null, target,
+            hp.host(), hp.port(), null, null, reason, addressClassOf(reason)));
+      }
     }
     Matcher net = NETWORK.matcher(l);
     if (net.matches()) {

@@ -184,10 +184,44 @@ public final class SrtViolationParser implements LineParser {
 
   private static Optional<Instant> timestamp(Record record) {
     try {
-      return text(record, "timestamp").map(Instant::parse);
+      return text(record, "timestamp").map(SrtViolationParser::instant);
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }
+  }
+
+  /** srt writes {@code 2026-11-29T18:45:32.887Z} (JavaScript's toISOString): read that shape directly, anything else with Instant.parse. */
+  static Instant instant(String t) {
+    if (t.length() == 24 && t.charAt(4) == '-' && t.charAt(7) == '-' && t.charAt(10) == 'T' && t.charAt(13) == ':'
+        && t.charAt(16) == ':' && t.charAt(19) == '.' && t.charAt(23) == 'Z') {
+      int[] f = {digits(t, 0, 4), digits(t, 5, 2), digits(t, 8, 2), digits(t, 11, 2), digits(t, 14, 2), digits(t, 17, 2),
+          digits(t, 20, 3)};
+      boolean ok = true;
+      for (int v : f) {
+        ok &= v >= 0;
+      }
+      if (ok && f[1] >= 1 && f[1] <= 12 && f[2] >= 1 && f[2] <= 31 && f[3] < 24 && f[4] < 60 && f[5] < 60) {
+        try {
+          long days = java.time.LocalDate.of(f[0], f[1], f[2]).toEpochDay();
+          return Instant.ofEpochMilli(((days * 24 + f[3]) * 60 + f[4]) * 60_000L + f[5] * 1000L + f[6]);
+        } catch (java.time.DateTimeException e) {
+          throw new DateTimeParseException("not a date", t, 0);
+        }
+      }
+    }
+    return Instant.parse(t);
+  }
+
+  private static int digits(String s, int from, int n) {
+    int v = 0;
+    for (int i = from; i < from + n; i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      v = v * 10 + (c - '0');
+    }
+    return v;
   }
 
   private static Optional<String> text(Record record, String field) {

@@ -197,6 +197,16 @@ class SrtViolationParserTest {
   }
 
   @Test
+  void srtsTimestampShapeIsReadExactlyAndOtherIsoFormsToo() {
+    for (String t : java.util.List.of("2026-11-29T18:45:32.887Z", "2024-02-29T00:00:00.000Z", "1999-12-31T23:59:59.999Z",
+        "2026-11-29T18:45:32Z", "2026-11-29T18:45:32.123456789Z")) {
+      assertThat(SrtViolationParser.instant(t)).as(t).isEqualTo(Instant.parse(t));
+    }
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SrtViolationParser.instant("2026-02-30T18:45:32.887Z"))
+        .isInstanceOf(java.time.format.DateTimeParseException.class);
+  }
+
+  @Test
   void anIpLiteralIsClassifiedFromItsAddress() {
     ViolationEvent e = event("{\"line\":\"deny network-outbound 169.254.169.254:80 (host is not on the allow list)\","
         + "\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\"}");
