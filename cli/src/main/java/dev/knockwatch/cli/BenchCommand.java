@@ -2,6 +2,9 @@ package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Json;
+import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventSink;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import java.io.BufferedWriter;
@@ -62,6 +65,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--lines", defaultValue = "1000000", description = "Lines to generate (default: ${DEFAULT-VALUE}).")
     int lines;
 
+    @Option(names = "--no-kafka", description = "Tail and parse only (events are counted, not published): where the time goes.")
+    boolean noKafka;
+
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
@@ -82,7 +88,8 @@ final class BenchCommand implements Callable<Integer> {
         result.put("lines", lines);
         result.put("bytes", Files.size(files.get(0)) + Files.size(files.get(1)));
         result.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
-        Side ours = runIngest(broker, logs);
+        Side ours = runIngest(broker, logs, noKafka);
+        result.put("published", !noKafka);
         result.put("seconds", ours.seconds());
         result.put("cpuSeconds", ours.cpuSeconds());
         result.put("linesPerSecond", Math.round(lines / ours.seconds()));
@@ -162,7 +169,7 @@ final class BenchCommand implements Callable<Integer> {
       return List.of(allSrt, squid);
     }
 
-    private static Side runIngest(EmbeddedKafkaBroker broker, Path logs) throws Exception {
+    private static Side runIngest(EmbeddedKafkaBroker broker, Path logs, boolean noKafka) throws Exception {
       ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
           .filter(p -> p.getType() == MemoryType.HEAP).toList();
@@ -171,7 +178,7 @@ final class BenchCommand implements Callable<Integer> {
       Map<Long, Long> cpuBefore = cpuOfIngestThreads(threads);
       long t0 = System.nanoTime();
       long threadCpu;
-      try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
+      try (EventSink sink = noKafka ? new CountingSink() : KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
         IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> !p.getFileName().toString().startsWith("all-"),
             null, sink, "bench", Duration.ZERO);
         long cpu0 = threads.getCurrentThreadCpuTime();
@@ -187,6 +194,27 @@ final class BenchCommand implements Callable<Integer> {
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         return new Side(seconds, (threadCpu + producerCpu) / 1e9, peak);
       }
+    }
+
+    /** Counts what it is given: the benchmark without Kafka. */
+    private static final class CountingSink implements EventSink {
+      long events;
+
+      @Override
+      public void publish(ViolationEvent event) {
+        events++;
+      }
+
+      @Override
+      public void reject(RejectedLine rejected) {
+        events++;
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
     }
 
     /** CPU time of the producer I/O threads (the ingest thread itself is measured directly). */

@@ -82,10 +82,10 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     FileTailer tailer = new FileTailer(root,
         p -> SourceType.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
         checkpointFile, MAX_LINE_BYTES);
-    Function<String, FileContext> context = rel -> {
+    Function<String, FileContext> context = cached(rel -> {
       SourceType type = SourceType.ofFileName(fileName(rel)).orElseThrow();
       return new FileContext(type, type::newParser, agentIdOf(rel), commandIdOf(type, fileName(rel)));
-    };
+    });
     return new IngestAgent(List.of(new Feed(tailer, context, "")), publisher, ingestHost, Clock.systemUTC(), pollInterval);
   }
 
@@ -94,7 +94,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       EventSink publisher, String ingestHost) {
     FileTailer tailer = new FileTailer(root, only, null, MAX_LINE_BYTES);
     Function<String, FileContext> context =
-        rel -> new FileContext(type, parsers, agentIdOf(rel), commandIdOf(type, fileName(rel)));
+        cached(rel -> new FileContext(type, parsers, agentIdOf(rel), commandIdOf(type, fileName(rel))));
     return new IngestAgent(List.of(new Feed(tailer, context, "")), publisher, ingestHost, Clock.systemUTC(), Duration.ZERO);
   }
 
@@ -103,6 +103,20 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * read again, nothing else is read meanwhile), backs off up to {@link #MAX_BACKOFF}, says so
    * in the log once a minute and in {@code knockwatch_ingest_kafka_up}, and goes on forever.
    */
+  /**
+   * Remembers what each file is (its context is asked for every line; working it out from the
+   * path, or the first line, for each would cost more than parsing the line).
+   */
+  public static Function<String, FileContext> cached(Function<String, FileContext> context) {
+    Map<String, FileContext> known = new LinkedHashMap<>(16, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, FileContext> eldest) {
+        return size() > MAX_OPEN_PARSERS;
+      }
+    };
+    return rel -> known.computeIfAbsent(rel, context);
+  }
+
   @Override
   public void run() {
     thread = Thread.currentThread();

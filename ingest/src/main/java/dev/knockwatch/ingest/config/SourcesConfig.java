@@ -112,13 +112,7 @@ public final class SourcesConfig {
     Template t = Template.of(base, path);
     FileTailer tailer = new FileTailer(t.root(), p -> t.matches(t.root().relativize(p).toString().replace('\\', '/')),
         checkpointDir.resolve("checkpoints-" + shortHash(t.root() + "|" + path) + ".json"), IngestAgent.MAX_LINE_BYTES);
-    Map<String, FileContext> known = new LinkedHashMap<>(16, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<String, FileContext> eldest) {
-        return size() > 10_000;
-      }
-    };
-    Function<String, FileContext> context = rel -> known.computeIfAbsent(rel, r -> {
+    Function<String, FileContext> context = IngestAgent.cached(r -> {
       Map<String, String> fromPath = t.fields(r);
       SourceType ft = type.orElseGet(() -> detect(t.root().resolve(r)).orElse(null));
       Supplier<LineParser> p = parsers != null ? parsers : ft == null ? null : ft::newParser;
