@@ -1,0 +1,52 @@
+package dev.knockwatch.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import java.time.Instant;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/** The sink's contract on a MockProducer (a pure unit test; the broker tests cover the real thing). */
+class KafkaEventSinkTest {
+
+  static final ViolationEvent EVENT = ViolationEvent.builder().commandId("xhfHytmXL-L6RsYw2CrSjA").eventId("e1")
+      .observedAt(Instant.parse("2026-11-29T18:45:32.887Z")).build();
+
+  @SuppressWarnings("unchecked")
+  private static MockProducer<String, Object> producer() {
+    Serializer<Object> json = (Serializer<Object>) (Serializer<?>) Json.serde(ViolationEvent.class).serializer();
+    return new MockProducer<>(false, null, new StringSerializer(), json);
+  }
+
+  @Test
+  void eventsAreKeyedByCommandIdAndStampedWithTheirOwnTime() throws Exception {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    sink.publish(EVENT);
+    sink.flush();
+    assertThat(p.history()).singleElement().satisfies(r -> {
+      assertThat(r.topic()).isEqualTo(Topics.VIOLATIONS.name());
+      assertThat(r.key()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+      assertThat(r.timestamp()).isEqualTo(EVENT.observedAt().toEpochMilli());
+    });
+  }
+
+  @Test
+  void aSendKafkaRefusedFailsTheNextFlushOnceSoTheBatchIsReadAgain() throws Exception {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    sink.publish(EVENT);
+    p.errorNext(new TimeoutException("broker down"));
+    assertThatThrownBy(sink::flush).isInstanceOf(EventSink.PublishException.class)
+        .hasMessage("Kafka did not take a record: broker down");
+    sink.publish(EVENT);
+    sink.flush();
+  }
+}
