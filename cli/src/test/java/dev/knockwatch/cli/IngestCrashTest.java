@@ -7,11 +7,10 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import dev.knockwatch.testkit.SrtRecords;
 import dev.knockwatch.testkit.TopicReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -43,15 +42,6 @@ class IngestCrashTest {
         .start();
   }
 
-  private static void append(Path file, int from, int to) throws Exception {
-    StringBuilder b = new StringBuilder();
-    for (int i = from; i < to; i++) {
-      b.append("{\"line\":\"deny network-outbound host-").append(i).append(".test:443 (host is not on the allow list)\",")
-          .append("\"commandId\":\"").append(ID).append("\",\"timestamp\":\"2026-11-29T18:45:32.887Z\"}\n");
-    }
-    Files.writeString(file, b, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-  }
-
   private static List<ConsumerRecord<String, ViolationEvent>> records(EmbeddedKafkaBroker broker) {
     return TopicReader.readToEnd(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
         r -> ID.equals(r.key()));
@@ -60,7 +50,7 @@ class IngestCrashTest {
   @Test
   void aKilledAgentResumesWithoutLosingALine(EmbeddedKafkaBroker broker) throws Exception {
     Path file = Files.createDirectories(dir.resolve("logs/agent-1")).resolve(ID + ".violations.jsonl");
-    append(file, 0, LINES);
+    SrtRecords.append(file, ID, 0, LINES);
     Process first = ingest(broker);
     Instant deadline = Instant.now().plusSeconds(120);
     while (records(broker).size() < 1_000 && Instant.now().isBefore(deadline)) {
@@ -69,7 +59,7 @@ class IngestCrashTest {
     first.destroyForcibly();                       // SIGKILL: no shutdown hook, no last commit
     assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
     int beforeRestart = records(broker).size();
-    append(file, LINES, LINES + 1_000);
+    SrtRecords.append(file, ID, LINES, LINES + 1_000);
 
     Process second = ingest(broker);
     try {

@@ -6,11 +6,10 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.testkit.SrtRecords;
 import dev.knockwatch.testkit.TopicReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -26,15 +25,6 @@ class BrokerDownTest {
   static final String ID = "BrokerDownTestCommand1";
 
   @TempDir Path dir;
-
-  private static void append(Path file, int from, int to) throws Exception {
-    StringBuilder b = new StringBuilder();
-    for (int i = from; i < to; i++) {
-      b.append("{\"line\":\"deny network-outbound host-").append(i).append(".test:443 (host is not on the allow list)\",")
-          .append("\"commandId\":\"").append(ID).append("\",\"timestamp\":\"2026-11-29T18:45:32.887Z\"}\n");
-    }
-    Files.writeString(file, b, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-  }
 
   /** Waits for {@code expected} records of the command, then returns the distinct ids of all of them. */
   private static Set<String> eventIds(EmbeddedKafkaBroker broker, int expected) {
@@ -57,11 +47,11 @@ class BrokerDownTest {
     Thread t = new Thread(agent);
     t.start();
     try {
-      append(file, 0, 100);
+      SrtRecords.append(file, ID, 0, 100);
       assertThat(eventIds(broker, 100)).hasSize(100);
 
       broker.close();
-      append(file, 100, 300);
+      SrtRecords.append(file, ID, 100, 300);
       Thread.sleep(3_000);
 
       broker = EmbeddedKafkaBroker.start(data, port);

