@@ -86,7 +86,7 @@ final class IngestCommand implements Callable<Integer> {
     Thread worker = new Thread(agent, "knockwatch-ingest");
     worker.start();
     PrintWriter out = spec.commandLine().getOut();
-    out.println("knockwatch ingest: watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.names() + ")")
+    out.println("knockwatch ingest: watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.namesBySuffix() + ")")
         + " -> " + bootstrapServers
         + (metrics == null ? "" : "; metrics on http://127.0.0.1:" + metrics.getPort() + "/metrics"));
     out.flush();

@@ -118,7 +118,7 @@ final class UpCommand implements Callable<Integer> {
 
     out.println("knockwatch is up");
     out.println("  kafka    " + kafkaLine);
-    out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.names() + ")");
+    out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.namesBySuffix() + ")");
     out.println("  rules    " + rules + " (" + Rules.describe(countRules) + ")");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");
     out.println("  notify   console (alerts print below)");

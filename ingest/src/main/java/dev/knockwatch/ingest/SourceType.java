@@ -95,6 +95,11 @@ public enum SourceType {
   private static final java.util.regex.Pattern SNIFF_STRACE =
       java.util.regex.Pattern.compile("^(?:\\[pid\\s+\\d+\\]\\s+|\\d+\\s+)?(?:[\\d:.]+\\s+)?[a-z_][a-z0-9_]*\\(.*\\)\\s+=\\s");
 
+  /** The types a file name selects: what a plain log directory is read as. */
+  public static String namesBySuffix() {
+    return String.join(", ", Arrays.stream(values()).filter(t -> !t.suffixes.isEmpty()).map(SourceType::wireName).toList());
+  }
+
   public static String names() {
     return String.join(", ", Arrays.stream(values()).map(SourceType::wireName).toList());
   }
