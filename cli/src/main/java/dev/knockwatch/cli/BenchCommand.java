@@ -68,6 +68,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-kafka", description = "Tail and parse only (events are counted, not published): where the time goes.")
     boolean noKafka;
 
+    @Option(names = "--agent-jvm", paramLabel = "JAVA_OPTS", arity = "0..1", fallbackValue = "-Xmx256m",
+        description = "Run the agent as `knockwatch ingest` in its own JVM (default options: ${FALLBACK-VALUE}) against this"
+            + " process's broker, instead of in this process.")
+    String agentJvm;
+
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
@@ -88,8 +93,9 @@ final class BenchCommand implements Callable<Integer> {
         result.put("lines", lines);
         result.put("bytes", Files.size(files.get(0)) + Files.size(files.get(1)));
         result.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
-        Side ours = runIngest(broker, logs, noKafka);
+        Side ours = agentJvm != null ? runAgentJvm(broker, logs, tmp, lines, agentJvm) : runIngest(broker, logs, noKafka);
         result.put("published", !noKafka);
+        result.put("agent", agentJvm != null ? "own JVM " + agentJvm : "in process");
         result.put("seconds", ours.seconds());
         result.put("cpuSeconds", ours.cpuSeconds());
         result.put("linesPerSecond", Math.round(lines / ours.seconds()));
@@ -194,6 +200,54 @@ final class BenchCommand implements Callable<Integer> {
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         return new Side(seconds, (threadCpu + producerCpu) / 1e9, peak);
       }
+    }
+
+    /**
+     * The agent as it runs in production: {@code knockwatch ingest} in its own JVM. Time runs from
+     * its start banner to the moment every line is on the topics; CPU is the child's own.
+     */
+    private static Side runAgentJvm(EmbeddedKafkaBroker broker, Path logs, Path tmp, int lines, String javaOpts)
+        throws Exception {
+      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      List<String> cmd = new java.util.ArrayList<>(List.of(java));
+      cmd.addAll(List.of(javaOpts.strip().split("\\s+")));
+      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Knockwatch.class.getName(), "ingest",
+          "--logs", logs.toString(), "--var", tmp.resolve("agent-var").toString(),
+          "--bootstrap-servers", broker.bootstrapServers()));
+      Files.writeString(tmp.resolve("agent.out"), "");
+      Process agent = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("agent.out").toFile()).start();
+      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+        Instant deadline = Instant.now().plusSeconds(600);
+        while (!Files.readString(tmp.resolve("agent.out")).contains("knockwatch ingest: watching")) {
+          if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
+            throw new IllegalStateException("the agent did not start: " + Files.readString(tmp.resolve("agent.out")));
+          }
+          Thread.sleep(10);
+        }
+        long t0 = System.nanoTime();
+        while (published(admin) < lines) {
+          if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
+            throw new IllegalStateException("the agent stopped before publishing everything");
+          }
+          Thread.sleep(20);
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double cpu = agent.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+        return new Side(seconds, cpu, 0);
+      } finally {
+        agent.destroy();
+        agent.waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+
+    private static long published(Admin admin) throws Exception {
+      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+      for (var t : List.of(dev.knockwatch.events.Topics.VIOLATIONS, dev.knockwatch.events.Topics.REJECTED)) {
+        for (int i = 0; i < t.partitions(); i++) {
+          latest.put(new org.apache.kafka.common.TopicPartition(t.name(), i), org.apache.kafka.clients.admin.OffsetSpec.latest());
+        }
+      }
+      return admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream().mapToLong(i -> i.offset()).sum();
     }
 
     /** Counts what it is given: the benchmark without Kafka. */
