@@ -60,12 +60,11 @@ final class ParseCommand implements Callable<Integer> {
             "unknown --type " + type + " (known: " + SourceType.names() + ")"))
         : SourceType.ofFileName(name).orElseThrow(() -> new UsageException(
             "cannot tell the format of " + name + " from its name: give --type (" + SourceType.names() + ")"));
-    Path abs = file.toAbsolutePath().normalize();
-    Path root = abs.getParent().getParent() != null ? abs.getParent().getParent() : abs.getParent();
+    InputTree tree = InputTree.of(file);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (EventSink printing = new PrintingSink(out, err)) {
-      IngestAgent agent = IngestAgent.forType(root, p -> p.toAbsolutePath().normalize().equals(abs), t, parsers(t),
+      IngestAgent agent = IngestAgent.forType(tree.root(), tree.only(), t, parsers(t),
           printing, "parse");
       while (agent.pollOnce() > 0) {
         // to the end of the file

@@ -21,7 +21,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -98,19 +97,8 @@ final class ReplayCommand implements Callable<Integer> {
   }
 
   private static void readAll(Path input, EventSink sink) throws EventSink.PublishException {
-    Path abs = input.toAbsolutePath().normalize();
-    Path root;
-    Predicate<Path> only;
-    if (Files.isDirectory(abs)) {
-      root = abs;
-      only = p -> true;
-    } else {
-      // A single file keeps its <agentId>/ directory in its relative name.
-      Path parent = abs.getParent();
-      root = parent.getParent() != null ? parent.getParent() : parent;
-      only = p -> p.toAbsolutePath().normalize().equals(abs);
-    }
-    IngestAgent agent = IngestAgent.forLogDirectory(root, only, null, sink, "replay", Duration.ZERO);
+    InputTree tree = InputTree.of(input);
+    IngestAgent agent = IngestAgent.forLogDirectory(tree.root(), tree.only(), null, sink, "replay", Duration.ZERO);
     while (agent.pollOnce() > 0) {
       // read to the end of every file
     }

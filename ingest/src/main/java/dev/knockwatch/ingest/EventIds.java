@@ -1,9 +1,7 @@
 package dev.knockwatch.ingest;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import dev.knockwatch.events.Hashes;
+
 
 /**
  * Stable event ids: a hash of where the line stands (file relative to the watched root, byte
@@ -12,20 +10,9 @@ import java.util.HexFormat;
  */
 public final class EventIds {
 
-  private static final HexFormat HEX = HexFormat.of();
-  /** Looking a digest up costs more than hashing a short key: keep one per thread. */
-  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
-  });
-
   private EventIds() {}
 
   public static String of(String file, long offset, int index) {
-    byte[] digest = SHA256.get().digest((file + "\u0000" + offset + "\u0000" + index).getBytes(StandardCharsets.UTF_8));
-    return HEX.formatHex(digest, 0, 16);
+    return Hashes.sha256Hex(file + "\u0000" + offset + "\u0000" + index, 16);
   }
 }

@@ -1,5 +1,7 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.ViolationEvent;
 import java.time.Instant;
 
 /**
@@ -18,4 +20,21 @@ public record SourceLine(
     String agentIdFromPath,
     String commandIdFromPath,
     String ingestHost,
-    Instant ingestedAt) {}
+    Instant ingestedAt) {
+
+  /**
+   * An event of this line with what every parser sets alike: the stable event id, the origin,
+   * the ingest time (also the event time until the parser reads one), and the agent the path
+   * names. Parsers fill in the rest and may override agentId and observedAt.
+   */
+  public ViolationEvent.Builder newEvent() {
+    return ViolationEvent.builder()
+        .eventId(EventIds.of(file, offset, 0))
+        .agentId(agentIdFromPath == null ? null : Sanitize.text(agentIdFromPath, MAX_AGENT_CHARS))
+        .observedAt(ingestedAt)
+        .ingestedAt(ingestedAt)
+        .origin(new ViolationEvent.Origin(file, offset, ingestHost));
+  }
+
+  public static final int MAX_AGENT_CHARS = 128;
+}

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.knockwatch.events.Hashes;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.IngestAgent.Feed;
 import dev.knockwatch.ingest.IngestAgent.FileContext;
@@ -19,10 +20,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -111,7 +109,7 @@ public final class SourcesConfig {
 
     Template t = Template.of(base, path);
     FileTailer tailer = new FileTailer(t.root(), p -> t.matches(t.root().relativize(p).toString().replace('\\', '/')),
-        checkpointDir.resolve("checkpoints-" + shortHash(t.root() + "|" + path) + ".json"), IngestAgent.MAX_LINE_BYTES);
+        checkpointDir.resolve("checkpoints-" + Hashes.sha256Hex(t.root() + "|" + path, 6) + ".json"), IngestAgent.MAX_LINE_BYTES);
     Function<String, FileContext> context = IngestAgent.cached(r -> {
       Map<String, String> fromPath = t.fields(r);
       SourceType ft = type.orElseGet(() -> detect(t.root().resolve(r)).orElse(null));
@@ -211,14 +209,6 @@ public final class SourcesConfig {
     Map<String, String> out = new LinkedHashMap<>();
     n.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
     return out;
-  }
-
-  private static String shortHash(String s) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)), 0, 6);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   /** A path glob with {agentId}/{commandId}: the fixed directory it starts from and a pattern for the rest. */

@@ -11,7 +11,6 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.EventIds;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -83,11 +82,8 @@ public final class JsonAccessLogParser implements LineParser {
         field(root, "port").flatMap(JsonAccessLogParser::integer).orElse(null)))
         .or(() -> field(root, "authority").flatMap(HostClassifier::hostPort))
         .or(() -> url.flatMap(HostClassifier::fromUrl));
-    ViolationEvent.Builder b = ViolationEvent.builder()
-        .eventId(EventIds.of(src.file(), src.offset(), 0))
+    ViolationEvent.Builder b = src.newEvent()
         .commandId(commandId)
-        .agentId(field(root, "agentId").or(() -> Optional.ofNullable(src.agentIdFromPath()))
-            .map(a -> Sanitize.text(a, 128)).orElse(null))
         .source(Source.JSON)
         .kind(Kind.NETWORK)
         .action("http-request")
@@ -97,8 +93,8 @@ public final class JsonAccessLogParser implements LineParser {
             .orElse(status.map(s -> "refused with status " + Sanitize.text(s, 8)).orElse(null)))
         .proxyError(field(root, "proxyError").map(p -> Sanitize.text(p, 200)).orElse(null))
         .observedAt(field(root, "timestamp").flatMap(JsonAccessLogParser::instant).orElse(src.ingestedAt()))
-        .ingestedAt(src.ingestedAt())
-        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()));
+;
+    field(root, "agentId").ifPresent(a -> b.agentId(Sanitize.text(a, SourceLine.MAX_AGENT_CHARS)));
     target.ifPresent(hp -> b.host(hp.host()).port(hp.port()).addressClass(HostClassifier.classify(hp.host()).orElse(null)));
     return Parsed.of(b.build());
   }

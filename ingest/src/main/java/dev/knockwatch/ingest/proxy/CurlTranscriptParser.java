@@ -7,7 +7,6 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.EventIds;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -198,7 +197,7 @@ public final class CurlTranscriptParser implements LineParser {
       return Parsed.skipped("not-a-refusal");
     }
     SrtLine d = deny.get();
-    return withCommandId(src, ViolationEvent.builder()
+    return withCommandId(src, src.newEvent()
         .source(Source.SRT_VIOLATION)
         .kind(d.kind())
         .action(d.action())
@@ -218,7 +217,7 @@ public final class CurlTranscriptParser implements LineParser {
   }
 
   private Parsed event(SourceLine src, Fill fill, String target, Instant at) {
-    ViolationEvent.Builder b = ViolationEvent.builder().source(Source.PROXY_403).kind(Kind.NETWORK);
+    ViolationEvent.Builder b = src.newEvent().source(Source.PROXY_403).kind(Kind.NETWORK);
     fill.into(b);
     HostClassifier.target(target).ifPresent(hp -> b.host(hp.host()).port(hp.port())
         .addressClass(HostClassifier.classify(hp.host()).orElse(null)));
@@ -232,13 +231,7 @@ public final class CurlTranscriptParser implements LineParser {
       return Parsed.rejected(Rejection.forCommandId(commandId), problem.get()
           + " (no srt proxy user carrying an id, and the file is not named <commandId>.stderr.log)");
     }
-    return Parsed.of(b.eventId(EventIds.of(src.file(), src.offset(), 0))
-        .commandId(commandId)
-        .agentId(src.agentIdFromPath() == null ? null : Sanitize.text(src.agentIdFromPath(), 128))
-        .observedAt(at != null ? at : src.ingestedAt())
-        .ingestedAt(src.ingestedAt())
-        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()))
-        .build());
+    return Parsed.of(b.commandId(commandId).observedAt(at != null ? at : src.ingestedAt()).build());
   }
 
   /** srt puts base64(commandId) in the proxy user, %-escaped in a proxy URL; base64 of command text is no id. */

@@ -8,7 +8,6 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.EventIds;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -100,19 +99,15 @@ public final class SquidAccessLogParser implements LineParser {
       return Parsed.rejected(headerId != null ? Rejection.forCommandId(headerId) : Rejection.forCommandId(commandId), why);
     }
     String reason = status.equals("407") ? "proxy authentication required" : "access denied by the proxy";
-    ViolationEvent.Builder b = ViolationEvent.builder()
-        .eventId(EventIds.of(src.file(), src.offset(), 0))
+    ViolationEvent.Builder b = src.newEvent()
         .commandId(commandId)
-        .agentId(src.agentIdFromPath() == null ? null : Sanitize.text(src.agentIdFromPath(), 128))
         .source(Source.SQUID)
         .kind(Kind.NETWORK)
         .action(method.equals("CONNECT") ? "http-connect" : "http-request")
         .method(Sanitize.text(method, 16))
         .url(method.equals("CONNECT") ? null : Sanitize.text(Redactor.redact(target), 1024))
         .reason(reason + " (" + Sanitize.text(result, 40) + "/" + Sanitize.text(status, 3) + ")")
-        .observedAt(time(f).orElse(src.ingestedAt()))
-        .ingestedAt(src.ingestedAt())
-        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()));
+        .observedAt(time(f).orElse(src.ingestedAt()));
     hp.ifPresent(h -> b.host(h.host()).port(h.port()).addressClass(HostClassifier.classify(h.host()).orElse(null)));
     return Parsed.of(b.build());
   }

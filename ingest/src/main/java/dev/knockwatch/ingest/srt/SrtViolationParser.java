@@ -11,7 +11,6 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.EventIds;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -39,7 +38,7 @@ public final class SrtViolationParser implements LineParser {
   public static final String FILE_SUFFIX = ".violations.jsonl";
 
   static final int MAX_COMMAND_CHARS = 2048;
-  static final int MAX_AGENT_CHARS = 128;
+  static final int MAX_AGENT_CHARS = SourceLine.MAX_AGENT_CHARS;
   static final int MAX_FIELD_CHARS = 1024;
   static final int MAX_PATH_CHARS = 4096;
 
@@ -79,8 +78,7 @@ public final class SrtViolationParser implements LineParser {
     }
 
     String host = HostClassifier.canonical(line.host());
-    ViolationEvent event = ViolationEvent.builder()
-        .eventId(EventIds.of(src.file(), src.offset(), 0))
+    ViolationEvent event = src.newEvent()
         .commandId(commandId)
         .agentId(clean(text(record, "agentId").orElse(src.agentIdFromPath()), MAX_AGENT_CHARS))
         .source(Source.SRT_VIOLATION)
@@ -95,10 +93,8 @@ public final class SrtViolationParser implements LineParser {
             : HostClassifier.classify(host).orElse(null))
         .reason(clean(line.reason(), MAX_FIELD_CHARS))
         .observedAt(timestamp(record).orElse(src.ingestedAt()))
-        .ingestedAt(src.ingestedAt())
         .commandText(text(record, "command")
             .map(c -> clean(Redactor.redact(c), MAX_COMMAND_CHARS)).orElse(null))
-        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()))
         .build();
     return Parsed.of(event);
   }

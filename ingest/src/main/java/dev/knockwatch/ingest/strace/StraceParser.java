@@ -6,7 +6,6 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.EventIds;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -106,7 +105,7 @@ public final class StraceParser implements LineParser {
     if (!"-1".equals(call.group(3)) || errno == null) {
       return Parsed.skipped("not-a-refusal");
     }
-    ViolationEvent.Builder e = ViolationEvent.builder()
+    ViolationEvent.Builder e = src.newEvent()
         .source(Source.STRACE)
         .action(syscall)
         .syscall(syscall)
@@ -138,13 +137,7 @@ public final class StraceParser implements LineParser {
       return Parsed.rejected(Rejection.forCommandId(commandId), idProblem.get()
           + " (strace files are named <agentId>/<commandId>.strace)");
     }
-    return Parsed.of(e.eventId(EventIds.of(src.file(), src.offset(), 0))
-        .commandId(commandId)
-        .agentId(src.agentIdFromPath() == null ? null : Sanitize.text(src.agentIdFromPath(), 128))
-        .observedAt(time(time, src.ingestedAt()))
-        .ingestedAt(src.ingestedAt())
-        .origin(new ViolationEvent.Origin(src.file(), src.offset(), src.ingestHost()))
-        .build());
+    return Parsed.of(e.commandId(commandId).observedAt(time(time, src.ingestedAt())).build());
   }
 
   private static void network(ViolationEvent.Builder e, String syscall, String args) {

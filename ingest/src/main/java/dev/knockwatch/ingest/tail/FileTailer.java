@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest.tail;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import dev.knockwatch.events.Hashes;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Sanitize;
 import java.io.ByteArrayOutputStream;
@@ -18,12 +19,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -310,11 +308,7 @@ public final class FileTailer {
         // fill
       }
     }
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b), 0, 8);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return Hashes.sha256Hex(b, 8);
   }
 
   /** File names are chosen by whoever writes the logs: never put one raw into a log line. */

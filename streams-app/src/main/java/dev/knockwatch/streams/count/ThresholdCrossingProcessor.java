@@ -1,15 +1,12 @@
 package dev.knockwatch.streams.count;
 
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Hashes;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
 import dev.knockwatch.streams.rules.CountRule;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -110,14 +107,9 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
 
   /** Stable for rule + command: the PagerDuty dedup_key and the Slack thread key. */
   public static String fingerprint(String ruleId, String commandId) {
-    try {
-      byte[] d = MessageDigest.getInstance("SHA-256")
-          .digest((ruleId + "\u0000" + commandId).getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(d, 0, 8);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
+    return Hashes.sha256Hex(ruleId + "\u0000" + commandId, 8);
   }
+
 
   private static String human(java.time.Duration d) {
     if (d.toSeconds() % 3600 == 0) {
