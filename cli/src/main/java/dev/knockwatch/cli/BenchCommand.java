@@ -183,22 +183,22 @@ final class BenchCommand implements Callable<Integer> {
       heap.forEach(MemoryPoolMXBean::resetPeakUsage);
       Map<Long, Long> cpuBefore = cpuOfIngestThreads(threads);
       long t0 = System.nanoTime();
-      long threadCpu;
       try (EventSink sink = noKafka ? new CountingSink() : KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
         IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> !p.getFileName().toString().startsWith("all-"),
-            null, sink, "bench", Duration.ZERO);
-        long cpu0 = threads.getCurrentThreadCpuTime();
-        while (agent.pollOnce() > 0) {
-          // read everything
+            null, sink, "bench", Duration.ofMillis(1));
+        Thread reader = new Thread(agent, "knockwatch-ingest");
+        reader.start();
+        while (!agent.caughtUp()) {
+          Thread.sleep(1);
         }
-        threadCpu = threads.getCurrentThreadCpuTime() - cpu0;
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long producerCpu = 0;
+        long cpu = 0;
         for (Map.Entry<Long, Long> e : cpuOfIngestThreads(threads).entrySet()) {
-          producerCpu += e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L);
+          cpu += e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L);
         }
+        agent.close();
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
-        return new Side(seconds, (threadCpu + producerCpu) / 1e9, peak);
+        return new Side(seconds, cpu / 1e9, peak);
       }
     }
 
@@ -275,7 +275,9 @@ final class BenchCommand implements Callable<Integer> {
     private static Map<Long, Long> cpuOfIngestThreads(ThreadMXBean threads) {
       Map<Long, Long> out = new LinkedHashMap<>();
       for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-        if (info != null && info.getThreadName().startsWith("kafka-producer-network-thread | knockwatch-ingest")) {
+        // the reader, the publisher, and the producer's I/O thread
+        if (info != null && (info.getThreadName().startsWith("knockwatch-ingest")
+            || info.getThreadName().startsWith("kafka-producer-network-thread | knockwatch-ingest"))) {
           out.put(info.getThreadId(), threads.getThreadCpuTime(info.getThreadId()));
         }
       }

@@ -26,10 +26,8 @@ public final class HostClassifier {
 
   public static final int MAX_HOST_CHARS = 253;
 
-  private static final Pattern NUMERIC_V4 = Pattern.compile("[0-9][0-9a-fx]*(?:\\.[0-9][0-9a-fx]*){0,3}");
   private static final Pattern URL =
       Pattern.compile("(?i)^([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?");
-  private static final Pattern V6_CHARS = Pattern.compile("[0-9a-f:.]*:[0-9a-f:.]*");
 
   /** Addresses of cloud instance-metadata services (AWS, GCP, Azure, Oracle, Alibaba, AWS ECS). */
   private static final Set<String> METADATA_ADDRESSES = Set.of(
@@ -143,7 +141,7 @@ public final class HostClassifier {
       }
     }
     // "0x7f.1" has letters yet is a number; names whose labels all start with a digit go the long way
-    return letter && !(h.charAt(0) == '0' && n > 1 && h.charAt(1) == 'x') && !NUMERIC_V4.matcher(h).matches();
+    return letter && !(h.charAt(0) == '0' && n > 1 && h.charAt(1) == 'x') && !looksNumericV4(h);
   }
 
   /** The host as enforcement sees it; unsafe characters removed, length bounded. */
@@ -161,7 +159,7 @@ public final class HostClassifier {
     while (h.endsWith(".")) {
       h = h.substring(0, h.length() - 1);
     }
-    if (V6_CHARS.matcher(h).matches()) {
+    if (looksV6(h)) {
       return v6(h).map(HostClassifier::text).orElse(h);
     }
     OptionalLong v4 = numericV4(h);
@@ -199,7 +197,7 @@ public final class HostClassifier {
    * (leading 0) or hex (0x); the last part fills the remaining bytes ({@code 127.1} = 127.0.0.1).
    */
   static OptionalLong numericV4(String h) {
-    if (!NUMERIC_V4.matcher(h).matches()) {
+    if (!looksNumericV4(h)) {
       return OptionalLong.empty();
     }
     String[] parts = h.split("\\.", -1);
@@ -218,6 +216,43 @@ public final class HostClassifier {
       value = last ? value | v : value | (v << (8 * (3 - i)));
     }
     return OptionalLong.of(value);
+  }
+
+  /** One to four dot-separated parts, each a digit followed by digits, hex letters or 'x'. */
+  private static boolean looksNumericV4(String h) {
+    int parts = 1;
+    boolean partStart = true;
+    for (int i = 0; i < h.length(); i++) {
+      char c = h.charAt(i);
+      if (partStart) {
+        if (c < '0' || c > '9') {
+          return false;
+        }
+        partStart = false;
+      } else if (c == '.') {
+        if (++parts > 4) {
+          return false;
+        }
+        partStart = true;
+      } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == 'x')) {
+        return false;
+      }
+    }
+    return !partStart;
+  }
+
+  /** Only hex digits, ':' and '.', with at least one ':'. */
+  private static boolean looksV6(String h) {
+    boolean colon = false;
+    for (int i = 0; i < h.length(); i++) {
+      char c = h.charAt(i);
+      if (c == ':') {
+        colon = true;
+      } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '.')) {
+        return false;
+      }
+    }
+    return colon;
   }
 
   private static OptionalLong number(String s) {

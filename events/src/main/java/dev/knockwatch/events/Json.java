@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -22,6 +24,7 @@ public final class Json {
       .addModule(new JavaTimeModule())
       // generated accessors instead of reflection: serializing events is on ingest's hot path
       .addModule(new BlackbirdModule())
+      .addModule(new SimpleModule("iso-instant").addSerializer(Instant.class, new IsoInstant.Serializer()))
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)

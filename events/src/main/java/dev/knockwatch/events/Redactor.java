@@ -19,19 +19,32 @@ public final class Redactor {
    * A rule runs only when the text holds one of its hints (lower case): most command text holds
    * no secret, and a substring test costs far less than a regex pass.
    */
-  private record Rule(Pattern pattern, String replacement, boolean exactCase, String... hints) {
+  private record Rule(Pattern pattern, String replacement, boolean exactCase, int lookBehind, String... hints) {
     Rule(Pattern pattern, String replacement, String... hints) {
-      this(pattern, replacement, false, hints);
+      this(pattern, replacement, false, 0, hints);
     }
 
-    boolean mayMatch(String text, String lower) {
+    Rule(Pattern pattern, String replacement, int lookBehind, String... hints) {
+      this(pattern, replacement, false, lookBehind, hints);
+    }
+
+    /**
+     * Where a match can start at the earliest: 0 without hints, else the first hint's index
+     * minus how far before its hint a match may start; -1 when no hint is in the text.
+     */
+    int earliestStart(String text, String lower) {
+      if (hints.length == 0) {
+        return 0;
+      }
       String haystack = exactCase ? text : lower;
+      int first = -1;
       for (String h : hints) {
-        if (haystack.contains(h)) {
-          return true;
+        int at = haystack.indexOf(h);
+        if (at >= 0 && (first < 0 || at < first)) {
+          first = at;
         }
       }
-      return hints.length == 0;
+      return first < 0 ? -1 : Math.max(0, first - lookBehind);
     }
   }
 
@@ -52,24 +65,24 @@ public final class Redactor {
   private static final List<Rule> RULES = List.of(
       // Authorization: Basic xxx / Proxy-Authorization: Bearer xxx (headers, curl -H, transcripts)
       new Rule(Pattern.compile("(?i)((?:proxy-)?authorization\\s*[:=]\\s*(?:(?:basic|bearer|digest|token|negotiate)\\s+)?)[^\\s'\"]+"),
-          "$1" + MASK, "authorization"),
+          "$1" + MASK, "proxy-".length(), "authorization"),
       // userinfo in URLs: scheme://user:password@host
-      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), "$1" + MASK + "@", "@"),
+      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), "$1" + MASK + "@", Integer.MAX_VALUE, "@"),
       // query or form parameters named like secrets: ?token=..., &password=...
       new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), "$1" + MASK, hints("?", "&", ";")),
       // --password xxx, --token=xxx, -p'xxx' style flags
       new Rule(Pattern.compile("(?i)(--?" + SECRET_WORDS + "(?:=|\\s+))(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
-          "$1" + MASK, hints("-")),
+          "$1" + MASK, 1, hints("-")),
       // curl -u user:password / --user user:password
       new Rule(Pattern.compile("(?i)((?:^|\\s)(?:-u|--user|--proxy-user)\\s*['\"]?[^\\s:'\"]*:)[^\\s'\"]+"),
-          "$1" + MASK, "-u", "--user", "--proxy-user"),
+          "$1" + MASK, 1, "-u", "--user", "--proxy-user"),
       // ENV-style assignments: GITHUB_TOKEN=..., AWS_SECRET_ACCESS_KEY=...
       new Rule(Pattern.compile("(\\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
-          "$1" + MASK, true, "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY"),
+          "$1" + MASK, true, Integer.MAX_VALUE, "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY"),
       // well-known token shapes, wherever they stand
       new Rule(Pattern.compile("\\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
           + "|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:ant-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}"
-          + "|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})\\b"), MASK,
+          + "|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})\\b"), MASK, 0,
           "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "akia", "eyj"));
 
   private Redactor() {}
@@ -81,12 +94,19 @@ public final class Redactor {
     String out = text;
     String lower = text.toLowerCase(java.util.Locale.ROOT);
     for (Rule rule : RULES) {
-      if (!rule.mayMatch(out, lower)) {
+      int from = rule.earliestStart(out, lower);
+      if (from < 0) {
         continue;
       }
       Matcher m = rule.pattern().matcher(out);
-      if (m.find()) {
-        out = m.replaceAll(rule.replacement());
+      if (m.find(from)) {
+        StringBuilder sb = new StringBuilder(out.length() + 16);
+        do {
+          m.appendReplacement(sb, rule.replacement());
+        } while (m.find());
+        m.appendTail(sb);
+        out = sb.toString();
+        lower = out.toLowerCase(java.util.Locale.ROOT);
       }
     }
     return out;

@@ -15,6 +15,9 @@ public final class Sanitize {
       return null;
     }
     int limit = Math.min(raw.length(), maxChars);
+    if (raw.length() <= maxChars && isSafe(raw)) {
+      return raw; // the common case: nothing to change
+    }
     StringBuilder out = new StringBuilder(limit + 1);
     for (int i = 0; i < limit; i++) {
       char c = raw.charAt(i);
@@ -28,6 +31,16 @@ public final class Sanitize {
       out.append('…');
     }
     return out.toString();
+  }
+
+  private static boolean isSafe(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if ((c < 0x20 || c >= 0x7f) && isUnsafe(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static boolean isUnsafe(char c) {

@@ -7,14 +7,19 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink.PublishException;
 import dev.knockwatch.ingest.tail.FileTailer;
 import dev.knockwatch.ingest.tail.TailedLine;
+import io.prometheus.client.Counter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -63,6 +68,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   private final Duration pollInterval;
   private volatile boolean running = true;
   private volatile Thread thread;
+  private volatile boolean caughtUp;
 
   public IngestAgent(List<Feed> feeds, EventSink publisher, String ingestHost, Clock clock, Duration pollInterval) {
     this.feeds = List.copyOf(feeds);
@@ -99,11 +105,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /**
-   * Polls until closed. When Kafka does not take a batch, the agent stops reading (the batch is
-   * read again, nothing else is read meanwhile), backs off up to {@link #MAX_BACKOFF}, says so
-   * in the log once a minute and in {@code knockwatch_ingest_kafka_up}, and goes on forever.
-   */
-  /**
    * Remembers what each file is (its context is asked for every line; working it out from the
    * path, or the first line, for each would cost more than parsing the line).
    */
@@ -117,49 +118,172 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     return rel -> known.computeIfAbsent(rel, context);
   }
 
+  /**
+   * What one poll read, parsed: the events and rejected lines to publish, in order, and where
+   * each tailer stood after it.
+   */
+  private record Batch(List<Object> records, List<FileTailer.Mark> marks, int lines, Map<Counter.Child, Integer> published) {}
+
+  /**
+   * Polls until closed, on two threads: this one reads and parses the next batch while a
+   * publisher thread hands the previous one to Kafka and waits for its acknowledgement; a
+   * batch's positions are committed (here) only once Kafka took it and every batch before it.
+   * When Kafka does not take a batch, the agent stops reading, lets the batches in flight
+   * drain, goes back to the last committed positions (those lines are read again), backs off up
+   * to {@link #MAX_BACKOFF}, says so in the log once a minute and in
+   * {@code knockwatch_ingest_kafka_up}, and goes on forever.
+   */
   @Override
   public void run() {
     thread = Thread.currentThread();
     Duration backoff = Duration.ZERO;
     Instant lastComplaint = Instant.EPOCH;
     IngestMetrics.KAFKA_UP.set(1);
-    while (running) {
-      int n = 0;
-      String failure = null;
-      try {
-        n = pollOnce();
-      } catch (PublishException e) {
-        failure = e.getMessage();
-      } catch (RuntimeException e) {
-        // e.g. the checkpoint could not be written: keep the agent alive, read the batch again.
-        feeds.forEach(f -> f.tailer().rewind());
-        failure = e.toString();
-      }
-      if (failure != null) {
-        IngestMetrics.PUBLISH_FAILURES.inc();
-        IngestMetrics.KAFKA_UP.set(0);
-        backoff = backoff.isZero() ? MIN_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
-        if (Duration.between(lastComplaint, Instant.now()).toSeconds() >= 60) {
-          log.warn("{}; reading stopped, the batch will be published again (retrying every {} s at most)",
-              failure, MAX_BACKOFF.toSeconds());
-          lastComplaint = Instant.now();
-        }
-      } else if (!backoff.isZero()) {
-        log.info("Kafka takes batches again; reading resumed");
-        backoff = Duration.ZERO;
-        lastComplaint = Instant.EPOCH;
-        IngestMetrics.KAFKA_UP.set(1);
-      }
-      Duration pause = failure != null ? backoff : n == 0 ? pollInterval : Duration.ZERO;
-      if (!pause.isZero() && running) {
+    Publisher out = new Publisher();
+    Thread publisherThread = new Thread(out, "knockwatch-ingest-publish");
+    publisherThread.setDaemon(true);
+    publisherThread.start();
+    try {
+      while (running) {
+        String failure = null;
+        int n = 0;
         try {
-          Thread.sleep(pause.toMillis());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
+          if (out.commitAcknowledged() > 0 && !backoff.isZero()) {
+            log.info("Kafka takes batches again; reading resumed");
+            backoff = Duration.ZERO;
+            lastComplaint = Instant.EPOCH;
+            IngestMetrics.KAFKA_UP.set(1);
+          }
+          failure = out.failure();
+          if (failure == null) {
+            Batch batch = read();
+            n = batch.lines();
+            if (n > 0) {
+              out.submit(batch);
+            }
+          }
+        } catch (RuntimeException e) {
+          failure = e.toString(); // e.g. the checkpoint could not be written
+        }
+        if (failure != null) {
+          out.drainAndReset();
+          feeds.forEach(f -> f.tailer().rewind());
+          IngestMetrics.PUBLISH_FAILURES.inc();
+          IngestMetrics.KAFKA_UP.set(0);
+          backoff = backoff.isZero() ? MIN_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
+          if (Duration.between(lastComplaint, Instant.now()).toSeconds() >= 60) {
+            log.warn("{}; reading stopped, the batch will be published again (retrying every {} s at most)",
+                failure, MAX_BACKOFF.toSeconds());
+            lastComplaint = Instant.now();
+          }
+        }
+        caughtUp = failure == null && n == 0 && out.idle() && out.acknowledged.isEmpty();
+        Duration pause = failure != null ? backoff : n == 0 ? pollInterval : Duration.ZERO;
+        if (!pause.isZero() && running) {
+          Thread.sleep(Math.max(1, pause.toMillis()));
+        }
+      }
+      // Stop: the batches handed over are published and committed before the agent returns.
+      out.drain();
+      out.commitAcknowledged();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      log.warn("the last positions could not be committed: {} (those lines will be read again)", e.toString());
+    } finally {
+      publisherThread.interrupt();
+    }
+  }
+
+  /**
+   * The publisher thread and its hand-over: at most two batches wait for it, so reading stays
+   * bounded when Kafka is slow; acknowledged marks come back in order. After a failure it
+   * drops what it is given until the reader resets it.
+   */
+  private final class Publisher implements Runnable {
+    private final BlockingQueue<Batch> queue = new ArrayBlockingQueue<>(2);
+    private final BlockingQueue<Batch> acknowledged = new LinkedBlockingQueue<>();
+    private final Object lock = new Object();
+    private int inFlight;
+    private volatile String failure;
+
+    void submit(Batch batch) throws InterruptedException {
+      synchronized (lock) {
+        inFlight++;
+      }
+      queue.put(batch);
+    }
+
+    String failure() {
+      return failure;
+    }
+
+    boolean idle() {
+      synchronized (lock) {
+        return inFlight == 0;
+      }
+    }
+
+    /** Waits until every batch handed over is published or dropped. */
+    void drain() throws InterruptedException {
+      synchronized (lock) {
+        while (inFlight > 0) {
+          lock.wait();
         }
       }
     }
+
+    /** After a failure: waits for the batches in flight to be dropped, forgets their marks, and takes batches again. */
+    void drainAndReset() throws InterruptedException {
+      drain();
+      acknowledged.clear();
+      failure = null;
+    }
+
+    /** Commits the positions of the batches Kafka took, oldest first; returns how many. */
+    int commitAcknowledged() {
+      int n = 0;
+      Batch batch;
+      while ((batch = acknowledged.poll()) != null) {
+        commit(batch);
+        n++;
+      }
+      return n;
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (true) {
+          Batch batch = queue.take();
+          try {
+            if (failure == null) {
+              long started = System.nanoTime();
+              send(batch);
+              IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
+              acknowledged.add(batch);
+            }
+          } catch (PublishException | RuntimeException e) {
+            failure = e.getMessage() == null ? e.toString() : e.getMessage();
+          } finally {
+            synchronized (lock) {
+              inFlight--;
+              lock.notifyAll();
+            }
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * True while the running agent has nothing left to do: its last poll found no new line and
+   * every batch before it was acknowledged and committed.
+   */
+  public boolean caughtUp() {
+    return caughtUp;
   }
 
   private static Duration min(Duration a, Duration b) {
@@ -167,42 +291,74 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /**
-   * Reads, parses and publishes one batch, and commits its positions once Kafka took it.
+   * Reads, parses and publishes one batch on this thread, and commits its positions once Kafka
+   * took it (the synchronous form of {@link #run()}'s loop).
    *
    * @return the number of lines handled
    */
   public int pollOnce() throws PublishException {
-    int handled = 0;
-    long lag = 0;
-    long started = System.nanoTime();
-    for (Feed feed : feeds) {
-      List<TailedLine> lines = feed.tailer().poll(BATCH - handled);
-      lag += feed.tailer().lagBytes();
-      for (TailedLine line : lines) {
-        handle(feed, line);
-      }
-      handled += lines.size();
-      if (handled >= BATCH) {
-        break;
-      }
-    }
-    IngestMetrics.LAG_BYTES.set(lag);
-    if (handled == 0) {
+    Batch batch = read();
+    if (batch.lines() == 0) {
       return 0;
     }
+    long started = System.nanoTime();
     try {
-      publisher.flush();
-    } catch (PublishException e) {
+      send(batch);
+    } catch (PublishException | RuntimeException e) {
       feeds.forEach(f -> f.tailer().rewind());
       throw e;
     }
     IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
-    feeds.forEach(f -> f.tailer().commit());
-    IngestMetrics.CHECKPOINT_TIME.setToCurrentTime();
-    return handled;
+    commit(batch);
+    return batch.lines();
   }
 
-  private void handle(Feed feed, TailedLine tailed) {
+  /** Kafka took the batch: its positions become durable and its events count as published. */
+  private void commit(Batch batch) {
+    for (int i = 0; i < feeds.size(); i++) {
+      feeds.get(i).tailer().commit(batch.marks().get(i));
+    }
+    IngestMetrics.CHECKPOINT_TIME.setToCurrentTime();
+    batch.published().forEach((meter, n) -> meter.inc(n));
+  }
+
+  /** Reads and parses up to one batch of lines. */
+  private Batch read() {
+    int handled = 0;
+    long lag = 0;
+    List<Object> records = new ArrayList<>();
+    Map<Counter.Child, Integer> published = new HashMap<>();
+    List<FileTailer.Mark> marks = new ArrayList<>(feeds.size());
+    boolean full = false;
+    for (Feed feed : feeds) {
+      if (!full) {
+        List<TailedLine> lines = feed.tailer().poll(BATCH - handled);
+        lag += feed.tailer().lagBytes();
+        for (TailedLine line : lines) {
+          handle(feed, line, records, published);
+        }
+        handled += lines.size();
+        full = handled >= BATCH;
+      }
+      marks.add(feed.tailer().mark());
+    }
+    IngestMetrics.LAG_BYTES.set(lag);
+    return new Batch(records, marks, handled, published);
+  }
+
+  /** Hands a batch to Kafka and waits until all of it is acknowledged. */
+  private void send(Batch batch) throws PublishException {
+    for (Object r : batch.records()) {
+      if (r instanceof ViolationEvent e) {
+        publisher.publish(e);
+      } else {
+        publisher.reject((RejectedLine) r);
+      }
+    }
+    publisher.flush();
+  }
+
+  private void handle(Feed feed, TailedLine tailed, List<Object> out, Map<Counter.Child, Integer> published) {
     FileContext ctx = feed.context().apply(tailed.file());
     TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
         tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8());
@@ -215,18 +371,18 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       return;
     }
     if (line.truncated()) {
-      reject(line, sourceLabel, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES + " bytes");
+      reject(out, line, sourceLabel, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES + " bytes");
       return;
     }
     if (isBinary(line.text())) {
-      reject(line, sourceLabel, Rejection.BINARY, "not text: NUL bytes or mostly control characters");
+      reject(out, line, sourceLabel, Rejection.BINARY, "not text: NUL bytes or mostly control characters");
       return;
     }
     if (line.invalidUtf8()) {
       IngestMetrics.INVALID_UTF8.labels(sourceLabel).inc();
     }
     if (type == null) {
-      reject(line, sourceLabel, Rejection.UNPARSEABLE,
+      reject(out, line, sourceLabel, Rejection.UNPARSEABLE,
           "cannot tell this file's format from its name or first line: give its source a type");
       return;
     }
@@ -234,20 +390,18 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         ingestHost, clock.instant());
     Parsed parsed = parsers.computeIfAbsent(line.file(), f -> ctx.parsers().get()).parse(src);
     if (parsed instanceof Parsed.Rejected r) {
-      reject(line, sourceLabel, r.code(), r.reason());
+      reject(out, line, sourceLabel, r.code(), r.reason());
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
-      for (ViolationEvent e : ev.events()) {
-        publisher.publish(e);
-        meters.published().inc();
-      }
+      out.addAll(ev.events());
+      published.merge(meters.published(), ev.events().size(), Integer::sum);
     }
   }
 
-  private void reject(TailedLine line, String sourceLabel, Rejection code, String reason) {
+  private void reject(List<Object> out, TailedLine line, String sourceLabel, Rejection code, String reason) {
     IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
-    publisher.reject(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
+    out.add(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
         Sanitize.text(Redactor.redact(line.text()), MAX_REJECTED_LINE_CHARS), clock.instant()));
   }
 

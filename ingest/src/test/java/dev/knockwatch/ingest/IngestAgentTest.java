@@ -60,6 +60,71 @@ class IngestAgentTest {
   }
 
   @Test
+  void theRunningAgentReadsOnWhileABatchIsPublishedAndLosesNothingWhenOneFails() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    Path f = logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl");
+    int lines = 23_456;
+    Files.writeString(f, (RECORD + "\n").repeat(lines));
+    FlakySink flaky = new FlakySink(2); // the second batch is refused once
+    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), flaky,
+        "host-a", Duration.ofMillis(10));
+    Thread t = new Thread(agent);
+    t.start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (flaky.distinctIds() < lines && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    agent.close();
+    t.join();
+    assertThat(flaky.failures).isEqualTo(1);
+    assertThat(flaky.distinctIds()).isEqualTo(lines);
+    // every position was committed: a restarted agent has nothing left to read
+    assertThat(agent().pollOnce()).isZero();
+    assertThat(sink.events).isEmpty();
+  }
+
+  /** A thread-safe sink that refuses the n-th flush (and what was sent since the one before). */
+  static final class FlakySink implements EventSink {
+    private final java.util.Set<String> ids = new java.util.HashSet<>();
+    private final java.util.List<String> pending = new java.util.ArrayList<>();
+    private final int failAt;
+    private int flushes;
+    volatile int failures;
+
+    FlakySink(int failAt) {
+      this.failAt = failAt;
+    }
+
+    synchronized int distinctIds() {
+      return ids.size();
+    }
+
+    @Override
+    public synchronized void publish(ViolationEvent event) {
+      pending.add(event.eventId());
+    }
+
+    @Override
+    public void reject(RejectedLine line) {
+      throw new AssertionError("no line should be rejected: " + line);
+    }
+
+    @Override
+    public synchronized void flush() throws PublishException {
+      if (++flushes == failAt) {
+        failures++;
+        pending.clear();
+        throw new PublishException("broker down", null);
+      }
+      ids.addAll(pending);
+      pending.clear();
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @Test
   void aRestartResumesAfterWhatWasPublished() throws Exception {
     Files.createDirectories(logs.resolve("a"));
     Path f = logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl");

@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * from the start, and a file replaced under the same name (rotation) is read from the start.
  *
  * <p>Positions advance as lines are returned; {@link #commit()} makes them durable in the
- * checkpoint file once the caller has published those lines, and {@link #rewind()} goes back
- * to the last commit when publishing failed. A line read twice after a crash keeps its offset,
+ * checkpoint file once the caller has published those lines ({@link #mark()} and
+ * {@link #commit(Mark)} when the caller reads on while an earlier batch is being published), and
+ * {@link #rewind()} goes back to the last commit when publishing failed. A line read twice after a crash keeps its offset,
  * hence its event id.
  */
 public final class FileTailer {
@@ -71,6 +72,25 @@ public final class FileTailer {
     long position;
     long committed;
     boolean discarding;
+    /** Counts restarts from offset 0 (rotation, truncation): a mark taken before one is stale. */
+    int generation;
+
+    void restart() {
+      position = 0;
+      committed = 0;
+      discarding = false;
+      generation++;
+    }
+  }
+
+  /**
+   * The positions after the lines returned so far, to be committed once those lines are
+   * published. The tailer may read on meanwhile; committing a mark commits only up to it.
+   */
+  public static final class Mark {
+    private final Map<FileState, long[]> positions = new HashMap<>();
+
+    private Mark() {}
   }
 
   /** A checkpoint entry as stored on disk. */
@@ -121,7 +141,26 @@ public final class FileTailer {
 
   /** Makes the positions of every line returned so far durable. */
   public void commit() {
-    files.values().forEach(s -> s.committed = s.position);
+    commit(mark());
+  }
+
+  /** Where every file stands now, for a later {@link #commit(Mark)}. */
+  public Mark mark() {
+    Mark m = new Mark();
+    files.values().forEach(s -> m.positions.put(s, new long[] {s.position, s.generation}));
+    return m;
+  }
+
+  /**
+   * Makes the positions of a mark durable, for the files still read from the same start (a file
+   * rotated or truncated since the mark keeps its new position). Marks are committed in order.
+   */
+  public void commit(Mark mark) {
+    mark.positions.forEach((s, at) -> {
+      if (s.generation == at[1] && at[0] > s.committed) {
+        s.committed = at[0];
+      }
+    });
     saveCheckpoints();
   }
 
@@ -165,9 +204,7 @@ public final class FileTailer {
     Object key = attrs.fileKey() == null ? null : attrs.fileKey().toString();
     if (state.fileKey != null && key != null && !Objects.equals(state.fileKey, key)) {
       log.info("{} was replaced (rotated): reading the new file from its start", shown(rel));
-      state.position = 0;
-      state.committed = 0;
-      state.discarding = false;
+      state.restart();
     }
     state.fileKey = key;
     long size = attrs.size();
@@ -183,17 +220,13 @@ public final class FileTailer {
         && !state.head.equals(head(file, state.headLength))) {
       log.info("{} starts with other bytes than before (a new file on a reused inode, or rewritten): reading it from its start",
           shown(rel));
-      state.position = 0;
-      state.committed = 0;
-      state.discarding = false;
+      state.restart();
       state.head = null;
     }
     if (size < state.position) {
       log.warn("{} shrank from {} to {} bytes (truncated): reading it again from its start", shown(rel),
           state.position, size);
-      state.position = 0;
-      state.committed = 0;
-      state.discarding = false;
+      state.restart();
     }
     if (size == state.position) {
       return;

@@ -124,6 +124,32 @@ class FileTailerTest {
   }
 
   @Test
+  void aMarkCommitsUpToItselfWhileReadingGoesOn() throws IOException {
+    FileTailer t = tailer();
+    append("a\n");
+    t.poll(100);
+    FileTailer.Mark afterA = t.mark();
+    append("b\n");
+    assertThat(texts(t.poll(100))).containsExactly("b");
+    t.commit(afterA);
+    assertThat(texts(tailer().poll(100))).containsExactly("b");
+    t.rewind();
+    assertThat(texts(t.poll(100))).containsExactly("b");
+  }
+
+  @Test
+  void aMarkTakenBeforeATruncationDoesNotMoveTheNewContent() throws IOException {
+    FileTailer t = tailer();
+    append("first line\nsecond line\n");
+    t.poll(100);
+    FileTailer.Mark old = t.mark();
+    Files.writeString(file, "new\n");
+    assertThat(texts(t.poll(100))).containsExactly("new");
+    t.commit(old);
+    assertThat(texts(tailer().poll(100))).containsExactly("new");
+  }
+
+  @Test
   void aBatchStopsAtItsLimitAndTheNextPollGoesOn() throws IOException {
     FileTailer t = tailer();
     append("1\n2\n3\n4\n5\n");

@@ -1,0 +1,43 @@
+package dev.knockwatch.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class IsoInstantTest {
+
+  @ParameterizedTest
+  @ValueSource(strings = {"1970-01-01T00:00:00Z", "2026-11-29T21:57:57Z", "2024-02-29T23:59:59.999Z",
+      "2000-03-01T00:00:00.000001Z", "2100-02-28T12:00:00.123456789Z", "9999-12-31T23:59:59.100Z",
+      "1969-12-31T23:59:59.5Z", "+10000-01-01T00:00:00Z", "0001-01-01T00:00:00Z"})
+  void writesWhatInstantToStringWrites(String text) {
+    Instant t = Instant.parse(text);
+    assertThat(IsoInstant.format(t)).isEqualTo(t.toString());
+  }
+
+  @Test
+  void agreesWithTheJdkOnRandomInstants() {
+    SplittableRandom random = new SplittableRandom(7);
+    for (int i = 0; i < 200_000; i++) {
+      long sec = random.nextLong(-100_000_000_000L, 300_000_000_000L);
+      int nano = switch (i % 4) {
+        case 0 -> 0;
+        case 1 -> random.nextInt(1000) * 1_000_000;
+        case 2 -> random.nextInt(1_000_000) * 1000;
+        default -> random.nextInt(1_000_000_000);
+      };
+      Instant t = Instant.ofEpochSecond(sec, nano);
+      assertThat(IsoInstant.format(t)).as("%s", t).isEqualTo(t.toString());
+    }
+  }
+
+  @Test
+  void isWhatTheMapperWrites() {
+    Instant t = Instant.parse("2026-11-29T21:57:57.120Z");
+    assertThat(Json.write(t)).isEqualTo("\"2026-11-29T21:57:57.120Z\"");
+  }
+}
