@@ -5,7 +5,8 @@ import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.notify.AlertDispatcher;
 import dev.knockwatch.notify.Notifier;
 import dev.knockwatch.streams.StreamsApp;
-import dev.knockwatch.streams.rules.CountRule;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -20,7 +21,7 @@ public final class Pipeline implements AutoCloseable {
 
   /** Everything the stages need; {@code varDir} holds the ingest checkpoint and the streams state. */
   public record Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir,
-      List<CountRule> rules, String applicationId, String notifyGroupId, Duration pollInterval) {}
+      Policy policy, String applicationId, String notifyGroupId, Duration pollInterval) {}
 
   private final KafkaEventSink sink;
   private final IngestAgent ingest;
@@ -30,8 +31,8 @@ public final class Pipeline implements AutoCloseable {
   private final Thread notifyThread;
 
   private Pipeline(Settings s, List<Notifier> notifiers) {
-    streams = new StreamsApp(s.applicationId(), s.bootstrapServers(), s.varDir().resolve("streams"), s.rules(),
-        s.clientProps()).start(Duration.ofSeconds(120));
+    streams = new StreamsApp(s.applicationId(), s.bootstrapServers(), s.varDir().resolve("streams"), s.policy(),
+        AlertLifecycleProcessor.Clock.WALL, s.clientProps()).start(Duration.ofSeconds(120));
     dispatcher = new AlertDispatcher(s.bootstrapServers(), s.notifyGroupId(), s.clientProps(), notifiers);
     notifyThread = new Thread(dispatcher, "knockwatch-notify");
     notifyThread.start();

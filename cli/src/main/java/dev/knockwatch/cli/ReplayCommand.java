@@ -10,7 +10,9 @@ import dev.knockwatch.ingest.EventSink;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.streams.StreamsApp;
-import dev.knockwatch.streams.rules.CountRule;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +27,11 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -57,7 +63,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    List<CountRule> countRules = Rules.load(rules);
+    Policy policy = Rules.load(rules);
     for (Path p : inputs) {
       if (!Files.exists(p)) {
         throw new UsageException("input " + p + " does not exist");
@@ -66,7 +72,7 @@ final class ReplayCommand implements Callable<Integer> {
     Path tmp = Files.createTempDirectory("knockwatch-replay-");
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
       broker.createTopics();
-      List<Alert> alerts = replay(broker.bootstrapServers(), tmp, countRules, inputs);
+      List<Alert> alerts = replay(broker.bootstrapServers(), tmp, policy, inputs);
       PrintWriter out = spec.commandLine().getOut();
       alerts.forEach(a -> out.println(Json.write(a)));
       out.flush();
@@ -77,23 +83,43 @@ final class ReplayCommand implements Callable<Integer> {
   }
 
   /** Publishes the inputs, runs detection until it has consumed all of them, and returns the alerts in order. */
-  static List<Alert> replay(String bootstrap, Path workDir, List<CountRule> rules, List<Path> inputs)
+  static List<Alert> replay(String bootstrap, Path workDir, Policy policy, List<Path> inputs)
       throws Exception {
+    long latest;
     try (KafkaEventSink kafka = KafkaEventSink.create(bootstrap, Map.of())) {
       TimeOrderedSink sorted = new TimeOrderedSink(kafka);
       for (Path input : inputs) {
         readAll(input, sorted);
       }
-      sorted.drain();
+      latest = sorted.drain();
     }
-    try (StreamsApp streams = new StreamsApp(APPLICATION_ID, bootstrap, workDir.resolve("streams"), rules, Map.of())
+    endOfInput(bootstrap, latest + policy.rules().stream().mapToLong(r -> r.resolveAfter().toMillis()).max()
+        .orElse(Rule.DEFAULT_RESOLVE_AFTER.toMillis()) + 1000);
+    try (StreamsApp streams = new StreamsApp(APPLICATION_ID, bootstrap, workDir.resolve("streams"), policy,
+        AlertLifecycleProcessor.Clock.STREAM, Map.of())
         .start(Duration.ofSeconds(120))) {
       streams.awaitCaughtUp(Duration.ofSeconds(120));
     }
     List<Alert> alerts = readAlerts(bootstrap);
-    alerts.sort(Comparator.comparing(Alert::windowStart).thenComparing(Alert::lastSeen)
-        .thenComparing(Alert::commandId).thenComparing(Alert::rule));
+    alerts.sort(Comparator.comparing(Alert::firstSeen).thenComparing(Alert::commandId).thenComparing(Alert::rule)
+        .thenComparing(Alert::fingerprint).thenComparing(Alert::lastSeen).thenComparing(Alert::status)
+        .thenComparing(Alert::count));
     return alerts;
+  }
+
+  /**
+   * The end of input moves time on: an empty record (no value) on every partition, stamped after
+   * the last refusal plus the longest resolveAfter, so stream time passes every idle limit and
+   * alerts resolve as they would live — deterministically.
+   */
+  private static void endOfInput(String bootstrap, long at) throws Exception {
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
+        new StringSerializer(), new StringSerializer())) {
+      for (int p = 0; p < Topics.VIOLATIONS.partitions(); p++) {
+        producer.send(new ProducerRecord<String, String>(Topics.VIOLATIONS.name(), p, (Long) at, "end-of-replay", (String) null)).get();
+      }
+    }
   }
 
   private static void readAll(Path input, EventSink sink) throws EventSink.PublishException {
@@ -159,12 +185,15 @@ final class ReplayCommand implements Callable<Integer> {
       // events are held until drain(); rejected lines are flushed with them
     }
 
-    void drain() throws EventSink.PublishException {
+    /** Publishes what it holds in time order; returns the latest event time (epoch ms), 0 when none. */
+    long drain() throws EventSink.PublishException {
       held.sort(Comparator.comparing(ViolationEvent::observedAt)
           .thenComparing(e -> e.origin().file()).thenComparingLong(e -> e.origin().offset()));
       held.forEach(next::publish);
+      long latest = held.isEmpty() ? 0 : held.get(held.size() - 1).observedAt().toEpochMilli();
       held.clear();
       next.flush();
+      return latest;
     }
 
     @Override

@@ -1,35 +1,37 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.streams.rules.CountRule;
-import dev.knockwatch.streams.rules.RulesLoader;
+import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyLoader;
+import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.stream.Collectors;
 
-/** Loads the count rules for {@code up} and {@code replay}. */
+/** Loads the alert-rules directory for {@code up} and {@code replay}. */
 final class Rules {
 
   private Rules() {}
 
-  static List<CountRule> load(Path dir) {
+  static Policy load(Path dir) {
     if (!Files.isDirectory(dir)) {
       throw new UsageException("rules directory " + dir + " does not exist");
     }
-    List<CountRule> rules = RulesLoader.countRules(dir);
-    return rules.isEmpty() ? List.of(CountRule.defaultRule()) : rules;
+    return PolicyLoader.load(dir);
   }
 
-  static String describe(List<CountRule> rules) {
-    StringBuilder b = new StringBuilder();
-    for (CountRule r : rules) {
-      if (b.length() > 0) {
-        b.append("; ");
-      }
-      b.append(r.id()).append(": ").append(r.threshold()).append(" refusals in ")
-          .append(r.window().toMinutes() > 0 && r.window().toSeconds() % 60 == 0
-              ? r.window().toMinutes() + "m" : r.window().toSeconds() + "s")
-          .append(" -> ").append(r.severity().name().toLowerCase());
-    }
-    return b.toString();
+  /** One line: each rule and what it does, e.g. {@code persistent-retry: count 5 in 5m -> warning}. */
+  static String describe(Policy policy) {
+    return policy.rules().stream().map(Rules::describe).collect(Collectors.joining("; "))
+        + "; policy " + policy.version();
+  }
+
+  private static String describe(Rule r) {
+    String what = switch (r.detector()) {
+      case COUNT -> "count " + r.threshold() + " in " + ThresholdCrossingProcessor.human(r.window());
+      case BYPASS -> "bypass within " + ThresholdCrossingProcessor.human(r.within());
+      default -> r.detector().wireName();
+    };
+    return r.id() + ": " + what + " -> " + r.severity().name().toLowerCase() + (r.shadow() ? " (shadow)" : "");
   }
 }

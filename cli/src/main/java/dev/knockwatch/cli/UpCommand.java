@@ -6,7 +6,7 @@ import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.notify.console.ConsoleNotifier;
 import dev.knockwatch.probes.limit.RetryStormProbe;
 import dev.knockwatch.streams.DetectionTopology;
-import dev.knockwatch.streams.rules.CountRule;
+import dev.knockwatch.streams.rules.Policy;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.HTTPServer;
 import io.prometheus.client.hotspot.DefaultExports;
@@ -75,7 +75,7 @@ final class UpCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    List<CountRule> countRules = Rules.load(rules);
+    Policy policy = Rules.load(rules);
     checkPort("--metrics-port", metricsPort);
     checkPort("--api-port", apiPort);
     checkPort("--kafka-port", kafkaPort);
@@ -111,7 +111,7 @@ final class UpCommand implements Callable<Integer> {
     HTTPServer metrics = startMetrics();
     running.add(0, metrics::close);
 
-    Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, Map.of(), logs, var, countRules,
+    Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, Map.of(), logs, var, policy,
         DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Duration.ofMillis(200)),
         List.of(new ConsoleNotifier(new PrintStream(System.out, true, "UTF-8"))));
     running.add(0, pipeline);
@@ -119,7 +119,7 @@ final class UpCommand implements Callable<Integer> {
     out.println("knockwatch is up");
     out.println("  kafka    " + kafkaLine);
     out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.namesBySuffix() + ")");
-    out.println("  rules    " + rules + " (" + Rules.describe(countRules) + ")");
+    out.println("  rules    " + rules + " (" + Rules.describe(policy) + ")");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");
     out.println("  notify   console (alerts print below)");
     out.println("  metrics  http://127.0.0.1:" + metrics.getPort() + "/metrics"

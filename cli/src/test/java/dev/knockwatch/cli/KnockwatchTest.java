@@ -135,4 +135,22 @@ class KnockwatchTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("knockwatch: --metrics-port 70000 is not a port (0-65535)" + System.lineSeparator());
   }
+
+  @Test
+  void rulesCheckListsEveryProblemAndExitsTwo() {
+    Path broken = Path.of("../streams-app/src/test/resources/rules/broken");
+    Run r = run("rules", "check", broken.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().lines().toList()).hasSize(14)
+        .contains(broken.resolve("rules.yaml") + ":9: rule knock: detector \"knock\" is not one of count, off-role, "
+            + "address-class, bypass, fs-guard, wall-breach")
+        .endsWith("13 problems in " + broken);
+  }
+
+  @Test
+  void rulesCheckPassesTheShippedRules() {
+    Run r = run("rules", "check", "../alert-rules");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("5 rules, 3 roles, policy ").contains("persistent-retry: count 5 in 5m -> warning");
+  }
 }

@@ -9,7 +9,8 @@ import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.notify.console.ConsoleNotifier;
-import dev.knockwatch.streams.rules.CountRule;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import dev.knockwatch.testkit.TopicReader;
 import java.io.ByteArrayOutputStream;
@@ -48,7 +49,7 @@ class PipelineTest {
     broker = b;
     logs = Files.createDirectories(work.resolve("logs"));
     pipeline = Pipeline.start(new Pipeline.Settings(b.bootstrapServers(), Map.of(), logs, work.resolve("var"),
-        List.of(CountRule.defaultRule()), "pipeline-test", "pipeline-test-notify", Duration.ofMillis(50)),
+        Policy.ofRules(List.of(Rule.defaultCountRule())), "pipeline-test", "pipeline-test-notify", Duration.ofMillis(50)),
         List.of(new ConsoleNotifier(new PrintStream(console, true, StandardCharsets.UTF_8))));
   }
 
@@ -98,7 +99,7 @@ class PipelineTest {
       assertThat(a.rule()).isEqualTo("persistent-retry");
     });
     assertThat(consoleLinesFor(cmd)).singleElement().asString()
-        .startsWith("ALERT [WARNING] persistent-retry firing command=" + cmd + " agent=ci-runner-1 count=5 ");
+        .startsWith("ALERT [WARNING] persistent-retry firing command=" + cmd + " agent=ci-runner-1 role=default count=5 ");
   }
 
   @Test

@@ -9,6 +9,10 @@ import java.util.List;
  * An alert as written to {@code knockwatch.alerts} (keyed by {@code fingerprint}) and printed by
  * {@code replay}. The fingerprint is stable for rule + command [+ host], so it serves as the
  * PagerDuty dedup_key and the Slack thread key.
+ *
+ * <p>{@code sources} are the kinds of log the refusals were read from (the same refusal seen by
+ * two counts once); {@code policyVersion} is the version of the rules it was raised under;
+ * {@code shadow} is true for a rule in shadow mode (written, never paged), absent otherwise.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Alert(
@@ -27,7 +31,10 @@ public record Alert(
     Instant firstSeen,
     Instant lastSeen,
     String summary,
-    List<String> sampleEventIds) {
+    List<String> sampleEventIds,
+    List<Source> sources,
+    String policyVersion,
+    Boolean shadow) {
 
   public enum Severity {
     @JsonProperty("info") INFO,

@@ -87,6 +87,11 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   }
 
   private void deliver(Alert alert) {
+    if (Boolean.TRUE.equals(alert.shadow())) {
+      // a shadow-mode rule: written to knockwatch.alerts and counted, never paged
+      notifiers.forEach(n -> NOTIFICATIONS.labels(n.name(), "shadow").inc());
+      return;
+    }
     for (Notifier n : notifiers) {
       Notifier.Result result;
       try {

@@ -41,13 +41,16 @@ class AlertDispatcherTest {
   }
 
   @Test
-  void aValueThatIsNotAnAlertIsSkippedAndTheAlertsAfterItAreStillDelivered(EmbeddedKafkaBroker broker) throws Exception {
+  void aValueThatIsNotAnAlertIsSkippedShadowAlertsAreNotPagedAndTheAlertsAfterThemAreDelivered(EmbeddedKafkaBroker broker) throws Exception {
     Instant t0 = Instant.parse("2026-11-29T18:45:00Z");
     Alert alert = new Alert("f1", "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING,
-        "AlertDispatcherTest000001", "a", null, null, null, 5, t0, t0.plusSeconds(300), t0, t0, "s", List.of());
+        "AlertDispatcherTest000001", "a", null, null, null, 5, t0, t0.plusSeconds(300), t0, t0, "s", List.of(), null, null, null);
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f0", "{not an alert")).get(30, TimeUnit.SECONDS);
+      Alert shadow = new Alert("fs", "trial-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
+          "AlertDispatcherTest000002", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, true);
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "fs", Json.write(shadow))).get(30, TimeUnit.SECONDS);
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f1", Json.write(alert))).get(30, TimeUnit.SECONDS);
     }
     Recording recording = new Recording();

@@ -6,7 +6,19 @@ import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.count.WindowCount;
-import dev.knockwatch.streams.rules.CountRule;
+import dev.knockwatch.streams.detect.BypassProcessor;
+import dev.knockwatch.streams.detect.CrossSourceDedupProcessor;
+import dev.knockwatch.streams.detect.EventDetectorProcessor;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.lifecycle.AlertState;
+import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
+import java.time.Instant;
+import java.util.ArrayList;
+import org.apache.kafka.streams.AutoOffsetReset;
+import org.apache.kafka.streams.processor.api.ContextualProcessor;
+import org.apache.kafka.streams.processor.api.Record;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -14,14 +26,9 @@ import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.processor.TimestampExtractor;
 import org.apache.kafka.streams.state.Stores;
 
@@ -37,6 +44,9 @@ public final class DetectionTopology {
   static final Serde<ViolationEvent> EVENT_SERDE = Json.serde(ViolationEvent.class);
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
   static final Serde<WindowCount> COUNT_SERDE = Json.serde(WindowCount.class);
+  static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);
+  static final Serde<BypassProcessor.ProxyRefusal> PROXY_REFUSAL_SERDE = Json.serde(BypassProcessor.ProxyRefusal.class);
+  static final String DEDUP_STORE = "cross-source-dedup";
 
   private DetectionTopology() {}
 
@@ -56,25 +66,78 @@ public final class DetectionTopology {
     return p;
   }
 
-  /** One crossing detector per count rule, each with its own named window store. */
-  public static Topology buildTopology(List<CountRule> countRules) {
-    StreamsBuilder builder = new StreamsBuilder();
-    KStream<String, ViolationEvent> violations = builder.stream(Topics.VIOLATIONS.name(),
-        Consumed.with(Serdes.String(), EVENT_SERDE)
-            .withTimestampExtractor(observedAt())
-            .withName("violations-source"))
-        .peek((commandId, e) -> StreamsMetrics.REFUSALS.labels(label(e.source()), label(e.kind())).inc(),
-            Named.as("count-refusals"));
-    for (CountRule rule : countRules) {
-      String store = "count-" + rule.id();
-      builder.addStateStore(Stores.windowStoreBuilder(
-          Stores.persistentWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
-          Serdes.String(), COUNT_SERDE));
-      violations
-          .process(() -> new ThresholdCrossingProcessor(rule, store), Named.as("detect-" + rule.id()), store)
-          .to(Topics.ALERTS.name(), Produced.with(Serdes.String(), ALERT_SERDE).withName("alerts-" + rule.id()));
+  /**
+   * The detection graph, in the Processor API (named nodes, named stores):
+   * <pre>
+   * violations-source -> count-refusals (metrics) -> cross-source-dedup
+   *     -> detect-&lt;rule&gt; (one per rule: count, off-role, address-class, bypass, fs-guard)
+   *     -> source-notes (a refusal already seen from another log: adds its source)
+   *   -> alert-lifecycle (first hit fires, updates throttled, idle resolves) -> alerts-sink
+   * </pre>
+   */
+  public static Topology buildTopology(Policy policy, AlertLifecycleProcessor.Clock clock) {
+    Topology t = new Topology();
+    t.addSource(AutoOffsetReset.earliest(), "violations-source", observedAt(), Serdes.String().deserializer(),
+        EVENT_SERDE.deserializer(), Topics.VIOLATIONS.name());
+    t.addProcessor("count-refusals", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
+      @Override
+      public void process(Record<String, ViolationEvent> r) {
+        if (r.value() != null) {
+          StreamsMetrics.REFUSALS.labels(label(r.value().source()), label(r.value().kind())).inc();
+        }
+        context().forward(r);
+      }
+    }, "violations-source");
+    List<String> detectors = new ArrayList<>();
+    for (Rule rule : policy.rules()) {
+      if (rule.detector() != Rule.Detector.WALL_BREACH) {
+        detectors.add("detect-" + rule.id());
+      }
     }
-    return builder.build();
+    t.addProcessor("cross-source-dedup",
+        () -> new CrossSourceDedupProcessor(DEDUP_STORE, detectors, "source-notes"), "count-refusals");
+    t.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(DEDUP_STORE,
+        CrossSourceDedupProcessor.RETENTION, CrossSourceDedupProcessor.WINDOW, false),
+        Serdes.String(), Serdes.String()), "cross-source-dedup");
+    for (Rule rule : policy.rules()) {
+      String node = "detect-" + rule.id();
+      switch (rule.detector()) {
+        case COUNT -> {
+          String store = "count-" + rule.id();
+          t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), "cross-source-dedup");
+          t.addStateStore(Stores.windowStoreBuilder(
+              Stores.persistentWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
+              Serdes.String(), COUNT_SERDE), node);
+        }
+        case BYPASS -> {
+          String store = "bypass-" + rule.id();
+          t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), "cross-source-dedup");
+          t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(store),
+              Serdes.String(), PROXY_REFUSAL_SERDE), node);
+        }
+        case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
+            t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "cross-source-dedup");
+        case WALL_BREACH -> { } // probe results are not on the violations topic yet: see docs/ARCHITECTURE.md
+      }
+    }
+    t.addProcessor("source-notes", () -> new ContextualProcessor<String, ViolationEvent, String, Hit>() {
+      @Override
+      public void process(Record<String, ViolationEvent> r) {
+        ViolationEvent e = r.value();
+        Instant at = Instant.ofEpochMilli(r.timestamp());
+        context().forward(r.withValue(new Hit(null, null, r.key(), e.agentId(), null, e.host(), e.port(), e.source(),
+            at, at, List.of(), 0, null, null, null)));
+      }
+    }, "cross-source-dedup");
+    List<String> parents = new ArrayList<>(detectors);
+    parents.add("source-notes");
+    t.addProcessor("alert-lifecycle", () -> new AlertLifecycleProcessor(clock,
+        AlertLifecycleProcessor.DEFAULT_THROTTLE, policy.version()), parents.toArray(String[]::new));
+    t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(AlertLifecycleProcessor.STORE),
+        Serdes.String(), ALERT_STATE_SERDE), "alert-lifecycle");
+    t.addSink("alerts-sink", Topics.ALERTS.name(), Serdes.String().serializer(), ALERT_SERDE.serializer(),
+        "alert-lifecycle");
+    return t;
   }
 
   private static String label(Enum<?> value) {

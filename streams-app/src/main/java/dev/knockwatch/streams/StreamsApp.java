@@ -1,6 +1,7 @@
 package dev.knockwatch.streams;
 
-import dev.knockwatch.streams.rules.CountRule;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,12 +32,16 @@ public final class StreamsApp implements AutoCloseable {
   private final String bootstrapServers;
   private final Map<String, Object> clientProps;
 
-  public StreamsApp(String applicationId, String bootstrapServers, Path stateDir, List<CountRule> rules,
-      Map<String, Object> clientProps) {
+  /**
+   * @param clock the wall clock when live; stream time for replay (whose end of input advances
+   *     it, so resolutions are deterministic)
+   */
+  public StreamsApp(String applicationId, String bootstrapServers, Path stateDir, Policy policy,
+      AlertLifecycleProcessor.Clock clock, Map<String, Object> clientProps) {
     this.applicationId = applicationId;
     this.bootstrapServers = bootstrapServers;
     this.clientProps = clientProps;
-    this.streams = new KafkaStreams(DetectionTopology.buildTopology(rules),
+    this.streams = new KafkaStreams(DetectionTopology.buildTopology(policy, clock),
         DetectionTopology.streamsConfig(applicationId, bootstrapServers, stateDir, clientProps));
     streams.setUncaughtExceptionHandler(e -> {
       log.error("detection stopped on an error; replacing the stream thread", e);

@@ -1,10 +1,11 @@
 package dev.knockwatch.streams.count;
 
-import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Hashes;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
-import dev.knockwatch.streams.rules.CountRule;
+import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,31 +15,34 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.WindowStore;
 
 /**
- * Counts refusals per command in tumbling windows and emits an alert the moment a window's count
- * first reaches the threshold.
+ * Counts refusals per command in windows (tumbling, or hopping with {@code hop}) and reports a
+ * hit the moment a window's count first reaches the threshold, and for every refusal after it
+ * in that window (the lifecycle turns those into throttled updates of the same alert).
  *
  * <p>Why a processor and not {@code count().filter(c == threshold)}: the record cache coalesces
  * updates, so an equality test downstream of a cached count misses crossings; and
  * {@code suppress} waits for the window to close, which never happens when the agent goes quiet.
- * Here the store remembers whether the window has alerted, so a crossing is emitted exactly
- * once, however the updates are batched.
+ * Here the store remembers the count itself, so a crossing is seen exactly once, however the
+ * updates are batched.
  */
-public final class ThresholdCrossingProcessor implements Processor<String, ViolationEvent, String, Alert> {
+public final class ThresholdCrossingProcessor implements Processor<String, ViolationEvent, String, Hit> {
 
   static final int MAX_SAMPLES = 5;
 
-  private final CountRule rule;
+  private final Rule rule;
+  private final Policy policy;
   private final String storeName;
-  private ProcessorContext<String, Alert> context;
+  private ProcessorContext<String, Hit> context;
   private WindowStore<String, WindowCount> store;
 
-  public ThresholdCrossingProcessor(CountRule rule, String storeName) {
+  public ThresholdCrossingProcessor(Rule rule, Policy policy, String storeName) {
     this.rule = rule;
+    this.policy = policy;
     this.storeName = storeName;
   }
 
   @Override
-  public void init(ProcessorContext<String, Alert> context) {
+  public void init(ProcessorContext<String, Hit> context) {
     this.context = context;
     this.store = context.getStateStore(storeName);
   }
@@ -50,34 +54,38 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     if (commandId == null || event == null) {
       return;
     }
-    long ts = record.timestamp();
-    long size = rule.window().toMillis();
-    long windowStart = ts - Math.floorMod(ts, size);
-    long windowEnd = windowStart + size;
-    if (windowEnd + rule.grace().toMillis() <= context.currentStreamTimeMs()) {
-      StreamsMetrics.LATE_EVENTS.labels(rule.id()).inc();
+    String role = policy.roleOf(event.agentId());
+    if (!rule.match().matches(event, role)) {
       return;
     }
-    WindowCount before = store.fetch(commandId, windowStart);
-    WindowCount after = add(before, event, Instant.ofEpochMilli(ts));
-    boolean crossing = !after.alerted() && after.count() >= rule.threshold();
-    if (crossing) {
-      after = new WindowCount(after.count(), after.firstSeen(), after.lastSeen(), after.agentId(),
-          after.lastTarget(), after.sampleEventIds(), true);
+    long ts = record.timestamp();
+    long size = rule.window().toMillis();
+    long advance = rule.advance().toMillis();
+    // every window [start, start + size) holding ts, starts aligned to the advance
+    long lastStart = ts - Math.floorMod(ts, advance);
+    boolean counted = false;
+    for (long start = lastStart; start > ts - size; start -= advance) {
+      long end = start + size;
+      if (end + rule.grace().toMillis() <= context.currentStreamTimeMs()) {
+        continue; // this window closed, with its grace
+      }
+      counted = true;
+      WindowCount before = store.fetch(commandId, start);
+      WindowCount after = add(before, event, Instant.ofEpochMilli(ts));
+      store.put(commandId, after, start);
+      if (after.count() >= rule.threshold()) {
+        context.forward(new Record<>(commandId, hit(commandId, role, event, after, start, end), ts));
+      }
     }
-    store.put(commandId, after, windowStart);
-    if (crossing) {
-      Alert alert = alert(commandId, after, windowStart, windowEnd);
-      StreamsMetrics.ALERTS.labels(rule.id(), alert.severity().name().toLowerCase(), "firing").inc();
-      context.forward(new Record<>(alert.fingerprint(), alert, ts));
+    if (!counted) {
+      StreamsMetrics.LATE_EVENTS.labels(rule.id()).inc();
     }
   }
 
   private static WindowCount add(WindowCount before, ViolationEvent e, Instant at) {
     String target = target(e);
     if (before == null) {
-      List<String> samples = e.eventId() == null ? List.of() : List.of(e.eventId());
-      return new WindowCount(1, at, at, e.agentId(), target, samples, false);
+      return new WindowCount(1, at, at, e.agentId(), target, e.eventId() == null ? List.of() : List.of(e.eventId()));
     }
     List<String> samples = before.sampleEventIds();
     if (samples.size() < MAX_SAMPLES && e.eventId() != null) {
@@ -87,7 +95,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     Instant first = at.isBefore(before.firstSeen()) ? at : before.firstSeen();
     Instant last = at.isAfter(before.lastSeen()) ? at : before.lastSeen();
     String agent = before.agentId() != null ? before.agentId() : e.agentId();
-    return new WindowCount(before.count() + 1, first, last, agent, target, samples, before.alerted());
+    return new WindowCount(before.count() + 1, first, last, agent, target, List.copyOf(samples));
   }
 
   private static String target(ViolationEvent e) {
@@ -97,12 +105,12 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     return e.path();
   }
 
-  private Alert alert(String commandId, WindowCount c, long windowStart, long windowEnd) {
+  private Hit hit(String commandId, String role, ViolationEvent e, WindowCount c, long windowStart, long windowEnd) {
     String summary = "command refused " + c.count() + " times within " + human(rule.window())
         + " (threshold " + rule.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
-    return new Alert(fingerprint(rule.id(), commandId), rule.id(), rule.severity(), Alert.Status.FIRING,
-        commandId, c.agentId(), null, null, null, c.count(), Instant.ofEpochMilli(windowStart),
-        Instant.ofEpochMilli(windowEnd), c.firstSeen(), c.lastSeen(), summary, c.sampleEventIds());
+    return new Hit(rule, fingerprint(rule.id(), commandId), commandId, c.agentId(), role, null, null, e.source(),
+        c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(), Instant.ofEpochMilli(windowStart),
+        Instant.ofEpochMilli(windowEnd), summary);
   }
 
   /** Stable for rule + command: the PagerDuty dedup_key and the Slack thread key. */
@@ -110,8 +118,12 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     return Hashes.sha256Hex(ruleId + "\u0000" + commandId, 8);
   }
 
+  /** Stable for rule + command + host: one alert per host for the per-host detectors. */
+  public static String fingerprint(String ruleId, String commandId, String host) {
+    return host == null ? fingerprint(ruleId, commandId) : Hashes.sha256Hex(ruleId + "\u0000" + commandId + "\u0000" + host, 8);
+  }
 
-  private static String human(java.time.Duration d) {
+  public static String human(java.time.Duration d) {
     if (d.toSeconds() % 3600 == 0) {
       return d.toHours() + "h";
     }

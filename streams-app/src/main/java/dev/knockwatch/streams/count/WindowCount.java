@@ -10,5 +10,4 @@ public record WindowCount(
     Instant lastSeen,
     String agentId,
     String lastTarget,
-    List<String> sampleEventIds,
-    boolean alerted) {}
+    List<String> sampleEventIds) {}

@@ -9,7 +9,9 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
-import dev.knockwatch.streams.rules.CountRule;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,7 +40,7 @@ class ThresholdCrossingTest {
   static final String CMD_A = "AAAAAAAAAAAAAAAAAAAAAA";
   static final String CMD_B = "BBBBBBBBBBBBBBBBBBBBBB";
 
-  static final CountRule RULE = new CountRule("persistent-retry", Duration.ofMinutes(5), 5,
+  static final Rule RULE = Rule.count("persistent-retry", Duration.ofMinutes(5), 5,
       Alert.Severity.WARNING, Duration.ofMinutes(1));
 
   @TempDir Path state;
@@ -52,7 +54,8 @@ class ThresholdCrossingTest {
     Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 10 * 1024 * 1024);
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
-    driver = new TopologyTestDriver(DetectionTopology.buildTopology(List.of(RULE)), p);
+    driver = new TopologyTestDriver(DetectionTopology.buildTopology(Policy.ofRules(List.of(RULE)),
+        AlertLifecycleProcessor.Clock.STREAM), p);
     violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
         Json.serde(ViolationEvent.class).serializer());
     alerts = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
@@ -88,10 +91,10 @@ class ThresholdCrossingTest {
     Alert a = out.get(0).value();
     assertThat(out.get(0).key()).isEqualTo(a.fingerprint());
     assertThat(a).isEqualTo(new Alert(ThresholdCrossingProcessor.fingerprint("persistent-retry", CMD_A),
-        "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING, CMD_A, "ci-runner-1", null, null, null,
+        "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING, CMD_A, "ci-runner-1", "default", null, null,
         5, T0, T0_PLUS_5M, T0, T0_PLUS_1M,
         "command refused 5 times within 5m (threshold 5); last: example.com:443",
-        List.of("e1", "e2", "e3", "e4", "e5")));
+        List.of("e1", "e2", "e3", "e4", "e5"), List.of(Source.SRT_VIOLATION), "none", null));
   }
 
   @Test
@@ -101,9 +104,15 @@ class ThresholdCrossingTest {
   }
 
   @Test
-  void furtherRefusalsInTheSameWindowDoNotAlertAgain() {
-    refuseTimes(CMD_A, 12, T0, Duration.ofSeconds(10));
-    assertThat(alerts.readValuesToList()).hasSize(1);
+  void furtherRefusalsInTheSameWindowUpdateTheAlertAtMostOnceIn30Seconds() {
+    refuseTimes(CMD_A, 12, T0, Duration.ofSeconds(10)); // crossing at 40 s, then one every 10 s to 110 s
+    List<Alert> out = alerts.readValuesToList();
+    assertThat(out).extracting(Alert::fingerprint).containsOnly(out.get(0).fingerprint());
+    assertThat(out).extracting(Alert::status).containsOnly(Alert.Status.FIRING);
+    assertThat(out).extracting(Alert::count).containsExactly(5L, 8L, 11L);
+    assertThat(out).extracting(Alert::lastSeen)
+        .containsExactly(T0.plusSeconds(40), T0.plusSeconds(70), T0.plusSeconds(100));
+    assertThat(out.get(2).summary()).startsWith("command refused 11 times within 5m");
   }
 
   @Test

@@ -1,0 +1,59 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyLoader;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code knockwatch rules check DIR}: validate an alert-rules directory. */
+@Command(name = "rules", mixinStandardHelpOptions = true, description = "Work with alert-rules directories.",
+    subcommands = RulesCommand.Check.class)
+final class RulesCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return Knockwatch.USAGE;
+  }
+
+  @Command(name = "check", mixinStandardHelpOptions = true,
+      description = "Validate rules.yaml and roles.yaml; print every problem as FILE:LINE: PROBLEM (exit 2 on any).")
+  static final class Check implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Parameters(paramLabel = "DIR", description = "The alert-rules directory.")
+    Path dir;
+
+    @Override
+    public Integer call() {
+      if (!Files.isDirectory(dir)) {
+        throw new UsageException("rules directory " + dir + " does not exist");
+      }
+      List<String> problems = PolicyLoader.check(dir);
+      if (!problems.isEmpty()) {
+        PrintWriter err = spec.commandLine().getErr();
+        problems.forEach(p -> err.println(p));
+        err.println(problems.size() + (problems.size() == 1 ? " problem" : " problems") + " in " + dir);
+        err.flush();
+        return Knockwatch.USAGE;
+      }
+      Policy policy = PolicyLoader.load(dir);
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(dir + ": " + policy.rules().size() + " rules, " + policy.roles().size() + " roles, policy "
+          + policy.version() + " — OK");
+      out.println("  " + Rules.describe(policy));
+      out.flush();
+      return Knockwatch.OK;
+    }
+  }
+}

@@ -1,0 +1,138 @@
+package dev.knockwatch.streams.detect;
+
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
+import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * {@code bypass}: after the proxy said no, the same command tries another door within
+ * {@code within} — a direct dial (strace connect refused with ENETUNREACH/EPERM to a
+ * non-loopback address, curl's immediate connect failure), an IP literal, another port of the
+ * refused host, a SOCKS tunnel, {@code --noproxy} (a name resolved outside the proxy), or a URL
+ * shortener. The store keeps each command's last proxy refusal.
+ */
+public final class BypassProcessor implements Processor<String, ViolationEvent, String, Hit> {
+
+  /** Well-known URL shorteners: a way around a host allowlist. */
+  static final Set<String> SHORTENERS = Set.of("bit.ly", "tinyurl.com", "t.co", "goo.gl", "is.gd", "ow.ly",
+      "buff.ly", "rebrand.ly", "cutt.ly", "shorturl.at", "rb.gy", "tiny.cc", "t.ly", "v.gd");
+
+  /** A command's last proxy refusal. */
+  public record ProxyRefusal(long atMs, String host, Integer port) {}
+
+  private final Rule rule;
+  private final Policy policy;
+  private final String storeName;
+  private ProcessorContext<String, Hit> context;
+  private KeyValueStore<String, ProxyRefusal> store;
+
+  public BypassProcessor(Rule rule, Policy policy, String storeName) {
+    this.rule = rule;
+    this.policy = policy;
+    this.storeName = storeName;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Hit> context) {
+    this.context = context;
+    this.store = context.getStateStore(storeName);
+  }
+
+  @Override
+  public void process(Record<String, ViolationEvent> record) {
+    ViolationEvent e = record.value();
+    String commandId = record.key();
+    if (commandId == null || e == null || e.kind() != Kind.NETWORK) {
+      return;
+    }
+    String role = policy.roleOf(e.agentId());
+    if (!rule.match().matches(e, role)) {
+      return;
+    }
+    long ts = record.timestamp();
+    ProxyRefusal before = store.get(commandId);
+    String door = before == null || ts - before.atMs() > rule.within().toMillis() || ts < before.atMs()
+        ? null : door(e, before);
+    if (door != null) {
+      Instant at = Instant.ofEpochMilli(ts);
+      String summary = "after the proxy refused " + target(before.host(), before.port()) + ", the command tried "
+          + door + " " + (ts - before.atMs()) / 1000 + " s later";
+      context.forward(new Record<>(commandId, new Hit(rule, ThresholdCrossingProcessor.fingerprint(rule.id(), commandId),
+          commandId, e.agentId(), role, e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
+          e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary), ts));
+    }
+    if (isProxyRefusal(e)) {
+      store.put(commandId, new ProxyRefusal(ts, e.host(), e.port()));
+    }
+  }
+
+  /** A refusal by the proxy of a name (the first "no"). */
+  static boolean isProxyRefusal(ViolationEvent e) {
+    if (e.host() == null || isIpLiteral(e.host()) || SHORTENERS.contains(e.host())) {
+      return false;
+    }
+    if (e.source() == Source.SQUID || e.source() == Source.JSON) {
+      return true;
+    }
+    String a = e.action() == null ? "" : e.action();
+    return (e.source() == Source.PROXY_403 && (a.equals("http-request") || a.equals("http-connect")))
+        || (e.source() == Source.SRT_VIOLATION && (a.equals("network-outbound") || a.equals("http-request")));
+  }
+
+  /** Which other door {@code e} is, after {@code before}; null when it is none. */
+  static String door(ViolationEvent e, ProxyRefusal before) {
+    String a = e.action() == null ? "" : e.action();
+    String host = e.host();
+    if (e.source() == Source.STRACE && "connect".equals(e.syscall())
+        && ("ENETUNREACH".equals(e.errno()) || "EPERM".equals(e.errno())) && host != null
+        && HostClassifier.classify(host).orElse(null) != AddressClass.LOOPBACK) {
+      return "a direct dial to " + target(host, e.port());
+    }
+    if (e.source() == Source.PROXY_403 && a.equals("connect") && e.reason() != null
+        && e.reason().contains("Network is unreachable")) {
+      return "a direct dial to " + target(host, e.port());
+    }
+    if (a.equals("socks-tunnel")) {
+      return "a SOCKS tunnel to " + target(host, e.port());
+    }
+    if (a.equals("dns")) {
+      return "a direct name lookup of " + host + " (--noproxy)";
+    }
+    if (host == null) {
+      return null;
+    }
+    if (SHORTENERS.contains(host)) {
+      return "a URL shortener (" + host + ")";
+    }
+    if (isIpLiteral(host) && !isIpLiteral(before.host())
+        && HostClassifier.classify(host).orElse(null) != AddressClass.LOOPBACK) {
+      return "the IP literal " + target(host, e.port());
+    }
+    if (host.equals(before.host()) && e.port() != null && before.port() != null && !e.port().equals(before.port())) {
+      return "another port of " + host + " (" + e.port() + " after " + before.port() + ")";
+    }
+    return null;
+  }
+
+  private static boolean isIpLiteral(String host) {
+    // hosts arrive canonical: a v4 literal is dotted decimal, a v6 one holds colons
+    return host != null && (host.indexOf(':') >= 0 || host.chars().allMatch(c -> (c >= '0' && c <= '9') || c == '.'));
+  }
+
+  private static String target(String host, Integer port) {
+    return port == null ? host : host + ":" + port;
+  }
+}

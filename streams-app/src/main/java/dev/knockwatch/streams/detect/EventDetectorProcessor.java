@@ -1,0 +1,104 @@
+package dev.knockwatch.streams.detect;
+
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
+import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Role;
+import dev.knockwatch.streams.rules.Rule;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * The detectors that judge one refusal on its own: {@code off-role} (the host is outside the
+ * agent's role), {@code address-class} (the refusal names a sensitive class of address) and
+ * {@code fs-guard} (a guarded path). Each hit carries a fingerprint of rule, command and host
+ * (or path), so the lifecycle raises one alert per command and host.
+ */
+public final class EventDetectorProcessor implements Processor<String, ViolationEvent, String, Hit> {
+
+  private final Rule rule;
+  private final Policy policy;
+  private ProcessorContext<String, Hit> context;
+
+  public EventDetectorProcessor(Rule rule, Policy policy) {
+    this.rule = rule;
+    this.policy = policy;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Hit> context) {
+    this.context = context;
+  }
+
+  @Override
+  public void process(Record<String, ViolationEvent> record) {
+    ViolationEvent e = record.value();
+    if (record.key() == null || e == null) {
+      return;
+    }
+    String role = policy.roleOf(e.agentId());
+    if (!rule.match().matches(e, role)) {
+      return;
+    }
+    String summary = switch (rule.detector()) {
+      case OFF_ROLE -> offRole(e, role);
+      case ADDRESS_CLASS -> addressClass(e);
+      case FS_GUARD -> guarded(e);
+      default -> throw new IllegalStateException(rule.detector() + " is not judged event by event");
+    };
+    if (summary == null) {
+      return;
+    }
+    String subject = e.kind() == Kind.FILESYSTEM ? e.path() : e.host();
+    Instant at = Instant.ofEpochMilli(record.timestamp());
+    context.forward(new Record<>(record.key(), new Hit(rule,
+        ThresholdCrossingProcessor.fingerprint(rule.id(), record.key(), subject), record.key(), e.agentId(), role,
+        e.host(), e.port(), e.source(), at, at, e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null,
+        summary), record.timestamp()));
+  }
+
+  private String offRole(ViolationEvent e, String role) {
+    if (e.kind() != Kind.NETWORK || e.host() == null) {
+      return null;
+    }
+    Role r = policy.role(role);
+    if (r.allows(e.host(), e.port())) {
+      StreamsMetrics.IN_ROLE.labels(role).inc();
+      return null;
+    }
+    return "agent " + e.agentId() + " (role " + role + ") tried " + target(e) + ", which its role does not allow";
+  }
+
+  private String addressClass(ViolationEvent e) {
+    AddressClass c = e.addressClass();
+    if (c == null && e.host() != null) {
+      c = HostClassifier.classify(e.host()).orElse(null);
+    }
+    if (c == null || !rule.classes().contains(c)) {
+      return null;
+    }
+    return "refused " + target(e) + ": a " + c.name().toLowerCase(Locale.ROOT).replace('_', '-') + " address";
+  }
+
+  private String guarded(ViolationEvent e) {
+    if (e.kind() != Kind.FILESYSTEM || e.path() == null) {
+      return null;
+    }
+    String hit = GuardedPaths.match(rule.paths(), e.path());
+    return hit == null ? null : "refused " + (e.action() == null ? "access" : e.action()) + " on " + e.path()
+        + " (guarded: " + hit + ")";
+  }
+
+  static String target(ViolationEvent e) {
+    return e.port() == null ? e.host() : e.host() + ":" + e.port();
+  }
+}

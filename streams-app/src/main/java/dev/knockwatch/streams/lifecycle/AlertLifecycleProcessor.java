@@ -1,0 +1,183 @@
+package dev.knockwatch.streams.lifecycle;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.streams.StreamsMetrics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Turns hits into alerts, once: the first hit of a fingerprint writes a {@code firing} alert
+ * at once; later hits update its count, written at most once per {@code throttle}; after
+ * {@code resolveAfter} without a hit it is written {@code resolved} and forgotten (a later hit
+ * fires it anew). A count rule's crossing in a window that starts after the alerted window
+ * ended writes a new firing alert with that window (overlapping hopping windows update it). A hit without a rule only adds its source to the command's firing alerts (the same
+ * refusal seen by a second log).
+ *
+ * <p>The clock is the wall clock when live (a quiet agent still resolves) and stream time in
+ * {@code replay}, whose end of input advances stream time, so its output is deterministic.
+ */
+public final class AlertLifecycleProcessor implements Processor<String, Hit, String, Alert> {
+
+  /** Which clock idles and throttles are measured on. */
+  public enum Clock { WALL, STREAM }
+
+  public static final String STORE = "alert-lifecycle";
+  public static final Duration DEFAULT_THROTTLE = Duration.ofSeconds(30);
+  static final int MAX_SAMPLES = 5;
+  private static final String SEP = "|";
+
+  private final Clock clock;
+  private final Duration throttle;
+  private final String policyVersion;
+  private ProcessorContext<String, Alert> context;
+  private KeyValueStore<String, AlertState> store;
+
+  public AlertLifecycleProcessor(Clock clock, Duration throttle, String policyVersion) {
+    this.clock = clock;
+    this.throttle = throttle;
+    this.policyVersion = policyVersion;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Alert> context) {
+    this.context = context;
+    this.store = context.getStateStore(STORE);
+    context.schedule(Duration.ofSeconds(1),
+        clock == Clock.WALL ? PunctuationType.WALL_CLOCK_TIME : PunctuationType.STREAM_TIME, this::sweep);
+  }
+
+  @Override
+  public void process(Record<String, Hit> record) {
+    Hit hit = record.value();
+    if (hit == null) {
+      return;
+    }
+    long now = now(record.timestamp());
+    if (hit.rule() == null) {
+      addSource(hit, now);
+      return;
+    }
+    String key = hit.commandId() + SEP + hit.fingerprint();
+    AlertState state = store.get(key);
+    long resolveAfter = hit.rule().resolveAfter().toMillis();
+    // a count rule crossing in a window that starts after the alerted one ended: a new alert
+    if (state == null || (hit.windowStart() != null && !hit.windowStart().isBefore(state.alert().windowEnd()))) {
+      Alert alert = fresh(hit);
+      store.put(key, new AlertState(alert, now, now, false, resolveAfter));
+      emit(alert, record.timestamp());
+      return;
+    }
+    Alert a = updated(state.alert(), hit);
+    boolean due = now - state.lastEmittedMs() >= throttle.toMillis();
+    if (due) {
+      emit(a, record.timestamp());
+    }
+    store.put(key, new AlertState(a, now, due ? now : state.lastEmittedMs(), !due, resolveAfter));
+  }
+
+  private void addSource(Hit hit, long now) {
+    List<KeyValue<String, AlertState>> changed = new ArrayList<>();
+    try (KeyValueIterator<String, AlertState> it = store.prefixScan(hit.commandId() + SEP, Serdes.String().serializer())) {
+      while (it.hasNext()) {
+        KeyValue<String, AlertState> kv = it.next();
+        Alert a = kv.value.alert();
+        if (a.sources() != null && a.sources().contains(hit.source())) {
+          continue;
+        }
+        Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
+        sources.add(hit.source());
+        Alert b = with(a, a.count(), a.lastSeen(), a.sampleEventIds(), List.copyOf(sources));
+        changed.add(KeyValue.pair(kv.key, new AlertState(b, kv.value.lastHitMs(), kv.value.lastEmittedMs(), true,
+            kv.value.resolveAfterMs())));
+      }
+    }
+    changed.forEach(kv -> store.put(kv.key, kv.value));
+  }
+
+  /** Resolves what went quiet and writes throttled updates whose time has come. */
+  private void sweep(long timestamp) {
+    long now = clock == Clock.WALL ? timestamp : context.currentStreamTimeMs();
+    List<KeyValue<String, AlertState>> changed = new ArrayList<>();
+    List<String> resolved = new ArrayList<>();
+    try (KeyValueIterator<String, AlertState> it = store.all()) {
+      while (it.hasNext()) {
+        KeyValue<String, AlertState> kv = it.next();
+        AlertState s = kv.value;
+        if (now - s.lastHitMs() >= s.resolveAfterMs()) {
+          Alert a = s.alert();
+          emit(new Alert(a.fingerprint(), a.rule(), a.severity(), Alert.Status.RESOLVED, a.commandId(), a.agentId(),
+              a.role(), a.host(), a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(),
+              a.summary(), a.sampleEventIds(), a.sources(), a.policyVersion(), a.shadow()), a.lastSeen().toEpochMilli());
+          resolved.add(kv.key);
+        } else if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
+          emit(s.alert(), s.alert().lastSeen().toEpochMilli());
+          changed.add(KeyValue.pair(kv.key, new AlertState(s.alert(), s.lastHitMs(), now, false, s.resolveAfterMs())));
+        }
+      }
+    }
+    resolved.forEach(store::delete);
+    changed.forEach(kv -> store.put(kv.key, kv.value));
+  }
+
+  private long now(long recordTimestamp) {
+    return clock == Clock.WALL ? context.currentSystemTimeMs()
+        : Math.max(context.currentStreamTimeMs(), recordTimestamp);
+  }
+
+  private Alert fresh(Hit h) {
+    return new Alert(h.fingerprint(), h.rule().id(), h.rule().severity(), Alert.Status.FIRING, h.commandId(),
+        h.agentId(), h.role(), h.host(), h.port(), h.count(), h.windowStart(), h.windowEnd(),
+        h.firstSeen() == null ? h.at() : h.firstSeen(), h.at(), h.summary(),
+        h.eventIds() == null ? List.of() : h.eventIds().stream().limit(MAX_SAMPLES).toList(),
+        h.source() == null ? List.of() : List.of(h.source()), policyVersion, h.rule().shadow() ? Boolean.TRUE : null);
+  }
+
+  private static Alert updated(Alert a, Hit h) {
+    List<String> samples = a.sampleEventIds() == null ? new ArrayList<>() : new ArrayList<>(a.sampleEventIds());
+    for (String id : h.eventIds() == null ? List.<String>of() : h.eventIds()) {
+      if (samples.size() < MAX_SAMPLES && !samples.contains(id)) {
+        samples.add(id);
+      }
+    }
+    Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
+    if (h.source() != null) {
+      sources.add(h.source());
+    }
+    long count = h.windowStart() != null ? Math.max(a.count(), h.count()) : a.count() + 1;
+    Instant last = h.at().isAfter(a.lastSeen()) ? h.at() : a.lastSeen();
+    Alert b = with(a, count, last, List.copyOf(samples), List.copyOf(sources));
+    return h.windowStart() != null ? withSummary(b, h.summary()) : b;
+  }
+
+  private static Alert with(Alert a, long count, Instant lastSeen, List<String> samples, List<Source> sources) {
+    return new Alert(a.fingerprint(), a.rule(), a.severity(), a.status(), a.commandId(), a.agentId(), a.role(),
+        a.host(), a.port(), count, a.windowStart(), a.windowEnd(), a.firstSeen(), lastSeen, a.summary(), samples,
+        sources, a.policyVersion(), a.shadow());
+  }
+
+  private static Alert withSummary(Alert a, String summary) {
+    return new Alert(a.fingerprint(), a.rule(), a.severity(), a.status(), a.commandId(), a.agentId(), a.role(),
+        a.host(), a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(), summary,
+        a.sampleEventIds(), a.sources(), a.policyVersion(), a.shadow());
+  }
+
+  private void emit(Alert alert, long timestamp) {
+    StreamsMetrics.ALERTS.labels(alert.rule(), alert.severity().name().toLowerCase(Locale.ROOT),
+        alert.status().name().toLowerCase(Locale.ROOT), alert.shadow() == null ? "enforce" : "shadow").inc();
+    context.forward(new Record<>(alert.fingerprint(), alert, timestamp));
+  }
+}

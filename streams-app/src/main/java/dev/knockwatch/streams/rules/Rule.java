@@ -1,0 +1,76 @@
+package dev.knockwatch.streams.rules;
+
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Alert.Severity;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * One rule of {@code rules.yaml}. The keys every rule has come first; the rest belong to one
+ * detector each and are null (or empty) for the others — the loader refuses them elsewhere.
+ *
+ * @param window count: the window length (tumbling unless {@code hop} is set)
+ * @param hop count: the advance of hopping windows; null for tumbling
+ * @param threshold count: refusals of one command within one window
+ * @param grace count: how late a refusal may arrive and still count in its window
+ * @param classes address-class: the classes that page
+ * @param within bypass: how soon after a proxy refusal another door counts
+ * @param paths fs-guard: the path patterns that are guarded
+ */
+public record Rule(
+    String id,
+    Detector detector,
+    Severity severity,
+    boolean shadow,
+    RuleMatch match,
+    Duration resolveAfter,
+    Duration window,
+    Duration hop,
+    int threshold,
+    Duration grace,
+    Set<AddressClass> classes,
+    Duration within,
+    List<String> paths) {
+
+  public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
+  public static final int DEFAULT_THRESHOLD = 5;
+  public static final Duration DEFAULT_GRACE = Duration.ofMinutes(1);
+  public static final Duration DEFAULT_RESOLVE_AFTER = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_WITHIN = Duration.ofMinutes(2);
+
+  /** The detectors, by their name in {@code rules.yaml}. */
+  public enum Detector {
+    COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH;
+
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    public static Detector ofWireName(String name) {
+      for (Detector d : values()) {
+        if (d.wireName().equals(name)) {
+          return d;
+        }
+      }
+      return null;
+    }
+  }
+
+  /** A count rule with the defaults for everything else. */
+  public static Rule count(String id, Duration window, int threshold, Severity severity, Duration grace) {
+    return new Rule(id, Detector.COUNT, severity, false, RuleMatch.ANY, DEFAULT_RESOLVE_AFTER, window, null,
+        threshold, grace, Set.of(), null, List.of());
+  }
+
+  /** The count rule {@code up} and {@code replay} use when the rules directory has no rule at all. */
+  public static Rule defaultCountRule() {
+    return count("persistent-retry", DEFAULT_WINDOW, DEFAULT_THRESHOLD, Severity.WARNING, DEFAULT_GRACE);
+  }
+
+  /** How far windows advance: the hop, else the window (tumbling). */
+  public Duration advance() {
+    return hop != null ? hop : window;
+  }
+}

@@ -1,0 +1,23 @@
+package dev.knockwatch.streams.rules;
+
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import java.util.Set;
+
+/**
+ * A rule's optional {@code match}: which refusals it looks at. Every given part must match; an
+ * empty set or a null glob matches everything.
+ */
+public record RuleMatch(Set<Source> sources, Set<Kind> kinds, Set<String> roles, Glob agent, Glob host) {
+
+  public static final RuleMatch ANY = new RuleMatch(Set.of(), Set.of(), Set.of(), null, null);
+
+  public boolean matches(ViolationEvent e, String role) {
+    return (sources.isEmpty() || sources.contains(e.source()))
+        && (kinds.isEmpty() || kinds.contains(e.kind()))
+        && (roles.isEmpty() || roles.contains(role))
+        && (agent == null || (e.agentId() != null && agent.matches(e.agentId())))
+        && (host == null || (e.host() != null && host.matches(e.host())));
+  }
+}

@@ -1,0 +1,255 @@
+package dev.knockwatch.streams.detect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor.Clock;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyLoader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.UnaryOperator;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Each detector, the lifecycle and cross-source dedup on a TopologyTestDriver (record cache on). */
+class DetectorsTest {
+
+  static final Instant T0 = Instant.parse("2026-11-29T18:45:00Z");
+  static final String CMD = "xhfHytmXL-L6RsYw2CrSjA";
+  static final String CMD2 = "zyZtvn-3BVrXFMyeoLjgiQ";
+  static final String ROLES = "roles:\n  ci:\n    hosts: [\"registry.npmjs.org\", \"*.maven.org\"]\n"
+      + "agents:\n  - match: \"ci-*\"\n    role: ci\n";
+
+  @TempDir Path state;
+  @TempDir Path rulesDir;
+  TopologyTestDriver driver;
+  TestInputTopic<String, ViolationEvent> in;
+  TestOutputTopic<String, Alert> out;
+  int seq;
+
+  private void start(String rules, Clock clock) throws IOException {
+    Files.writeString(rulesDir.resolve("rules.yaml"), rules);
+    Files.writeString(rulesDir.resolve("roles.yaml"), ROLES);
+    Policy policy = PolicyLoader.load(rulesDir);
+    Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 10 * 1024 * 1024);
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+    driver = new TopologyTestDriver(DetectionTopology.buildTopology(policy, clock), p, T0);
+    in = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(), Json.serde(ViolationEvent.class).serializer());
+    out = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(), Json.serde(Alert.class).deserializer());
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (driver != null) {
+      driver.close();
+    }
+  }
+
+  private void send(String cmd, Instant at, UnaryOperator<ViolationEvent.Builder> f) {
+    seq++;
+    ViolationEvent.Builder b = ViolationEvent.builder().eventId("e" + seq).commandId(cmd).agentId("ci-runner-1")
+        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").observedAt(at);
+    in.pipeInput(cmd, f.apply(b).build(), at);
+  }
+
+  private void net(String cmd, Instant at, String host, int port) {
+    send(cmd, at, b -> b.host(host).port(port));
+  }
+
+  // ---- off-role
+
+  @Test
+  void anOffRoleHostPagesOncePerCommandAndHost() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n    severity: page\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    net(CMD, T0.plusSeconds(1), "evil.example", 443);
+    net(CMD, T0.plusSeconds(2), "other.example", 443);
+    List<Alert> alerts = out.readValuesToList();
+    assertThat(alerts).extracting(Alert::host).containsExactly("evil.example", "other.example");
+    assertThat(alerts).extracting(Alert::role).containsOnly("ci");
+    assertThat(alerts).extracting(Alert::fingerprint).doesNotHaveDuplicates();
+    assertThat(alerts.get(0).summary()).isEqualTo("agent ci-runner-1 (role ci) tried evil.example:443, which its role does not allow");
+    assertThat(alerts.get(0).policyVersion()).hasSize(12);
+  }
+
+  @Test
+  void aRefusedHostInsideTheRoleIsDriftNotAPage() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
+    net(CMD, T0, "registry.npmjs.org", 443);
+    net(CMD, T0, "repo1.maven.org", 443);
+    assertThat(out.isEmpty()).isTrue();
+  }
+
+  @Test
+  void anAgentNoGlobMatchesHasTheDefaultRoleWhichAllowsNothing() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
+    send(CMD, T0, b -> b.agentId("research-7").host("registry.npmjs.org").port(443));
+    assertThat(out.readValuesToList()).extracting(Alert::role).containsExactly("default");
+  }
+
+  // ---- address-class
+
+  @Test
+  void aSensitiveAddressClassPagesFromSrtsWordsOrTheLiteral() throws IOException {
+    start("rules:\n  - id: sensitive\n    detector: address-class\n    classes: [loopback, cloud-metadata]\n"
+        + "    severity: critical\n", Clock.STREAM);
+    send(CMD, T0, b -> b.host("metadata.example").port(80).addressClass(AddressClass.CLOUD_METADATA));
+    net(CMD2, T0, "127.0.0.1", 8080);
+    net(CMD2, T0, "93.184.216.34", 443);
+    List<Alert> alerts = out.readValuesToList();
+    assertThat(alerts).extracting(Alert::commandId, Alert::host)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(CMD, "metadata.example"),
+            org.assertj.core.groups.Tuple.tuple(CMD2, "127.0.0.1"));
+    assertThat(alerts.get(0).summary()).isEqualTo("refused metadata.example:80: a cloud-metadata address");
+    assertThat(alerts).extracting(Alert::severity).containsOnly(Alert.Severity.CRITICAL);
+  }
+
+  // ---- fs-guard
+
+  @Test
+  void guardedPathsPageAndOthersDoNot() throws IOException {
+    start("rules:\n  - id: fs-guard\n    detector: fs-guard\n", Clock.STREAM);
+    send(CMD, T0, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/home/agent/.bashrc"));
+    send(CMD, T0, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/home/agent/notes.txt"));
+    send(CMD, T0, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/root/.ssh/id_ed25519"));
+    send(CMD, T0, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/work/repo/.git/hooks/pre-commit"));
+    send(CMD, T0, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/work/repo/.env.example"));
+    assertThat(out.readValuesToList()).extracting(Alert::summary).containsExactly(
+        "refused openat on /home/agent/.bashrc (guarded: .bashrc)",
+        "refused openat on /root/.ssh/id_ed25519 (guarded: ~/.ssh/)",
+        "refused openat on /work/repo/.git/hooks/pre-commit (guarded: .git/hooks/)");
+  }
+
+  // ---- bypass
+
+  @Test
+  void aDirectDialSoonAfterAProxyRefusalIsABypass() throws IOException {
+    start("rules:\n  - id: bypass\n    detector: bypass\n    within: 2m\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    send(CMD, T0.plusSeconds(30), b -> b.source(Source.STRACE).action("connect").syscall("connect")
+        .errno("ENETUNREACH").host("93.184.216.34").port(443));
+    List<Alert> alerts = out.readValuesToList();
+    assertThat(alerts).hasSize(1);
+    assertThat(alerts.get(0).summary())
+        .isEqualTo("after the proxy refused evil.example:443, the command tried a direct dial to 93.184.216.34:443 30 s later");
+  }
+
+  @Test
+  void theSameDoorAfterTheLimitOrToLoopbackIsNoBypass() throws IOException {
+    start("rules:\n  - id: bypass\n    detector: bypass\n    within: 2m\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    send(CMD, T0.plusSeconds(121), b -> b.source(Source.STRACE).syscall("connect").errno("ENETUNREACH")
+        .host("93.184.216.34").port(443));
+    net(CMD2, T0, "evil.example", 443);
+    send(CMD2, T0.plusSeconds(5), b -> b.source(Source.STRACE).syscall("connect").errno("EPERM")
+        .host("127.0.0.1").port(3128));
+    assertThat(out.isEmpty()).isTrue();
+  }
+
+  @Test
+  void anotherPortASocksTunnelAndAShortenerAreDoorsToo() throws IOException {
+    start("rules:\n  - id: bypass\n    detector: bypass\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    net(CMD, T0.plusSeconds(1), "evil.example", 8443);
+    net(CMD2, T0, "evil.example", 443);
+    send(CMD2, T0.plusSeconds(2), b -> b.source(Source.PROXY_403).action("socks-tunnel").host("evil.example").port(443));
+    String cmd3 = "CCCCCCCCCCCCCCCCCCCCCC";
+    net(cmd3, T0, "evil.example", 443);
+    net(cmd3, T0.plusSeconds(3), "bit.ly", 443);
+    assertThat(out.readValuesToList()).extracting(Alert::summary).containsExactly(
+        "after the proxy refused evil.example:443, the command tried another port of evil.example (8443 after 443) 1 s later",
+        "after the proxy refused evil.example:443, the command tried a SOCKS tunnel to evil.example:443 2 s later",
+        "after the proxy refused evil.example:443, the command tried a URL shortener (bit.ly) 3 s later");
+  }
+
+  // ---- cross-source dedup
+
+  @Test
+  void theSameRefusalFromTwoLogsCountsOnceAndTheAlertNamesBoth() throws IOException {
+    start("rules:\n  - id: retry\n    detector: count\n    threshold: 3\n", Clock.STREAM);
+    for (int i = 0; i < 3; i++) {
+      Instant at = T0.plusSeconds(10L * i);
+      net(CMD, at, "evil.example", 443);
+      send(CMD, at.plusMillis(500), b -> b.source(Source.SQUID).action("http-connect").host("evil.example").port(443));
+    }
+    List<Alert> alerts = out.readValuesToList();
+    assertThat(alerts).hasSize(1);
+    assertThat(alerts.get(0).count()).as("six lines, three refusals").isEqualTo(3);
+    assertThat(alerts.get(0).sources()).containsExactly(Source.SRT_VIOLATION);
+    net(CMD2, T0.plusSeconds(60), "x.example", 443); // stream time passes the 30 s throttle: the pending update
+    Alert update = out.readValuesToList().get(0);
+    assertThat(update.count()).isEqualTo(3);
+    assertThat(update.sources()).containsExactly(Source.SRT_VIOLATION, Source.SQUID);
+    send(CMD, T0.plusSeconds(61), b -> b.source(Source.SQUID).action("http-connect").host("evil.example").port(443));
+    net(CMD, T0.plusSeconds(61).plusMillis(100), "evil.example", 443);
+    net(CMD2, T0.plusSeconds(100), "x.example", 443);
+    assertThat(out.readValuesToList()).extracting(Alert::count).containsExactly(4L);
+  }
+
+  // ---- lifecycle
+
+  @Test
+  void anAlertResolvesAfterResolveAfterWithoutHitsOnStreamTime() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n    resolveAfter: 5m\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    net(CMD2, T0.plusSeconds(240), "registry.npmjs.org", 443); // in role: no hit, stream time moves
+    assertThat(out.readValuesToList()).extracting(Alert::status).containsExactly(Alert.Status.FIRING);
+    net(CMD2, T0.plusSeconds(301), "registry.npmjs.org", 443);
+    List<Alert> resolved = out.readValuesToList();
+    assertThat(resolved).extracting(Alert::status).containsExactly(Alert.Status.RESOLVED);
+    net(CMD, T0.plusSeconds(400), "evil.example", 443);
+    assertThat(out.readValuesToList()).extracting(Alert::status).as("a later hit fires anew")
+        .containsExactly(Alert.Status.FIRING);
+  }
+
+  @Test
+  void liveAlertsResolveOnTheWallClockEvenWhenNothingArrives() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n    resolveAfter: 10m\n", Clock.WALL);
+    net(CMD, T0, "evil.example", 443);
+    assertThat(out.readValuesToList()).extracting(Alert::status).containsExactly(Alert.Status.FIRING);
+    driver.advanceWallClockTime(Duration.ofMinutes(9));
+    assertThat(out.isEmpty()).isTrue();
+    driver.advanceWallClockTime(Duration.ofMinutes(2));
+    assertThat(out.readValuesToList()).extracting(Alert::status).containsExactly(Alert.Status.RESOLVED);
+  }
+
+  @Test
+  void shadowRulesWriteMarkedAlerts() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n    mode: shadow\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    assertThat(out.readValuesToList()).extracting(Alert::shadow).containsExactly(true);
+  }
+
+  @Test
+  void matchLimitsARuleToWhatItNames() throws IOException {
+    start("rules:\n  - id: retry\n    detector: count\n    threshold: 2\n    match:\n      source: strace\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    net(CMD, T0.plusSeconds(1), "evil.example", 443);
+    assertThat(out.isEmpty()).isTrue();
+    send(CMD2, T0.plusSeconds(2), b -> b.source(Source.STRACE).syscall("connect").errno("EPERM").host("10.0.0.1").port(22));
+    send(CMD2, T0.plusSeconds(3), b -> b.source(Source.STRACE).syscall("connect").errno("EPERM").host("10.0.0.1").port(22));
+    assertThat(out.readValuesToList()).extracting(Alert::commandId).containsExactly(CMD2);
+  }
+}

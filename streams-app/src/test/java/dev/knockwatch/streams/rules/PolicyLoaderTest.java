@@ -1,0 +1,133 @@
+package dev.knockwatch.streams.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Alert.Severity;
+import dev.knockwatch.streams.rules.Rule.Detector;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PolicyLoaderTest {
+
+  static final Path FIXTURES = Path.of("src/test/resources/rules");
+
+  @TempDir Path dir;
+
+  private Path write(String rules) throws IOException {
+    Files.writeString(dir.resolve("rules.yaml"), rules);
+    return dir;
+  }
+
+  @Test
+  void theShippedRulesAndRolesLoad() {
+    Policy p = PolicyLoader.load(Path.of("../alert-rules"));
+    assertThat(p.rules()).extracting(Rule::id)
+        .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard");
+    assertThat(p.rules().get(0)).isEqualTo(Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING,
+        Duration.ofMinutes(1)));
+    assertThat(p.rules().get(2).classes())
+        .containsExactlyInAnyOrder(AddressClass.LOOPBACK, AddressClass.LINK_LOCAL, AddressClass.CLOUD_METADATA);
+    assertThat(p.rules().get(4).paths()).isEqualTo(PolicyLoader.DEFAULT_GUARDED_PATHS);
+    assertThat(p.roleOf("ci-runner-1")).isEqualTo("ci");
+    assertThat(p.roleOf("someone-else")).isEqualTo("default");
+    assertThat(p.role("ci").allows("repo1.maven.org", 443)).isTrue();
+    assertThat(p.role("ci").allows("maven.org", 443)).as("*.suffix is below the suffix only").isFalse();
+    assertThat(p.role("ci").allows("api.github.com", 80)).as("a port in the pattern binds").isFalse();
+    assertThat(p.version()).hasSize(12);
+  }
+
+  @Test
+  void everyProblemIsListedWithItsFileAndLine() {
+    Path d = FIXTURES.resolve("broken");
+    String rules = d.resolve("rules.yaml").toString();
+    String roles = d.resolve("roles.yaml").toString();
+    assertThat(PolicyLoader.check(d)).containsExactly(
+        roles + ":3: role ci: host \"*bad*\" is not a host pattern (a host, *.suffix, either with an optional :port)",
+        roles + ":8: agents entry 2: role \"research\" is not defined under roles",
+        rules + ":4: rule retry: window \"5x\" is not a duration (like 30s, 5m, 1h)",
+        rules + ":5: rule retry: threshold must be a whole number of at least 1, not \"0\"",
+        rules + ":6: rule retry: duplicate id (first at line 2)",
+        rules + ":9: rule knock: detector \"knock\" is not one of count, off-role, address-class, bypass, fs-guard, wall-breach",
+        rules + ":13: rule sensitive: \"threshold\" is a key of count rules, not of address-class rules",
+        rules + ":12: rule sensitive: \"intranet\" is not an address class (public, private, loopback, link-local, "
+            + "cloud-metadata, unspecified, multicast, broadcast, unknown)",
+        rules + ":16: rule shadowy: mode \"quiet\" is not enforce or shadow",
+        rules + ":19: rule shadowy: match: unknown key \"colour\" (known: agent, host, kind, role, source)",
+        rules + ":18: rule shadowy: match.role \"research\" is not defined in roles.yaml",
+        rules + ":25: rule hopper: resolveAfter \"soon\" is not a duration (like 30s, 5m, 1h)",
+        rules + ":24: rule hopper: hop 10m must not be longer than the window");
+  }
+
+  @Test
+  void loadRefusesWithAllTheProblems() {
+    assertThatThrownBy(() -> PolicyLoader.load(FIXTURES.resolve("broken")))
+        .isInstanceOf(RulesException.class)
+        .satisfies(e -> assertThat(((RulesException) e).problems()).hasSize(13));
+  }
+
+  @Test
+  void brokenYamlIsReportedWithItsLine() {
+    assertThat(PolicyLoader.check(FIXTURES.resolve("bad-yaml"))).containsExactly(
+        FIXTURES.resolve("bad-yaml/rules.yaml") + ":4: not valid YAML: while parsing a flow sequence: "
+            + "expected ',' or ']', but got <stream end>");
+  }
+
+  @Test
+  void offRoleRulesNeedRoles() {
+    Path d = FIXTURES.resolve("no-roles");
+    assertThat(PolicyLoader.check(d)).containsExactly(d.resolve("rules.yaml") + ":3: rule off-role-host: "
+        + "off-role rules need roles.yaml (not found: " + d.resolve("roles.yaml") + ")");
+  }
+
+  @Test
+  void aMissingRulesFileIsNamed() {
+    assertThat(PolicyLoader.check(dir))
+        .containsExactly(dir.resolve("rules.yaml") + ": not found (the rules directory must hold rules.yaml)");
+  }
+
+  @Test
+  void defaultsFillWhatARuleLeavesOut() throws IOException {
+    Policy p = PolicyLoader.load(write("rules:\n  - id: r1\n    detector: count\n    threshold: 3\n"
+        + "  - id: b\n    detector: bypass\n  - id: f\n    detector: fs-guard\n    paths: [\".npmrc\"]\n    mode: shadow\n"));
+    assertThat(p.rules().get(0)).isEqualTo(Rule.count("r1", Duration.ofMinutes(5), 3, Severity.WARNING,
+        Duration.ofMinutes(1)));
+    assertThat(p.rules().get(1).within()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(p.rules().get(1).resolveAfter()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(p.rules().get(2).paths()).containsExactly(".npmrc");
+    assertThat(p.rules().get(2).shadow()).isTrue();
+    assertThat(p.rules(Detector.COUNT)).hasSize(1);
+    assertThat(p.roleOf("anyone")).isEqualTo(Policy.DEFAULT_ROLE);
+  }
+
+  @Test
+  void matchSelectsSourcesKindsAndGlobs() throws IOException {
+    Policy p = PolicyLoader.load(write("rules:\n  - id: r1\n    detector: count\n    threshold: 3\n"
+        + "    match:\n      source: [squid, strace]\n      kind: network\n      agent: \"ci-*\"\n      host: \"*.internal\"\n"));
+    RuleMatch m = p.rules().get(0).match();
+    assertThat(m.sources()).hasSize(2);
+    assertThat(m.kinds()).hasSize(1);
+    assertThat(m.agent().matches("ci-runner-9")).isTrue();
+    assertThat(m.host().matches("db.internal")).isTrue();
+    assertThat(m.host().matches("db.internal.example.com")).isFalse();
+  }
+
+  @Test
+  void theVersionChangesWithTheFiles() throws IOException {
+    String v1 = PolicyLoader.load(write("rules:\n  - id: r1\n    detector: count\n    threshold: 3\n")).version();
+    String v2 = PolicyLoader.load(write("rules:\n  - id: r1\n    detector: count\n    threshold: 4\n")).version();
+    assertThat(v1).isNotEqualTo(v2);
+  }
+
+  @Test
+  void wallBreachIsRefusedUntilProbesReportResults() throws IOException {
+    write("rules:\n  - id: wall\n    detector: wall-breach\n    severity: critical\n");
+    assertThat(PolicyLoader.check(dir)).containsExactly(dir.resolve("rules.yaml") + ":3: rule wall: wall-breach is "
+        + "not available in this build (it needs the guard probes' result events)");
+  }
+}
