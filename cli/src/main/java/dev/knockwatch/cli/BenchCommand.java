@@ -36,10 +36,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** Benchmarks that run the real parts: {@code bench ingest}. */
+/** Benchmarks that run the real parts: {@code bench ingest}, {@code bench streams}. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure knockwatch on this machine.",
-    subcommands = {BenchCommand.Ingest.class})
+    subcommands = {BenchCommand.Ingest.class, BenchCommand.Streams.class})
 final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -316,6 +316,103 @@ final class BenchCommand implements Callable<Integer> {
     private static double seconds(String mAndS) {
       String[] parts = mAndS.replace("s", "").split("m");
       return Integer.parseInt(parts[0]) * 60 + Double.parseDouble(parts[1]);
+    }
+  }
+
+  /**
+   * Publishes N generated events (1,000 commands, a mix of in-role, off-role, sensitive and
+   * filesystem refusals) to an embedded broker, then runs the full detection topology with
+   * exactly-once and, side by side, a pass-through topology (source to sink, same settings)
+   * over the same topic, each timed from RUNNING until its committed position reaches the end.
+   */
+  @Command(name = "streams", mixinStandardHelpOptions = true,
+      description = "Events per second of the detection topology (EOS) beside a pass-through topology on the same input.")
+  static final class Streams implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--events", defaultValue = "300000", description = "Events to generate (default: ${DEFAULT-VALUE}).")
+    int events;
+
+    @Option(names = "--rules", defaultValue = "alert-rules", description = "The alert-rules directory (default: ${DEFAULT-VALUE}).")
+    Path rules;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      if (events < 1) {
+        throw new UsageException("--events must be at least 1");
+      }
+      dev.knockwatch.streams.rules.Policy policy = Rules.load(rules);
+      Path tmp = Files.createTempDirectory("knockwatch-bench-streams-");
+      try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
+        broker.createTopics();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+          admin.createTopics(List.of(new NewTopic("bench.pass-through", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        publish(broker.bootstrapServers(), events);
+        double passThrough = run(broker, tmp, "bench-pass-through",
+            dev.knockwatch.streams.DetectionTopology.passThrough("bench.pass-through"));
+        double detection = run(broker, tmp, "bench-detection",
+            dev.knockwatch.streams.DetectionTopology.buildTopology(policy,
+                dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor.Clock.WALL));
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("events", events);
+        result.put("seconds", detection);
+        result.put("eventsPerSecond", Math.round(events / detection));
+        result.put("passThroughSeconds", passThrough);
+        result.put("passThroughEventsPerSecond", Math.round(events / passThrough));
+        result.put("ratio", Math.round(passThrough / detection * 1000) / 1000.0);
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+          out.println(Json.write(result));
+        } else {
+          result.forEach((k, v) -> out.println(k + ": " + v));
+        }
+        out.flush();
+      } finally {
+        EmbeddedKafkaBroker.wipe(tmp);
+      }
+      return Knockwatch.OK;
+    }
+
+    /** Seconds from RUNNING until the app's committed position is at the end of the violations topic. */
+    private static double run(EmbeddedKafkaBroker broker, Path tmp, String appId, org.apache.kafka.streams.Topology topology) {
+      try (dev.knockwatch.streams.StreamsApp app = new dev.knockwatch.streams.StreamsApp(appId, broker.bootstrapServers(),
+          tmp.resolve(appId), topology, Map.of())) {
+        app.start(Duration.ofSeconds(120));
+        long t0 = System.nanoTime();
+        app.awaitCaughtUp(Duration.ofMinutes(20));
+        return (System.nanoTime() - t0) / 1e9;
+      }
+    }
+
+    private static void publish(String bootstrap, int n) throws EventSink.PublishException {
+      Random random = new Random(42);
+      String[] hosts = {"registry.npmjs.org", "evil.example", "169.254.169.254", "api.github.com", "pastebin.com"};
+      Instant t0 = Instant.parse("2026-11-29T18:00:00Z");
+      try (KafkaEventSink sink = KafkaEventSink.create(bootstrap, Map.of())) {
+        for (int i = 0; i < n; i++) {
+          int c = random.nextInt(1000);
+          String commandId = String.format("BenchCommand%010d", c);
+          ViolationEvent.Builder b = ViolationEvent.builder().eventId("bench-" + i).commandId(commandId)
+              .agentId(c % 2 == 0 ? "ci-runner-" + c : "research-" + c).source(dev.knockwatch.events.Source.SRT_VIOLATION)
+              .observedAt(t0.plusMillis(i * 20L)).reason("host is not on the allow list");
+          if (i % 10 == 9) {
+            b.kind(dev.knockwatch.events.Kind.FILESYSTEM).action("openat").path(i % 20 == 19 ? "/home/agent/.bashrc" : "/tmp/x");
+          } else {
+            b.kind(dev.knockwatch.events.Kind.NETWORK).action("network-outbound").host(hosts[random.nextInt(hosts.length)])
+                .port(443);
+          }
+          sink.publish(b.build());
+          if (i % 50_000 == 49_999) {
+            sink.flush();
+          }
+        }
+        sink.flush();
+      }
     }
   }
 }

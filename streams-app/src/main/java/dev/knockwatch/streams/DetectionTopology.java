@@ -140,6 +140,19 @@ public final class DetectionTopology {
     return t;
   }
 
+  /**
+   * The baseline {@code bench streams} compares against: the same source (deserializing each
+   * event) straight to a sink, no state.
+   */
+  public static Topology passThrough(String sinkTopic) {
+    Topology t = new Topology();
+    t.addSource(AutoOffsetReset.earliest(), "violations-source", observedAt(), Serdes.String().deserializer(),
+        EVENT_SERDE.deserializer(), Topics.VIOLATIONS.name());
+    t.addSink("pass-through-sink", sinkTopic, Serdes.String().serializer(), EVENT_SERDE.serializer(),
+        "violations-source");
+    return t;
+  }
+
   private static String label(Enum<?> value) {
     return value == null ? "unknown" : value.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }

@@ -19,6 +19,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,10 +39,16 @@ public final class StreamsApp implements AutoCloseable {
    */
   public StreamsApp(String applicationId, String bootstrapServers, Path stateDir, Policy policy,
       AlertLifecycleProcessor.Clock clock, Map<String, Object> clientProps) {
+    this(applicationId, bootstrapServers, stateDir, DetectionTopology.buildTopology(policy, clock), clientProps);
+  }
+
+  /** Any topology over the violations topic, with the detection app's settings (the benchmark's pass-through). */
+  public StreamsApp(String applicationId, String bootstrapServers, Path stateDir, Topology topology,
+      Map<String, Object> clientProps) {
     this.applicationId = applicationId;
     this.bootstrapServers = bootstrapServers;
     this.clientProps = clientProps;
-    this.streams = new KafkaStreams(DetectionTopology.buildTopology(policy, clock),
+    this.streams = new KafkaStreams(topology,
         DetectionTopology.streamsConfig(applicationId, bootstrapServers, stateDir, clientProps));
     streams.setUncaughtExceptionHandler(e -> {
       log.error("detection stopped on an error; replacing the stream thread", e);
