@@ -1,6 +1,7 @@
 package dev.knockwatch.events;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import java.io.IOException;
@@ -58,6 +59,64 @@ public final class IsoInstant {
     return new String(out);
   }
 
+  /**
+   * Reads what {@link #format} writes ({@code 2026-11-29T18:45:32.887Z}, fraction of 0 to 9
+   * digits) without {@code DateTimeFormatter}; any other shape goes to {@link Instant#parse}.
+   */
+  public static Instant parse(String t) {
+    int n = t.length();
+    if (n >= 20 && n <= 30 && t.charAt(4) == '-' && t.charAt(7) == '-' && t.charAt(10) == 'T'
+        && t.charAt(13) == ':' && t.charAt(16) == ':' && t.charAt(n - 1) == 'Z'
+        && (n == 20 || t.charAt(19) == '.')) {
+      int year = num(t, 0, 4);
+      int month = num(t, 5, 2);
+      int day = num(t, 8, 2);
+      int hour = num(t, 11, 2);
+      int minute = num(t, 14, 2);
+      int second = num(t, 17, 2);
+      int fracDigits = n == 20 ? 0 : n - 21;
+      int frac = fracDigits == 0 ? 0 : num(t, 20, fracDigits);
+      if (year >= 1970 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && hour < 24
+          && minute >= 0 && minute < 60 && second >= 0 && second < 60 && frac >= 0 && (n == 20 || fracDigits > 0)) {
+        long days = daysFromCivil(year, month, day);
+        return Instant.ofEpochSecond(days * 86_400 + hour * 3600L + minute * 60L + second,
+            (long) frac * pow10(9 - fracDigits));
+      }
+    }
+    return Instant.parse(t);
+  }
+
+  /** Digits at {@code from}, or -1 when one is not a digit. */
+  private static int num(String s, int from, int len) {
+    int v = 0;
+    for (int i = from; i < from + len; i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
+  private static int daysIn(int year, int month) {
+    return switch (month) {
+      case 2 -> (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28;
+      case 4, 6, 9, 11 -> 30;
+      default -> 31;
+    };
+  }
+
+  /** Days since 1970-01-01 of a civil date (H. Hinnant's algorithm). */
+  private static long daysFromCivil(int year, int month, int day) {
+    long y = month <= 2 ? year - 1 : year;
+    long era = y / 400;
+    long yoe = y - era * 400;
+    long doy = (153L * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146_097 + doe - 719_468;
+  }
+
   private static int pow10(int n) {
     int p = 1;
     for (int k = 0; k < n; k++) {
@@ -70,6 +129,30 @@ public final class IsoInstant {
     for (int k = at + width - 1; k >= at; k--) {
       out[k] = (char) ('0' + value % 10);
       value /= 10;
+    }
+  }
+
+  /** The Jackson deserializer {@link Json#MAPPER} uses for every {@link Instant} written as text. */
+  static final class Deserializer extends com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer<Instant> {
+    private final com.fasterxml.jackson.databind.JsonDeserializer<Instant> fallback =
+        com.fasterxml.jackson.datatype.jsr310.deser.InstantDeserializer.INSTANT;
+
+    Deserializer() {
+      super(Instant.class);
+    }
+
+    @Override
+    public Instant deserialize(JsonParser p, com.fasterxml.jackson.databind.DeserializationContext ctxt)
+        throws IOException {
+      if (p.currentToken() == com.fasterxml.jackson.core.JsonToken.VALUE_STRING) {
+        String text = p.getText().strip();
+        try {
+          return parse(text);
+        } catch (java.time.format.DateTimeParseException e) {
+          return (Instant) ctxt.handleWeirdStringValue(Instant.class, text, "not an ISO-8601 instant: %s", e.getMessage());
+        }
+      }
+      return fallback.deserialize(p, ctxt); // numbers (epoch seconds) and the rest, as the JSR-310 module reads them
     }
   }
 

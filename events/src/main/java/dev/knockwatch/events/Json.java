@@ -24,7 +24,8 @@ public final class Json {
       .addModule(new JavaTimeModule())
       // generated accessors instead of reflection: serializing events is on ingest's hot path
       .addModule(new BlackbirdModule())
-      .addModule(new SimpleModule("iso-instant").addSerializer(Instant.class, new IsoInstant.Serializer()))
+      .addModule(new SimpleModule("iso-instant").addSerializer(Instant.class, new IsoInstant.Serializer())
+          .addDeserializer(Instant.class, new IsoInstant.Deserializer()))
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)

@@ -36,6 +36,38 @@ class IsoInstantTest {
   }
 
   @Test
+  void readsBackWhatItWritesOnRandomInstants() {
+    SplittableRandom random = new SplittableRandom(11);
+    for (int i = 0; i < 200_000; i++) {
+      Instant t = Instant.ofEpochSecond(random.nextLong(0, 253_402_300_800L), i % 2 == 0 ? 0 : random.nextInt(1_000_000_000));
+      assertThat(IsoInstant.parse(IsoInstant.format(t))).as("%s", t).isEqualTo(t);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"2026-11-29T18:45:32.887Z", "2026-11-29T18:45:32Z", "2026-11-29T18:45:32.5Z",
+      "2024-02-29T00:00:00.000000001Z", "2026-11-29T18:45:32+02:00", "1969-12-31T23:59:59Z", "+10000-01-01T00:00:00Z",
+      "2026-11-29T24:00:00Z", "2026-11-29T18:45:32.Z"})
+  void readsWhatInstantParseReads(String text) {
+    assertThat(IsoInstant.parse(text)).isEqualTo(Instant.parse(text));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-29T18:61:00Z",
+      "2026-11-29 18:45:32Z", "yesterday"})
+  void refusesWhatInstantParseRefuses(String text) {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> IsoInstant.parse(text))
+        .isInstanceOf(java.time.format.DateTimeParseException.class);
+  }
+
+  @Test
+  void theMapperReadsInstantsBackAndSaysWhatIsWrong() {
+    assertThat(Json.read("\"2026-11-29T21:57:57.120Z\"", Instant.class)).isEqualTo(Instant.parse("2026-11-29T21:57:57.120Z"));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Json.read("\"not a time\"", Instant.class))
+        .hasMessageContaining("not an ISO-8601 instant");
+  }
+
+  @Test
   void isWhatTheMapperWrites() {
     Instant t = Instant.parse("2026-11-29T21:57:57.120Z");
     assertThat(Json.write(t)).isEqualTo("\"2026-11-29T21:57:57.120Z\"");

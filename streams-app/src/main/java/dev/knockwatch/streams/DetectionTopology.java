@@ -74,6 +74,8 @@ public final class DetectionTopology {
    *     -> source-notes (a refusal already seen from another log: adds its source)
    *   -> alert-lifecycle (first hit fires, updates throttled, idle resolves) -> alerts-sink
    * </pre>
+   * The dedup, count and bypass stores are cached: a key written many times between two commits
+   * (a busy command) goes to its changelog once per commit.
    */
   public static Topology buildTopology(Policy policy, AlertLifecycleProcessor.Clock clock) {
     Topology t = new Topology();
@@ -98,7 +100,7 @@ public final class DetectionTopology {
         () -> new CrossSourceDedupProcessor(DEDUP_STORE, detectors, "source-notes"), "count-refusals");
     t.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(DEDUP_STORE,
         CrossSourceDedupProcessor.RETENTION, CrossSourceDedupProcessor.WINDOW, false),
-        Serdes.String(), Serdes.String()), "cross-source-dedup");
+        Serdes.String(), Serdes.String()).withCachingEnabled(), "cross-source-dedup");
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
       switch (rule.detector()) {
@@ -107,13 +109,13 @@ public final class DetectionTopology {
           t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), "cross-source-dedup");
           t.addStateStore(Stores.windowStoreBuilder(
               Stores.persistentWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
-              Serdes.String(), COUNT_SERDE), node);
+              Serdes.String(), COUNT_SERDE).withCachingEnabled(), node);
         }
         case BYPASS -> {
           String store = "bypass-" + rule.id();
           t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), "cross-source-dedup");
           t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(store),
-              Serdes.String(), PROXY_REFUSAL_SERDE), node);
+              Serdes.String(), PROXY_REFUSAL_SERDE).withCachingEnabled(), node);
         }
         case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
             t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "cross-source-dedup");

@@ -15,13 +15,16 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * command, host, port and door — the proxy, or the same other way out — within
  * {@link #WINDOW}) is counted once: the first goes on to the
  * detectors, a later one from another source goes only to {@code notesChild}, which adds its
- * source to the command's alerts. The window store (keyed by command, host and port) keeps
- * each sighting for a minute, so it stays small.
+ * source to the command's alerts. The window store (keyed by command, host, port and door) keeps
+ * each sighting for a minute, so it stays small; a sighting within {@link #REFRESH} of one from
+ * the same source is not written again (a retry storm would otherwise write every refusal), so
+ * the two-second match may fall short by up to that much.
  */
 public final class CrossSourceDedupProcessor implements Processor<String, ViolationEvent, String, ViolationEvent> {
 
   public static final Duration WINDOW = Duration.ofSeconds(2);
   public static final Duration RETENTION = Duration.ofMinutes(1);
+  static final Duration REFRESH = Duration.ofSeconds(1);
 
   private final String storeName;
   private final List<String> detectorChildren;
@@ -53,9 +56,16 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
       String key = record.key() + "|" + e.host() + "|" + e.port() + "|" + door;
       long ts = record.timestamp();
       boolean seenElsewhere = false;
+      boolean seenHereLately = false; // by this source within REFRESH: writing again changes (almost) nothing
+      String source = e.source().wireName();
       try (WindowStoreIterator<String> it = store.fetch(key, ts - WINDOW.toMillis(), ts + WINDOW.toMillis())) {
         while (it.hasNext() && !seenElsewhere) {
-          seenElsewhere = !it.next().value.equals(e.source().wireName());
+          var kv = it.next();
+          if (!kv.value.equals(source)) {
+            seenElsewhere = true;
+          } else if (kv.key >= ts - REFRESH.toMillis() && kv.key <= ts) {
+            seenHereLately = true;
+          }
         }
       }
       if (seenElsewhere) {
@@ -63,7 +73,9 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
         context.forward(record, notesChild);
         return;
       }
-      store.put(key, e.source().wireName(), ts);
+      if (!seenHereLately) {
+        store.put(key, source, ts);
+      }
     }
     for (String child : detectorChildren) {
       context.forward(record, child);

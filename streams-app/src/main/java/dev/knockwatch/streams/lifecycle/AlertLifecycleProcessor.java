@@ -6,11 +6,13 @@ import dev.knockwatch.streams.StreamsMetrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.Set;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -45,6 +47,16 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
   private final String policyVersion;
   private ProcessorContext<String, Alert> context;
   private KeyValueStore<String, AlertState> store;
+  /**
+   * The store's content, in memory (the alerts still firing: resolved ones are deleted). Reads
+   * and the sweep use it, so a hit costs no store read and the sweep no deserialization. What
+   * changes the output (a new alert, a written update, a resolution) is written to the store at
+   * once; a hit that only raises the count of a throttled alert is written by the next sweep
+   * (within a second), so a storm costs one store write per alert per second, not one per hit.
+   * After a crash the count of such an alert may miss the hits of that last second.
+   */
+  private final NavigableMap<String, AlertState> live = new TreeMap<>();
+  private final Set<String> dirty = new HashSet<>();
 
   public AlertLifecycleProcessor(Clock clock, Duration throttle, String policyVersion) {
     this.clock = clock;
@@ -56,6 +68,10 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
   public void init(ProcessorContext<String, Alert> context) {
     this.context = context;
     this.store = context.getStateStore(STORE);
+    live.clear();
+    try (KeyValueIterator<String, AlertState> it = store.all()) {
+      it.forEachRemaining(kv -> live.put(kv.key, kv.value));
+    }
     context.schedule(Duration.ofSeconds(1),
         clock == Clock.WALL ? PunctuationType.WALL_CLOCK_TIME : PunctuationType.STREAM_TIME, this::sweep);
   }
@@ -72,12 +88,12 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       return;
     }
     String key = hit.commandId() + SEP + hit.fingerprint();
-    AlertState state = store.get(key);
+    AlertState state = live.get(key);
     long resolveAfter = hit.rule().resolveAfter().toMillis();
     // a count rule crossing in a window that starts after the alerted one ended: a new alert
     if (state == null || (hit.windowStart() != null && !hit.windowStart().isBefore(state.alert().windowEnd()))) {
       Alert alert = fresh(hit);
-      store.put(key, new AlertState(alert, now, now, false, resolveAfter));
+      put(key, new AlertState(alert, now, now, false, resolveAfter));
       emit(alert, record.timestamp());
       return;
     }
@@ -86,26 +102,39 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     if (due) {
       emit(a, record.timestamp());
     }
-    store.put(key, new AlertState(a, now, due ? now : state.lastEmittedMs(), !due, resolveAfter));
+    AlertState next = new AlertState(a, now, due ? now : state.lastEmittedMs(), !due, resolveAfter);
+    if (due) {
+      put(key, next);
+    } else {
+      live.put(key, next);
+      dirty.add(key);
+    }
+  }
+
+  private void put(String key, AlertState state) {
+    store.put(key, state);
+    live.put(key, state);
+    dirty.remove(key);
   }
 
   private void addSource(Hit hit, long now) {
+    String prefix = hit.commandId() + SEP;
     List<KeyValue<String, AlertState>> changed = new ArrayList<>();
-    try (KeyValueIterator<String, AlertState> it = store.prefixScan(hit.commandId() + SEP, Serdes.String().serializer())) {
-      while (it.hasNext()) {
-        KeyValue<String, AlertState> kv = it.next();
-        Alert a = kv.value.alert();
-        if (a.sources() != null && a.sources().contains(hit.source())) {
-          continue;
-        }
-        Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
-        sources.add(hit.source());
-        Alert b = with(a, a.count(), a.lastSeen(), a.sampleEventIds(), List.copyOf(sources));
-        changed.add(KeyValue.pair(kv.key, new AlertState(b, kv.value.lastHitMs(), kv.value.lastEmittedMs(), true,
-            kv.value.resolveAfterMs())));
+    for (var kv : live.subMap(prefix, true, prefix + Character.MAX_VALUE, false).entrySet()) {
+      Alert a = kv.getValue().alert();
+      if (a.sources() != null && a.sources().contains(hit.source())) {
+        continue;
       }
+      Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
+      sources.add(hit.source());
+      Alert b = with(a, a.count(), a.lastSeen(), a.sampleEventIds(), List.copyOf(sources));
+      AlertState s = kv.getValue();
+      changed.add(KeyValue.pair(kv.getKey(), new AlertState(b, s.lastHitMs(), s.lastEmittedMs(), true, s.resolveAfterMs())));
     }
-    changed.forEach(kv -> store.put(kv.key, kv.value));
+    changed.forEach(kv -> {
+      live.put(kv.key, kv.value);
+      dirty.add(kv.key);
+    });
   }
 
   /** Resolves what went quiet and writes throttled updates whose time has come. */
@@ -113,24 +142,29 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     long now = clock == Clock.WALL ? timestamp : context.currentStreamTimeMs();
     List<KeyValue<String, AlertState>> changed = new ArrayList<>();
     List<String> resolved = new ArrayList<>();
-    try (KeyValueIterator<String, AlertState> it = store.all()) {
-      while (it.hasNext()) {
-        KeyValue<String, AlertState> kv = it.next();
-        AlertState s = kv.value;
-        if (now - s.lastHitMs() >= s.resolveAfterMs()) {
-          Alert a = s.alert();
-          emit(new Alert(a.fingerprint(), a.rule(), a.severity(), Alert.Status.RESOLVED, a.commandId(), a.agentId(),
-              a.role(), a.host(), a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(),
-              a.summary(), a.sampleEventIds(), a.sources(), a.policyVersion(), a.shadow()), a.lastSeen().toEpochMilli());
-          resolved.add(kv.key);
-        } else if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
-          emit(s.alert(), s.alert().lastSeen().toEpochMilli());
-          changed.add(KeyValue.pair(kv.key, new AlertState(s.alert(), s.lastHitMs(), now, false, s.resolveAfterMs())));
-        }
+    for (var kv : live.entrySet()) {
+      AlertState s = kv.getValue();
+      if (now - s.lastHitMs() >= s.resolveAfterMs()) {
+        Alert a = s.alert();
+        emit(new Alert(a.fingerprint(), a.rule(), a.severity(), Alert.Status.RESOLVED, a.commandId(), a.agentId(),
+            a.role(), a.host(), a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(),
+            a.summary(), a.sampleEventIds(), a.sources(), a.policyVersion(), a.shadow()), a.lastSeen().toEpochMilli());
+        resolved.add(kv.getKey());
+      } else if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
+        emit(s.alert(), s.alert().lastSeen().toEpochMilli());
+        changed.add(KeyValue.pair(kv.getKey(), new AlertState(s.alert(), s.lastHitMs(), now, false, s.resolveAfterMs())));
       }
     }
-    resolved.forEach(store::delete);
-    changed.forEach(kv -> store.put(kv.key, kv.value));
+    resolved.forEach(k -> {
+      store.delete(k);
+      live.remove(k);
+      dirty.remove(k);
+    });
+    changed.forEach(kv -> put(kv.key, kv.value));
+    for (String k : dirty) {
+      store.put(k, live.get(k));
+    }
+    dirty.clear();
   }
 
   private long now(long recordTimestamp) {
