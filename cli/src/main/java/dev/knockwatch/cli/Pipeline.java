@@ -25,14 +25,15 @@ public final class Pipeline implements AutoCloseable {
 
   private final KafkaEventSink sink;
   private final IngestAgent ingest;
-  private final StreamsApp streams;
+  private final Settings settings;
+  private volatile StreamsApp streams;
   private final AlertDispatcher dispatcher;
   private final Thread ingestThread;
   private final Thread notifyThread;
 
   private Pipeline(Settings s, List<Notifier> notifiers) {
-    streams = new StreamsApp(s.applicationId(), s.bootstrapServers(), s.varDir().resolve("streams"), s.policy(),
-        AlertLifecycleProcessor.Clock.WALL, s.clientProps()).start(Duration.ofSeconds(120));
+    settings = s;
+    streams = startStreams(s.policy());
     dispatcher = new AlertDispatcher(s.bootstrapServers(), s.notifyGroupId(), s.clientProps(), notifiers);
     notifyThread = new Thread(dispatcher, "knockwatch-notify");
     notifyThread.start();
@@ -45,6 +46,20 @@ public final class Pipeline implements AutoCloseable {
 
   public static Pipeline start(Settings settings, List<Notifier> notifiers) {
     return new Pipeline(settings, notifiers);
+  }
+
+  private StreamsApp startStreams(Policy policy) {
+    return new StreamsApp(settings.applicationId(), settings.bootstrapServers(), settings.varDir().resolve("streams"),
+        policy, AlertLifecycleProcessor.Clock.WALL, settings.clientProps()).start(Duration.ofSeconds(120));
+  }
+
+  /**
+   * New rules: detection closes (committing, leaving its group) and starts again with a topology
+   * built from them. Ingest and notify go on; refusals meanwhile wait on the topic.
+   */
+  public synchronized void restartDetection(Policy policy) {
+    streams.close();
+    streams = startStreams(policy);
   }
 
   /** Returns once detection has processed, and committed, everything published so far. */
@@ -65,7 +80,7 @@ public final class Pipeline implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     ingest.close();
     sink.close();
     streams.close();

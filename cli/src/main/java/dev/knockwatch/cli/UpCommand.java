@@ -7,6 +7,9 @@ import dev.knockwatch.notify.console.ConsoleNotifier;
 import dev.knockwatch.probes.limit.RetryStormProbe;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyFiles;
+import dev.knockwatch.streams.rules.PolicyLoader;
+import dev.knockwatch.streams.rules.PolicyPublisher;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.HTTPServer;
 import io.prometheus.client.hotspot.DefaultExports;
@@ -111,15 +114,27 @@ final class UpCommand implements Callable<Integer> {
     HTTPServer metrics = startMetrics();
     running.add(0, metrics::close);
 
+    PolicyFiles policyFiles = PolicyLoader.files(rules);
+    PolicyPublisher.publish(bootstrap, Map.of(), policyFiles);
     Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, Map.of(), logs, var, policy,
         DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Duration.ofMillis(200)),
         List.of(new ConsoleNotifier(new PrintStream(System.out, true, "UTF-8"))));
     running.add(0, pipeline);
+    PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, policyFiles, pipeline::restartDetection,
+        new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
+    Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
+    watcherThread.setDaemon(true);
+    watcherThread.start();
+    running.add(0, () -> {
+      watcher.close();
+      watcherThread.interrupt();
+    });
 
     out.println("knockwatch is up");
     out.println("  kafka    " + kafkaLine);
     out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.namesBySuffix() + ")");
-    out.println("  rules    " + rules + " (" + Rules.describe(policy) + ")");
+    out.println("  rules    " + rules + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"
+        + " watched for changes");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");
     out.println("  notify   console (alerts print below)");
     out.println("  metrics  http://127.0.0.1:" + metrics.getPort() + "/metrics"

@@ -13,6 +13,9 @@ import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.lifecycle.AlertState;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyFiles;
+import dev.knockwatch.streams.rules.PolicyView;
+import org.apache.kafka.streams.state.KeyValueStore;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,6 +50,7 @@ public final class DetectionTopology {
   static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);
   static final Serde<BypassProcessor.ProxyRefusal> PROXY_REFUSAL_SERDE = Json.serde(BypassProcessor.ProxyRefusal.class);
   static final String DEDUP_STORE = "cross-source-dedup";
+  static final Serde<PolicyFiles> POLICY_SERDE = Json.serde(PolicyFiles.class);
 
   private DetectionTopology() {}
 
@@ -134,11 +138,24 @@ public final class DetectionTopology {
     List<String> parents = new ArrayList<>(detectors);
     parents.add("source-notes");
     t.addProcessor("alert-lifecycle", () -> new AlertLifecycleProcessor(clock,
-        AlertLifecycleProcessor.DEFAULT_THROTTLE, policy.version()), parents.toArray(String[]::new));
+        AlertLifecycleProcessor.DEFAULT_THROTTLE, policy), parents.toArray(String[]::new));
     t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(AlertLifecycleProcessor.STORE),
         Serdes.String(), ALERT_STATE_SERDE), "alert-lifecycle");
     t.addSink("alerts-sink", Topics.ALERTS.name(), Serdes.String().serializer(), ALERT_SERDE.serializer(),
         "alert-lifecycle");
+    // the published policy, the same for every instance (a global store over the compacted topic)
+    t.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(PolicyView.STORE), Serdes.String(),
+            POLICY_SERDE).withLoggingDisabled(), "policy-source", Serdes.String().deserializer(),
+        POLICY_SERDE.deserializer(), Topics.POLICY.name(), "policy-updater",
+        () -> new ContextualProcessor<String, PolicyFiles, Void, Void>() {
+          @Override
+          public void process(Record<String, PolicyFiles> r) {
+            KeyValueStore<String, PolicyFiles> store = context().getStateStore(PolicyView.STORE);
+            if (r.key() != null) {
+              store.put(r.key(), r.value()); // a null value (tombstone) deletes
+            }
+          }
+        });
     return t;
   }
 

@@ -5,6 +5,7 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyView;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   private final String storeName;
   private ProcessorContext<String, Hit> context;
   private WindowStore<String, WindowCount> store;
+  private PolicyView view;
 
   public ThresholdCrossingProcessor(Rule rule, Policy policy, String storeName) {
     this.rule = rule;
@@ -45,6 +47,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   public void init(ProcessorContext<String, Hit> context) {
     this.context = context;
     this.store = context.getStateStore(storeName);
+    this.view = PolicyView.of(policy, context);
   }
 
   @Override
@@ -54,7 +57,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     if (commandId == null || event == null) {
       return;
     }
-    String role = policy.roleOf(event.agentId());
+    String role = view.current().roleOf(event.agentId());
     if (!rule.match().matches(event, role)) {
       return;
     }

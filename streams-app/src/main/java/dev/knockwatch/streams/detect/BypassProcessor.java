@@ -8,6 +8,7 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyView;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.List;
@@ -38,6 +39,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
   private final String storeName;
   private ProcessorContext<String, Hit> context;
   private KeyValueStore<String, ProxyRefusal> store;
+  private PolicyView view;
 
   public BypassProcessor(Rule rule, Policy policy, String storeName) {
     this.rule = rule;
@@ -49,6 +51,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
   public void init(ProcessorContext<String, Hit> context) {
     this.context = context;
     this.store = context.getStateStore(storeName);
+    this.view = PolicyView.of(policy, context);
   }
 
   @Override
@@ -58,7 +61,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
     if (commandId == null || e == null || e.kind() != Kind.NETWORK) {
       return;
     }
-    String role = policy.roleOf(e.agentId());
+    String role = view.current().roleOf(e.agentId());
     if (!rule.match().matches(e, role)) {
       return;
     }

@@ -8,6 +8,7 @@ import dev.knockwatch.streams.StreamsMetrics;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyView;
 import dev.knockwatch.streams.rules.Role;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
@@ -28,6 +29,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
   private final Rule rule;
   private final Policy policy;
   private ProcessorContext<String, Hit> context;
+  private PolicyView view;
 
   public EventDetectorProcessor(Rule rule, Policy policy) {
     this.rule = rule;
@@ -37,6 +39,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
   @Override
   public void init(ProcessorContext<String, Hit> context) {
     this.context = context;
+    this.view = PolicyView.of(policy, context);
   }
 
   @Override
@@ -45,12 +48,13 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     if (record.key() == null || e == null) {
       return;
     }
-    String role = policy.roleOf(e.agentId());
+    Policy now = view.current();
+    String role = now.roleOf(e.agentId());
     if (!rule.match().matches(e, role)) {
       return;
     }
     String summary = switch (rule.detector()) {
-      case OFF_ROLE -> offRole(e, role);
+      case OFF_ROLE -> offRole(now, e, role);
       case ADDRESS_CLASS -> addressClass(e);
       case FS_GUARD -> guarded(e);
       default -> throw new IllegalStateException(rule.detector() + " is not judged event by event");
@@ -66,11 +70,11 @@ public final class EventDetectorProcessor implements Processor<String, Violation
         summary), record.timestamp()));
   }
 
-  private String offRole(ViolationEvent e, String role) {
+  private String offRole(Policy now, ViolationEvent e, String role) {
     if (e.kind() != Kind.NETWORK || e.host() == null) {
       return null;
     }
-    Role r = policy.role(role);
+    Role r = now.role(role);
     if (r.allows(e.host(), e.port())) {
       StreamsMetrics.IN_ROLE.labels(role).inc();
       return null;

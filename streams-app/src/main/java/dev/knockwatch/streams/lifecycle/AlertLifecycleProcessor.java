@@ -3,6 +3,8 @@ package dev.knockwatch.streams.lifecycle;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyView;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,7 +46,8 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
 
   private final Clock clock;
   private final Duration throttle;
-  private final String policyVersion;
+  private final Policy policy;
+  private PolicyView view;
   private ProcessorContext<String, Alert> context;
   private KeyValueStore<String, AlertState> store;
   /**
@@ -58,16 +61,17 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
   private final NavigableMap<String, AlertState> live = new TreeMap<>();
   private final Set<String> dirty = new HashSet<>();
 
-  public AlertLifecycleProcessor(Clock clock, Duration throttle, String policyVersion) {
+  public AlertLifecycleProcessor(Clock clock, Duration throttle, Policy policy) {
     this.clock = clock;
     this.throttle = throttle;
-    this.policyVersion = policyVersion;
+    this.policy = policy;
   }
 
   @Override
   public void init(ProcessorContext<String, Alert> context) {
     this.context = context;
     this.store = context.getStateStore(STORE);
+    this.view = PolicyView.of(policy, context);
     live.clear();
     try (KeyValueIterator<String, AlertState> it = store.all()) {
       it.forEachRemaining(kv -> live.put(kv.key, kv.value));
@@ -177,7 +181,8 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
         h.agentId(), h.role(), h.host(), h.port(), h.count(), h.windowStart(), h.windowEnd(),
         h.firstSeen() == null ? h.at() : h.firstSeen(), h.at(), h.summary(),
         h.eventIds() == null ? List.of() : h.eventIds().stream().limit(MAX_SAMPLES).toList(),
-        h.source() == null ? List.of() : List.of(h.source()), policyVersion, h.rule().shadow() ? Boolean.TRUE : null);
+        h.source() == null ? List.of() : List.of(h.source()), view.current().version(),
+        h.rule().shadow() ? Boolean.TRUE : null);
   }
 
   private static Alert updated(Alert a, Hit h) {

@@ -91,6 +91,32 @@ public final class PolicyLoader {
     return List.copyOf(loader.problems);
   }
 
+  /**
+   * The files of {@code dir} as published on {@code knockwatch.policy}: their text and version;
+   * a {@link RulesException} lists every problem.
+   */
+  public static PolicyFiles files(Path dir) {
+    Policy policy = load(dir);
+    try {
+      Path roles = dir.resolve(ROLES_FILE);
+      return new PolicyFiles(policy.version(), Files.readString(dir.resolve(RULES_FILE)),
+          Files.isRegularFile(roles) ? Files.readString(roles) : null);
+    } catch (IOException e) {
+      throw new RulesException(dir + ": cannot read: " + e.getMessage());
+    }
+  }
+
+  /** The policy of published files; problems name {@code origin}/rules.yaml and so on. */
+  public static Policy load(PolicyFiles files, String origin) {
+    PolicyLoader loader = new PolicyLoader(Path.of(origin));
+    Policy policy = loader.read(files.rules().getBytes(StandardCharsets.UTF_8),
+        files.roles() == null ? null : files.roles().getBytes(StandardCharsets.UTF_8));
+    if (!loader.problems.isEmpty()) {
+      throw new RulesException(loader.problems);
+    }
+    return policy;
+  }
+
   private Policy read() {
     Path rulesFile = dir.resolve(RULES_FILE);
     Path rolesFile = dir.resolve(ROLES_FILE);
@@ -103,6 +129,12 @@ public final class PolicyLoader {
     if (rulesBytes == null) {
       return null;
     }
+    return read(rulesBytes, rolesBytes);
+  }
+
+  private Policy read(byte[] rulesBytes, byte[] rolesBytes) {
+    Path rulesFile = dir.resolve(RULES_FILE);
+    Path rolesFile = dir.resolve(ROLES_FILE);
     Roles roles = rolesBytes == null ? null : readRoles(rolesFile, rolesBytes);
     List<Rule> rules = readRules(rulesFile, rulesBytes, roles, rolesFile);
     if (!problems.isEmpty()) {

@@ -12,6 +12,7 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor.Clock;
 import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -251,5 +252,33 @@ class DetectorsTest {
     send(CMD2, T0.plusSeconds(2), b -> b.source(Source.STRACE).syscall("connect").errno("EPERM").host("10.0.0.1").port(22));
     send(CMD2, T0.plusSeconds(3), b -> b.source(Source.STRACE).syscall("connect").errno("EPERM").host("10.0.0.1").port(22));
     assertThat(out.readValuesToList()).extracting(Alert::commandId).containsExactly(CMD2);
+  }
+
+  // ---- the published policy
+
+  @Test
+  void theRolesPublishedOnThePolicyTopicApplyToEveryInstance() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
+    String roles = ROLES.replace("\"*.maven.org\"", "\"*.maven.org\", \"evil.example\"");
+    TestInputTopic<String, PolicyFiles> policy = driver.createInputTopic(Topics.POLICY.name(), new StringSerializer(),
+        Json.serde(PolicyFiles.class).serializer());
+    PolicyFiles published = new PolicyFiles("v2", "rules:\n  - id: off-role-host\n    detector: off-role\n", roles);
+    policy.pipeInput(PolicyFiles.KEY, published);
+    net(CMD, T0, "evil.example", 443);
+    net(CMD, T0, "other.example", 443);
+    List<Alert> alerts = out.readValuesToList();
+    assertThat(alerts).extracting(Alert::host).containsExactly("other.example");
+    assertThat(alerts).extracting(Alert::policyVersion)
+        .containsExactly(PolicyLoader.load(published, "knockwatch.policy").version());
+  }
+
+  @Test
+  void aPublishedPolicyThatDoesNotLoadIsIgnored() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
+    TestInputTopic<String, PolicyFiles> policy = driver.createInputTopic(Topics.POLICY.name(), new StringSerializer(),
+        Json.serde(PolicyFiles.class).serializer());
+    policy.pipeInput(PolicyFiles.KEY, new PolicyFiles("broken", "rules: [", "roles: {}"));
+    net(CMD, T0, "evil.example", 443);
+    assertThat(out.readValuesToList()).extracting(Alert::policyVersion).doesNotContain("broken").hasSize(1);
   }
 }

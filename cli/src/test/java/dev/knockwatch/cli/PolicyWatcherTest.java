@@ -1,0 +1,82 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyFiles;
+import dev.knockwatch.streams.rules.PolicyLoader;
+import dev.knockwatch.streams.rules.PolicyPublisher;
+import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import dev.knockwatch.testkit.TopicReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code up}'s policy watcher on a real broker: what it publishes to knockwatch.policy, and when detection restarts. */
+@Tag("integration")
+@ExtendWith(EmbeddedKafkaExtension.class)
+class PolicyWatcherTest {
+
+  @TempDir Path rules;
+
+  private PolicyFiles lastPublished(EmbeddedKafkaBroker broker) {
+    List<PolicyFiles> all = TopicReader.readToEnd(broker, Topics.POLICY.name(), Json.serde(PolicyFiles.class).deserializer(),
+        r -> PolicyFiles.KEY.equals(r.key())).stream().map(r -> r.value()).toList();
+    return all.isEmpty() ? null : all.get(all.size() - 1);
+  }
+
+  @Test
+  void changedRolesArePublishedChangedRulesRestartDetectionAndBrokenFilesAreReportedOnce(EmbeddedKafkaBroker broker)
+      throws IOException {
+    for (String f : List.of("rules.yaml", "roles.yaml")) {
+      Files.copy(Path.of("../alert-rules").resolve(f), rules.resolve(f));
+    }
+    PolicyFiles first = PolicyLoader.files(rules);
+    PolicyPublisher.publish(broker.bootstrapServers(), Map.of(), first);
+    List<Policy> restarts = new ArrayList<>();
+    ByteArrayOutputStream said = new ByteArrayOutputStream();
+    PolicyWatcher watcher = new PolicyWatcher(rules, broker.bootstrapServers(), first, restarts::add,
+        new PrintStream(said, true, StandardCharsets.UTF_8), Duration.ofSeconds(1));
+
+    watcher.checkOnce();
+    assertThat(lastPublished(broker).version()).isEqualTo(first.version());
+
+    Files.writeString(rules.resolve("roles.yaml"),
+        Files.readString(rules.resolve("roles.yaml")).replace("\"pypi.org\",", "\"pypi.org\", \"evil.example\","));
+    watcher.checkOnce();
+    PolicyFiles second = lastPublished(broker);
+    assertThat(second.version()).isNotEqualTo(first.version());
+    assertThat(second.roles()).contains("evil.example");
+    assertThat(restarts).as("roles alone need no restart").isEmpty();
+
+    Files.writeString(rules.resolve("rules.yaml"),
+        Files.readString(rules.resolve("rules.yaml")).replace("threshold: 5 ", "threshold: 7 "));
+    watcher.checkOnce();
+    assertThat(restarts).singleElement().satisfies(p ->
+        assertThat(p.rules(Rule.Detector.COUNT)).extracting(Rule::threshold).containsExactly(7));
+    String third = lastPublished(broker).version();
+
+    Files.writeString(rules.resolve("rules.yaml"), "rules:\n  - id: x\n    detector: nope\n");
+    watcher.checkOnce();
+    watcher.checkOnce();
+    assertThat(lastPublished(broker).version()).isEqualTo(third);
+    String out = said.toString(StandardCharsets.UTF_8);
+    assertThat(out).containsOnlyOnce("does not load; policy " + third + " stays")
+        .contains(rules.resolve("rules.yaml") + ":3: rule x: detector \"nope\" is not one of");
+  }
+}
