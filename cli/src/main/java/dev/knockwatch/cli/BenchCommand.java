@@ -42,6 +42,8 @@ import picocli.CommandLine.Spec;
     subcommands = {BenchCommand.Ingest.class, BenchCommand.Streams.class})
 final class BenchCommand implements Callable<Integer> {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BenchCommand.class);
+
   @Spec CommandSpec spec;
 
   @Override
@@ -337,6 +339,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--rules", defaultValue = "alert-rules", description = "The alert-rules directory (default: ${DEFAULT-VALUE}).")
     Path rules;
 
+    @Option(names = "--latency-seconds", defaultValue = "30",
+        description = "How long to measure append-to-alert latency under 5,000 events/s of background load; 0 skips it"
+            + " (default: ${DEFAULT-VALUE}).")
+    int latencySeconds;
+
     @Option(names = "--rounds", defaultValue = "2",
         description = "Rounds of both topologies; the last one is reported (default: ${DEFAULT-VALUE}).")
     int rounds;
@@ -377,6 +384,18 @@ final class BenchCommand implements Callable<Integer> {
         result.put("passThroughSeconds", passThrough);
         result.put("passThroughEventsPerSecond", Math.round(events / passThrough));
         result.put("ratio", Math.round(passThrough / detection * 1000) / 1000.0);
+        if (latencySeconds > 0) {
+          List<Long> ms;
+          // its own broker: the events of the throughput phase must not be a backlog here
+          try (EmbeddedKafkaBroker quiet = EmbeddedKafkaBroker.start(tmp.resolve("latency-kafka"), 0)) {
+            quiet.createTopics();
+            ms = latency(quiet, tmp, policy, latencySeconds);
+          }
+          result.put("latencySamples", ms.size());
+          result.put("latencyP50Ms", percentile(ms, 50));
+          result.put("latencyP99Ms", percentile(ms, 99));
+          result.put("latencyMaxMs", ms.isEmpty() ? null : ms.get(ms.size() - 1));
+        }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
           out.println(Json.write(result));
@@ -428,6 +447,116 @@ final class BenchCommand implements Callable<Integer> {
         }
         sink.flush();
       }
+    }
+
+    static final int BACKGROUND_PER_SECOND = 5_000;
+    static final Duration WARM_UP = Duration.ofSeconds(10);
+
+    /**
+     * The whole path as {@code up} runs it (ingest polling every 200 ms, detection, the alerts
+     * topic read committed), on a broker of its own: a writer appends 5,000 srt records a second for commands that stay
+     * quiet (an in-role host, four refusals each), and five times a second one off-role refusal of
+     * a new command, after {@link #WARM_UP} of background alone; the latency of each is the time
+     * from its append to its alert on {@code knockwatch.alerts}. Returns the latencies in ms, sorted.
+     */
+    private static List<Long> latency(EmbeddedKafkaBroker broker, Path tmp, dev.knockwatch.streams.rules.Policy policy,
+        int seconds) throws Exception {
+      Path logs = Files.createDirectories(tmp.resolve("latency-logs"));
+      Map<String, Long> appended = new java.util.concurrent.ConcurrentHashMap<>();
+      Map<String, Long> alerted = new java.util.concurrent.ConcurrentHashMap<>();
+      try (Pipeline pipeline = Pipeline.start(new Pipeline.Settings(broker.bootstrapServers(), Map.of(), logs,
+          tmp.resolve("latency-var"), policy, "bench-latency", "bench-latency-notify", Pipeline.POLL_INTERVAL), List.of())) {
+        java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+        Thread reader = new Thread(() -> readAlerts(broker.bootstrapServers(), alerted, ready), "bench-latency-alerts");
+        reader.setDaemon(true);
+        reader.start();
+        ready.await(60, TimeUnit.SECONDS);
+        Path bgFile = Files.createDirectories(logs.resolve("ci-runner-bg")).resolve("background.violations.jsonl");
+        Path probeDir = Files.createDirectories(logs.resolve("research-latency"));
+        long start = System.nanoTime();
+        long warm = start + WARM_UP.toNanos(); // background only: the JIT and the first rebalance settle
+        long end = warm + seconds * 1_000_000_000L;
+        long bg = 0;
+        int probes = 0;
+        StringBuilder batch = new StringBuilder();
+        try (BufferedWriter out = Files.newBufferedWriter(bgFile, StandardCharsets.UTF_8)) {
+          for (long now = start; now < end; now = System.nanoTime()) {
+            // what the rate owes since the start, written in one go every few milliseconds
+            long owed = (now - start) * BACKGROUND_PER_SECOND / 1_000_000_000L;
+            String ts = Instant.now().toString();
+            batch.setLength(0);
+            for (; bg < owed; bg++) {
+              batch.append(srtLine("registry.npmjs.org:443", String.format("BackgroundCommand%05d", bg / 4 % 100_000), ts));
+            }
+            out.write(batch.toString());
+            out.flush();
+            if (now >= warm && (now - warm) / 200_000_000L >= probes) { // five probes a second
+              String cmd = String.format("LatencyProbeCommand%03d", probes++);
+              appended.put(cmd, System.nanoTime());
+              Files.writeString(probeDir.resolve(cmd + ".violations.jsonl"), srtLine("evil.example:443", cmd, ts),
+                  StandardCharsets.UTF_8);
+            }
+            Thread.sleep(5);
+          }
+        }
+        log.info("latency: {} background lines in {} s ({} s of warm-up)", bg, seconds + WARM_UP.toSeconds(),
+            WARM_UP.toSeconds());
+        long wait = System.nanoTime() + 10_000_000_000L;
+        while (alerted.keySet().containsAll(appended.keySet()) == false && System.nanoTime() < wait) {
+          Thread.sleep(50);
+        }
+        reader.interrupt();
+        log.info("latency: {} probes written, alerts seen for {} commands", appended.size(), alerted.size());
+      }
+      List<Long> ms = new java.util.ArrayList<>();
+      appended.forEach((cmd, at) -> {
+        Long got = alerted.get(cmd);
+        ms.add(got == null ? Long.MAX_VALUE : (got - at) / 1_000_000);
+      });
+      java.util.Collections.sort(ms);
+      return ms;
+    }
+
+    private static String srtLine(String target, String commandId, String timestamp) {
+      return "{\"line\":\"deny network-outbound " + target + " (host is not on the allow list)\",\"commandId\":\""
+          + commandId + "\",\"command\":\"curl -s https://" + target + "\",\"timestamp\":\"" + timestamp + "\"}\n";
+    }
+
+    /** Notes when each command's first alert is readable (committed) on the alerts topic. */
+    private static void readAlerts(String bootstrap, Map<String, Long> alerted, java.util.concurrent.CountDownLatch ready) {
+      Map<String, Object> p = Map.of(
+          org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+          org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      try (org.apache.kafka.clients.consumer.KafkaConsumer<String, dev.knockwatch.events.Alert> c =
+          new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
+              Json.serde(dev.knockwatch.events.Alert.class).deserializer())) {
+        List<org.apache.kafka.common.TopicPartition> parts = new java.util.ArrayList<>();
+        for (int i = 0; i < dev.knockwatch.events.Topics.ALERTS.partitions(); i++) {
+          parts.add(new org.apache.kafka.common.TopicPartition(dev.knockwatch.events.Topics.ALERTS.name(), i));
+        }
+        c.assign(parts);
+        c.seekToEnd(parts);
+        parts.forEach(c::position); // resolve the end now, before the probes are written
+        ready.countDown();
+        while (!Thread.currentThread().isInterrupted()) {
+          for (var r : c.poll(Duration.ofMillis(20))) {
+            long now = System.nanoTime();
+            if (r.value() != null) {
+              alerted.putIfAbsent(r.value().commandId(), now);
+            }
+          }
+        }
+      } catch (org.apache.kafka.common.errors.InterruptException e) {
+        // done
+      }
+    }
+
+    private static Long percentile(List<Long> sorted, int p) {
+      if (sorted.isEmpty()) {
+        return null;
+      }
+      int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+      return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
     }
   }
 }

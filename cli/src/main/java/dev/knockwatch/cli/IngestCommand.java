@@ -71,9 +71,9 @@ final class IngestCommand implements Callable<Integer> {
         : new HTTPServer(new InetSocketAddress("127.0.0.1", metricsPort), CollectorRegistry.defaultRegistry, true);
     KafkaEventSink sink = KafkaEventSink.create(bootstrapServers, Map.of());
     IngestAgent agent = feeds != null
-        ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Duration.ofMillis(200))
+        ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL)
         : IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
-            sink, Pipeline.hostName(), Duration.ofMillis(200));
+            sink, Pipeline.hostName(), Pipeline.POLL_INTERVAL);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       agent.close();

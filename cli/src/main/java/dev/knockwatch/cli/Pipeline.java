@@ -19,6 +19,12 @@ import java.util.Map;
  */
 public final class Pipeline implements AutoCloseable {
 
+  /**
+   * How long ingest waits when a poll found no new line: most of a refusal's way to its alert
+   * when the agent is otherwise idle (the bench streams latency figure).
+   */
+  public static final Duration POLL_INTERVAL = Duration.ofMillis(50);
+
   /** Everything the stages need; {@code varDir} holds the ingest checkpoint and the streams state. */
   public record Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir,
       Policy policy, String applicationId, String notifyGroupId, Duration pollInterval) {}

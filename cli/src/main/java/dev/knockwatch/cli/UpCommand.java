@@ -117,7 +117,7 @@ final class UpCommand implements Callable<Integer> {
     PolicyFiles policyFiles = PolicyLoader.files(rules);
     PolicyPublisher.publish(bootstrap, Map.of(), policyFiles);
     Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, Map.of(), logs, var, policy,
-        DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Duration.ofMillis(200)),
+        DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Pipeline.POLL_INTERVAL),
         List.of(new ConsoleNotifier(new PrintStream(System.out, true, "UTF-8"))));
     running.add(0, pipeline);
     PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, policyFiles, pipeline::restartDetection,
