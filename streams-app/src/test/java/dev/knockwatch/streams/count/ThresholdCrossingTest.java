@@ -49,10 +49,15 @@ class ThresholdCrossingTest {
   TestOutputTopic<String, Alert> alerts;
   int seq;
 
+  /** The record cache: on here (it must not hide crossings), off in {@link ThresholdCrossingCacheOffTest}. */
+  long cacheBytes() {
+    return 10 * 1024 * 1024;
+  }
+
   @BeforeEach
   void setUp() {
     Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
-    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 10 * 1024 * 1024);
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheBytes());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
     driver = new TopologyTestDriver(DetectionTopology.buildTopology(Policy.ofRules(List.of(RULE)),
         AlertLifecycleProcessor.Clock.STREAM), p);
