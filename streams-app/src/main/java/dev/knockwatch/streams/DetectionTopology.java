@@ -78,8 +78,9 @@ public final class DetectionTopology {
    *     -> source-notes (a refusal already seen from another log: adds its source)
    *   -> alert-lifecycle (first hit fires, updates throttled, idle resolves) -> alerts-sink
    * </pre>
-   * The dedup, count and bypass stores are cached: a key written many times between two commits
-   * (a busy command) goes to its changelog once per commit.
+   * Every store lives in memory, each with its changelog (so it survives restarts): they are
+   * small — a minute of sightings, the live windows' counts, two minutes of proxy refusals, the
+   * firing alerts — and hit on every refusal, where a RocksDB call costs more than the work.
    */
   public static Topology buildTopology(Policy policy, AlertLifecycleProcessor.Clock clock) {
     Topology t = new Topology();
@@ -102,24 +103,25 @@ public final class DetectionTopology {
     }
     t.addProcessor("cross-source-dedup",
         () -> new CrossSourceDedupProcessor(DEDUP_STORE, detectors, "source-notes"), "count-refusals");
-    t.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(DEDUP_STORE,
-        CrossSourceDedupProcessor.RETENTION, CrossSourceDedupProcessor.WINDOW, false),
-        Serdes.String(), Serdes.String()).withCachingEnabled(), "cross-source-dedup");
+    t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(DEDUP_STORE), Serdes.String(),
+        Serdes.String()), "cross-source-dedup");
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
       switch (rule.detector()) {
         case COUNT -> {
           String store = "count-" + rule.id();
           t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), "cross-source-dedup");
+          // in memory (with its changelog): one small count per command and live window, read by
+          // window start, so no RocksDB call per refusal
           t.addStateStore(Stores.windowStoreBuilder(
-              Stores.persistentWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
-              Serdes.String(), COUNT_SERDE).withCachingEnabled(), node);
+              Stores.inMemoryWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
+              Serdes.String(), COUNT_SERDE), node);
         }
         case BYPASS -> {
           String store = "bypass-" + rule.id();
           t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), "cross-source-dedup");
-          t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(store),
-              Serdes.String(), PROXY_REFUSAL_SERDE).withCachingEnabled(), node);
+          t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store),
+              Serdes.String(), PROXY_REFUSAL_SERDE), node);
         }
         case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
             t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "cross-source-dedup");
@@ -139,7 +141,8 @@ public final class DetectionTopology {
     parents.add("source-notes");
     t.addProcessor("alert-lifecycle", () -> new AlertLifecycleProcessor(clock,
         AlertLifecycleProcessor.DEFAULT_THROTTLE, policy), parents.toArray(String[]::new));
-    t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(AlertLifecycleProcessor.STORE),
+    // in memory (with its changelog): the processor holds every firing alert in memory anyway
+    t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(AlertLifecycleProcessor.STORE),
         Serdes.String(), ALERT_STATE_SERDE), "alert-lifecycle");
     t.addSink("alerts-sink", Topics.ALERTS.name(), Serdes.String().serializer(), ALERT_SERDE.serializer(),
         "alert-lifecycle");

@@ -10,12 +10,16 @@ import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;
 import dev.knockwatch.streams.rules.Rule;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -23,7 +27,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@code within} — a direct dial (strace connect refused with ENETUNREACH/EPERM to a
  * non-loopback address, curl's immediate connect failure), an IP literal, another port of the
  * refused host, a SOCKS tunnel, {@code --noproxy} (a name resolved outside the proxy), or a URL
- * shortener. The store keeps each command's last proxy refusal.
+ * shortener. The store (in memory, with its changelog) keeps each command's last proxy refusal,
+ * for {@code within} of stream time.
  */
 public final class BypassProcessor implements Processor<String, ViolationEvent, String, Hit> {
 
@@ -52,6 +57,20 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
     this.context = context;
     this.store = context.getStateStore(storeName);
     this.view = PolicyView.of(policy, context);
+    context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME, this::expire);
+  }
+
+  /** A proxy refusal older than {@code within} can no longer make a bypass: drop it. */
+  private void expire(long streamTime) {
+    List<String> old = new ArrayList<>();
+    try (KeyValueIterator<String, ProxyRefusal> it = store.all()) {
+      it.forEachRemaining(kv -> {
+        if (kv.value.atMs() < streamTime - rule.within().toMillis()) {
+          old.add(kv.key);
+        }
+      });
+    }
+    old.forEach(store::delete);
   }
 
   @Override

@@ -3,22 +3,29 @@ package dev.knockwatch.streams.detect;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.WindowStore;
-import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The same refusal seen by two logs (srt's record and the proxy's 403 or a Squid line: same
  * command, host, port and door — the proxy, or the same other way out — within
- * {@link #WINDOW}) is counted once: the first goes on to the
- * detectors, a later one from another source goes only to {@code notesChild}, which adds its
- * source to the command's alerts. The window store (keyed by command, host, port and door) keeps
- * each sighting for a minute, so it stays small; a sighting within {@link #REFRESH} of one from
- * the same source is not written again (a retry storm would otherwise write every refusal), so
- * the two-second match may fall short by up to that much.
+ * {@link #WINDOW}) is counted once: the first goes on to the detectors, a later one from another
+ * source goes only to {@code notesChild}, which adds its source to the command's alerts.
+ *
+ * <p>The store (in memory, with its changelog) holds, per command, host, port and door, when
+ * each source last saw it ({@code srt-violation=1764441932887;squid=1764441933010}). A sighting
+ * within {@link #REFRESH} of the source's last one is not written again (a retry storm would
+ * otherwise write every refusal), so the two-second match may fall short by up to that much.
+ * Entries not seen for {@link #RETENTION} of stream time are dropped every ten seconds.
  */
 public final class CrossSourceDedupProcessor implements Processor<String, ViolationEvent, String, ViolationEvent> {
 
@@ -30,7 +37,7 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
   private final List<String> detectorChildren;
   private final String notesChild;
   private ProcessorContext<String, ViolationEvent> context;
-  private WindowStore<String, String> store;
+  private KeyValueStore<String, String> store;
 
   public CrossSourceDedupProcessor(String storeName, List<String> detectorChildren, String notesChild) {
     this.storeName = storeName;
@@ -42,6 +49,7 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
   public void init(ProcessorContext<String, ViolationEvent> context) {
     this.context = context;
     this.store = context.getStateStore(storeName);
+    context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME, this::expire);
   }
 
   @Override
@@ -51,34 +59,67 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
       return;
     }
     if (e.host() != null && e.source() != null) {
-      // the same refusal: a proxy's no seen twice, or the same other door (a SOCKS tunnel, a dial) seen twice
       String door = BypassProcessor.isProxyRefusal(e) ? "proxy" : String.valueOf(e.action());
       String key = record.key() + "|" + e.host() + "|" + e.port() + "|" + door;
       long ts = record.timestamp();
-      boolean seenElsewhere = false;
-      boolean seenHereLately = false; // by this source within REFRESH: writing again changes (almost) nothing
       String source = e.source().wireName();
-      try (WindowStoreIterator<String> it = store.fetch(key, ts - WINDOW.toMillis(), ts + WINDOW.toMillis())) {
-        while (it.hasNext() && !seenElsewhere) {
-          var kv = it.next();
-          if (!kv.value.equals(source)) {
-            seenElsewhere = true;
-          } else if (kv.key >= ts - REFRESH.toMillis() && kv.key <= ts) {
-            seenHereLately = true;
-          }
+      Map<String, Long> seen = decode(store.get(key));
+      boolean seenElsewhere = false;
+      for (Map.Entry<String, Long> s : seen.entrySet()) {
+        if (!s.getKey().equals(source) && Math.abs(ts - s.getValue()) <= WINDOW.toMillis()) {
+          seenElsewhere = true;
         }
       }
       if (seenElsewhere) {
-        StreamsMetrics.DUPLICATES.labels(e.source().wireName()).inc();
+        StreamsMetrics.DUPLICATES.labels(source).inc();
         context.forward(record, notesChild);
         return;
       }
-      if (!seenHereLately) {
-        store.put(key, source, ts);
+      Long mine = seen.get(source);
+      if (mine == null || ts - mine >= REFRESH.toMillis() || ts < mine) {
+        seen.put(source, Math.max(ts, mine == null ? ts : mine));
+        store.put(key, encode(seen));
       }
     }
     for (String child : detectorChildren) {
       context.forward(record, child);
     }
+  }
+
+  private void expire(long streamTime) {
+    List<String> old = new ArrayList<>();
+    try (KeyValueIterator<String, String> it = store.all()) {
+      while (it.hasNext()) {
+        KeyValue<String, String> kv = it.next();
+        long latest = decode(kv.value).values().stream().mapToLong(Long::longValue).max().orElse(0);
+        if (latest < streamTime - RETENTION.toMillis()) {
+          old.add(kv.key);
+        }
+      }
+    }
+    old.forEach(store::delete);
+  }
+
+  static Map<String, Long> decode(String value) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    if (value != null && !value.isEmpty()) {
+      for (String part : value.split(";")) {
+        int eq = part.indexOf('=');
+        if (eq > 0) {
+          try {
+            out.put(part.substring(0, eq), Long.parseLong(part.substring(eq + 1)));
+          } catch (NumberFormatException ignored) {
+            // a damaged entry counts as not seen
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  static String encode(Map<String, Long> seen) {
+    StringBuilder b = new StringBuilder();
+    seen.forEach((s, t) -> b.append(b.length() == 0 ? "" : ";").append(s).append('=').append(t));
+    return b.toString();
   }
 }
