@@ -507,6 +507,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         reader.interrupt();
         log.info("latency: {} probes written, alerts seen for {} commands", appended.size(), alerted.size());
+        log.info("latency by probe, ms: {}", new java.util.TreeMap<>(appended).entrySet().stream()
+            .map(e -> alerted.containsKey(e.getKey()) ? String.valueOf((alerted.get(e.getKey()) - e.getValue()) / 1_000_000) : "-")
+            .collect(java.util.stream.Collectors.joining(" ")));
       }
       List<Long> ms = new java.util.ArrayList<>();
       appended.forEach((cmd, at) -> {
