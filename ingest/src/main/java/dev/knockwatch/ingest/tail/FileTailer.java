@@ -68,6 +68,7 @@ public final class FileTailer {
     String head;
     int headLength;
     long lastSize = -1;
+    long lastModified = Long.MIN_VALUE;
     long sizeChangedAtNanos;
     long position;
     long committed;
@@ -216,7 +217,13 @@ public final class FileTailer {
     }
     // idle: the file had this size at an earlier poll too, and for long enough
     boolean idle = unchanged && now - state.sizeChangedAtNanos >= partialFlushAfter.toNanos();
-    if (state.head != null && state.position > 0 && size >= state.headLength
+    // Same size and same modification time as at the last poll: the bytes are the ones read
+    // before, so the head is not read again (with one file per command, most files are idle,
+    // and hashing each one's head on every poll cost more than reading the busy ones).
+    long modified = attrs.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS);
+    boolean touched = !unchanged || modified != state.lastModified;
+    state.lastModified = modified;
+    if (touched && state.head != null && state.position > 0 && size >= state.headLength
         && !state.head.equals(head(file, state.headLength))) {
       log.info("{} starts with other bytes than before (a new file on a reused inode, or rewritten): reading it from its start",
           shown(rel));
