@@ -36,6 +36,27 @@ public record Alert(
     String policyVersion,
     Boolean shadow) {
 
+  /**
+   * hash(rule, commandId[, subject]): one alert per rule and command, or per rule, command and
+   * host (or path) for the detectors that judge each refusal on its own.
+   */
+  public static String fingerprint(String ruleId, String commandId, String subject) {
+    return Hashes.sha256Hex(ruleId + "\u0000" + commandId + (subject == null ? "" : "\u0000" + subject), 8);
+  }
+
+  /** This alert, resolved. */
+  public Alert resolved() {
+    return new Alert(fingerprint, rule, severity, Status.RESOLVED, commandId, agentId, role, host, port, count,
+        windowStart, windowEnd, firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow);
+  }
+
+  /** This alert with what later hits changed. */
+  public Alert updated(long newCount, Instant newLastSeen, String newSummary, List<String> samples,
+      List<Source> newSources) {
+    return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, newCount,
+        windowStart, windowEnd, firstSeen, newLastSeen, newSummary, samples, newSources, policyVersion, shadow);
+  }
+
   public enum Severity {
     @JsonProperty("info") INFO,
     @JsonProperty("warning") WARNING,

@@ -1,6 +1,6 @@
 package dev.knockwatch.streams.count;
 
-import dev.knockwatch.events.Hashes;
+import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
 import dev.knockwatch.streams.lifecycle.Hit;
@@ -111,19 +111,9 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   private Hit hit(String commandId, String role, ViolationEvent e, WindowCount c, long windowStart, long windowEnd) {
     String summary = "command refused " + c.count() + " times within " + human(rule.window())
         + " (threshold " + rule.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
-    return new Hit(rule, fingerprint(rule.id(), commandId), commandId, c.agentId(), role, null, null, e.source(),
+    return new Hit(rule, Alert.fingerprint(rule.id(), commandId, null), commandId, c.agentId(), role, null, null, e.source(),
         c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(), Instant.ofEpochMilli(windowStart),
         Instant.ofEpochMilli(windowEnd), summary);
-  }
-
-  /** Stable for rule + command: the PagerDuty dedup_key and the Slack thread key. */
-  public static String fingerprint(String ruleId, String commandId) {
-    return Hashes.sha256Hex(ruleId + "\u0000" + commandId, 8);
-  }
-
-  /** Stable for rule + command + host: one alert per host for the per-host detectors. */
-  public static String fingerprint(String ruleId, String commandId, String host) {
-    return host == null ? fingerprint(ruleId, commandId) : Hashes.sha256Hex(ruleId + "\u0000" + commandId + "\u0000" + host, 8);
   }
 
   public static String human(java.time.Duration d) {

@@ -1,11 +1,11 @@
 package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;
@@ -92,7 +92,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
       Instant at = Instant.ofEpochMilli(ts);
       String summary = "after the proxy refused " + target(before.host(), before.port()) + ", the command tried "
           + door + " " + (ts - before.atMs()) / 1000 + " s later";
-      context.forward(new Record<>(commandId, new Hit(rule, ThresholdCrossingProcessor.fingerprint(rule.id(), commandId),
+      context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprint(rule.id(), commandId, null),
           commandId, e.agentId(), role, e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
           e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary), ts));
     }

@@ -1,11 +1,11 @@
 package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
-import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;
@@ -65,7 +65,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     String subject = e.kind() == Kind.FILESYSTEM ? e.path() : e.host();
     Instant at = Instant.ofEpochMilli(record.timestamp());
     context.forward(new Record<>(record.key(), new Hit(rule,
-        ThresholdCrossingProcessor.fingerprint(rule.id(), record.key(), subject), record.key(), e.agentId(), role,
+        Alert.fingerprint(rule.id(), record.key(), subject), record.key(), e.agentId(), role,
         e.host(), e.port(), e.source(), at, at, e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null,
         summary), record.timestamp()));
   }

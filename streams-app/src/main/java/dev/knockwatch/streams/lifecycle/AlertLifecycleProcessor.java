@@ -131,7 +131,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       }
       Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
       sources.add(hit.source());
-      Alert b = with(a, a.count(), a.lastSeen(), a.sampleEventIds(), List.copyOf(sources));
+      Alert b = a.updated(a.count(), a.lastSeen(), a.summary(), a.sampleEventIds(), List.copyOf(sources));
       AlertState s = kv.getValue();
       changed.add(KeyValue.pair(kv.getKey(), new AlertState(b, s.lastHitMs(), s.lastEmittedMs(), true, s.resolveAfterMs())));
     }
@@ -149,10 +149,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     for (var kv : live.entrySet()) {
       AlertState s = kv.getValue();
       if (now - s.lastHitMs() >= s.resolveAfterMs()) {
-        Alert a = s.alert();
-        emit(new Alert(a.fingerprint(), a.rule(), a.severity(), Alert.Status.RESOLVED, a.commandId(), a.agentId(),
-            a.role(), a.host(), a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(),
-            a.summary(), a.sampleEventIds(), a.sources(), a.policyVersion(), a.shadow()), a.lastSeen().toEpochMilli());
+        emit(s.alert().resolved(), s.alert().lastSeen().toEpochMilli());
         resolved.add(kv.getKey());
       } else if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
         emit(s.alert(), s.alert().lastSeen().toEpochMilli());
@@ -198,20 +195,9 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     }
     long count = h.windowStart() != null ? Math.max(a.count(), h.count()) : a.count() + 1;
     Instant last = h.at().isAfter(a.lastSeen()) ? h.at() : a.lastSeen();
-    Alert b = with(a, count, last, List.copyOf(samples), List.copyOf(sources));
-    return h.windowStart() != null ? withSummary(b, h.summary()) : b;
-  }
-
-  private static Alert with(Alert a, long count, Instant lastSeen, List<String> samples, List<Source> sources) {
-    return new Alert(a.fingerprint(), a.rule(), a.severity(), a.status(), a.commandId(), a.agentId(), a.role(),
-        a.host(), a.port(), count, a.windowStart(), a.windowEnd(), a.firstSeen(), lastSeen, a.summary(), samples,
-        sources, a.policyVersion(), a.shadow());
-  }
-
-  private static Alert withSummary(Alert a, String summary) {
-    return new Alert(a.fingerprint(), a.rule(), a.severity(), a.status(), a.commandId(), a.agentId(), a.role(),
-        a.host(), a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(), summary,
-        a.sampleEventIds(), a.sources(), a.policyVersion(), a.shadow());
+    // a count rule's summary names the window's count; the others' stay as first written
+    String summary = h.windowStart() != null ? h.summary() : a.summary();
+    return a.updated(count, last, summary, List.copyOf(samples), List.copyOf(sources));
   }
 
   private void emit(Alert alert, long timestamp) {
