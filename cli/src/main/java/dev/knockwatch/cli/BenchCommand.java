@@ -195,9 +195,13 @@ final class BenchCommand implements Callable<Integer> {
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
         long cpu = 0;
+        StringBuilder byThread = new StringBuilder();
         for (Map.Entry<Long, Long> e : cpuOfIngestThreads(threads).entrySet()) {
-          cpu += e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L);
+          long used = e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L);
+          cpu += used;
+          byThread.append(String.format(" %s %.2f s;", threads.getThreadInfo(e.getKey()).getThreadName(), used / 1e9));
         }
+        log.info("ingest took {} s; CPU by thread:{}", String.format("%.2f", seconds), byThread);
         agent.close();
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         return new Side(seconds, cpu / 1e9, peak);

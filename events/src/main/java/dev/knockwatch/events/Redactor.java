@@ -16,35 +16,27 @@ public final class Redactor {
   public static final String MASK = "[REDACTED]";
 
   /**
-   * A rule runs only when the text holds one of its hints (lower case): most command text holds
-   * no secret, and a substring test costs far less than a regex pass.
+   * A rule runs only when the text holds one of its hints (lower case unless {@code exactCase}):
+   * most command text holds no secret, and finding a hint costs far less than a regex pass. A
+   * match starts at most {@code lookBehind} characters before its hint. A rule's pattern starts
+   * with group 1 when {@code keepGroup1}: the match becomes group 1 and {@code mask}; else it
+   * becomes {@code mask} alone.
    */
-  private record Rule(Pattern pattern, String replacement, boolean exactCase, int lookBehind, String... hints) {
-    Rule(Pattern pattern, String replacement, String... hints) {
-      this(pattern, replacement, false, 0, hints);
-    }
+  private record Rule(Pattern pattern, boolean keepGroup1, String mask, boolean exactCase, int lookBehind,
+                      String... hints) {
 
-    Rule(Pattern pattern, String replacement, int lookBehind, String... hints) {
-      this(pattern, replacement, false, lookBehind, hints);
-    }
-
-    /**
-     * Where a match can start at the earliest: 0 without hints, else the first hint's index
-     * minus how far before its hint a match may start; -1 when no hint is in the text.
-     */
-    int earliestStart(String text, String lower) {
-      if (hints.length == 0) {
-        return 0;
+    String apply(String text, int from) {
+      Matcher m = pattern.matcher(text);
+      if (!m.find(from)) {
+        return text;
       }
-      String haystack = exactCase ? text : lower;
-      int first = -1;
-      for (String h : hints) {
-        int at = haystack.indexOf(h);
-        if (at >= 0 && (first < 0 || at < first)) {
-          first = at;
-        }
-      }
-      return first < 0 ? -1 : Math.max(0, first - lookBehind);
+      StringBuilder sb = new StringBuilder(text.length() + mask.length());
+      int last = 0;
+      do {
+        sb.append(text, last, keepGroup1 ? m.end(1) : m.start()).append(mask);
+        last = m.end();
+      } while (m.find());
+      return sb.append(text, last, text.length()).toString();
     }
   }
 
@@ -65,25 +57,56 @@ public final class Redactor {
   private static final List<Rule> RULES = List.of(
       // Authorization: Basic xxx / Proxy-Authorization: Bearer xxx (headers, curl -H, transcripts)
       new Rule(Pattern.compile("(?i)((?:proxy-)?authorization\\s*[:=]\\s*(?:(?:basic|bearer|digest|token|negotiate)\\s+)?)[^\\s'\"]+"),
-          "$1" + MASK, "proxy-".length(), "authorization"),
+          true, MASK, false, "proxy-".length(), "authorization"),
       // userinfo in URLs: scheme://user:password@host
-      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), "$1" + MASK + "@", Integer.MAX_VALUE, "@"),
+      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), true, MASK + "@", false, Integer.MAX_VALUE, "@"),
       // query or form parameters named like secrets: ?token=..., &password=...
-      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), "$1" + MASK, hints("?", "&", ";")),
+      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), true, MASK, false, 0, hints("?", "&", ";")),
       // --password xxx, --token=xxx, -p'xxx' style flags
       new Rule(Pattern.compile("(?i)(--?" + SECRET_WORDS + "(?:=|\\s+))(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
-          "$1" + MASK, 1, hints("-")),
+          true, MASK, false, 1, hints("-")),
       // curl -u user:password / --user user:password
       new Rule(Pattern.compile("(?i)((?:^|\\s)(?:-u|--user|--proxy-user)\\s*['\"]?[^\\s:'\"]*:)[^\\s'\"]+"),
-          "$1" + MASK, 1, "-u", "--user", "--proxy-user"),
+          true, MASK, false, 1, "-u", "--user", "--proxy-user"),
       // ENV-style assignments: GITHUB_TOKEN=..., AWS_SECRET_ACCESS_KEY=...
       new Rule(Pattern.compile("(\\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
-          "$1" + MASK, true, Integer.MAX_VALUE, "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY"),
+          true, MASK, true, Integer.MAX_VALUE, "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY"),
       // well-known token shapes, wherever they stand
       new Rule(Pattern.compile("\\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
           + "|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:ant-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}"
-          + "|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})\\b"), MASK, 0,
+          + "|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})\\b"), false, MASK, false, 0,
           "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "akia", "eyj"));
+
+  /** One hint of one rule (its index in {@link #RULES}). */
+  private record Hint(int rule, String text) {}
+
+  /**
+   * The hints by their first two characters, ASCII folded to lower case ({@code c0 << 7 | c1}),
+   * and the one-character hints by that character: one pass over the text finds every rule's
+   * first hint.
+   */
+  private static final Hint[][] BY_PAIR = new Hint[1 << 14][];
+  private static final Hint[][] BY_CHAR = new Hint[128][];
+
+  static {
+    for (int r = 0; r < RULES.size(); r++) {
+      for (String h : RULES.get(r).hints()) {
+        Hint hint = new Hint(r, h);
+        if (h.length() == 1) {
+          BY_CHAR[fold(h.charAt(0))] = append(BY_CHAR[fold(h.charAt(0))], hint);
+        } else {
+          int key = fold(h.charAt(0)) << 7 | fold(h.charAt(1));
+          BY_PAIR[key] = append(BY_PAIR[key], hint);
+        }
+      }
+    }
+  }
+
+  private static Hint[] append(Hint[] hints, Hint hint) {
+    Hint[] more = hints == null ? new Hint[1] : java.util.Arrays.copyOf(hints, hints.length + 1);
+    more[more.length - 1] = hint;
+    return more;
+  }
 
   private Redactor() {}
 
@@ -92,22 +115,64 @@ public final class Redactor {
       return text;
     }
     String out = text;
-    String lower = text.toLowerCase(java.util.Locale.ROOT);
-    for (Rule rule : RULES) {
-      int from = rule.earliestStart(out, lower);
-      if (from < 0) {
+    int[] from = earliestStarts(out);
+    for (int r = 0; r < RULES.size(); r++) {
+      if (from[r] >= 0) {
+        String next = RULES.get(r).apply(out, from[r]);
+        if (next != out) {
+          out = next;
+          from = earliestStarts(out);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** For each rule, where a match can start at the earliest: -1 when none of its hints is in the text. */
+  private static int[] earliestStarts(String text) {
+    int[] from = new int[RULES.size()];
+    java.util.Arrays.fill(from, -1);
+    int n = text.length();
+    for (int i = 0; i < n; i++) {
+      char c0 = fold(text.charAt(i));
+      if (c0 >= 128) {
         continue;
       }
-      Matcher m = rule.pattern().matcher(out);
-      if (m.find(from)) {
-        StringBuilder sb = new StringBuilder(out.length() + 16);
-        do {
-          m.appendReplacement(sb, rule.replacement());
-        } while (m.find());
-        m.appendTail(sb);
-        out = sb.toString();
-        lower = out.toLowerCase(java.util.Locale.ROOT);
+      Hint[] single = BY_CHAR[c0];
+      if (single != null) {
+        found(single, text, i, from);
       }
+      if (i + 1 < n) {
+        char c1 = fold(text.charAt(i + 1));
+        Hint[] pair = c1 < 128 ? BY_PAIR[c0 << 7 | c1] : null;
+        if (pair != null) {
+          found(pair, text, i, from);
+        }
+      }
+    }
+    return from;
+  }
+
+  private static void found(Hint[] hints, String text, int i, int[] from) {
+    for (Hint h : hints) {
+      if (from[h.rule()] < 0) {
+        Rule rule = RULES.get(h.rule());
+        if (text.regionMatches(!rule.exactCase(), i, h.text(), 0, h.text().length())) {
+          from[h.rule()] = Math.max(0, i - rule.lookBehind());
+        }
+      }
+    }
+  }
+
+  private static char fold(char c) {
+    return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+  }
+
+  /** Every rule's regex over the whole text, hints ignored: what {@link #redact} must equal. */
+  static String redactEverywhere(String text) {
+    String out = text;
+    for (Rule rule : RULES) {
+      out = rule.apply(out, 0);
     }
     return out;
   }

@@ -2,6 +2,8 @@ package dev.knockwatch.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class RedactorTest {
@@ -62,5 +64,24 @@ class RedactorTest {
   void textWithoutSecretsIsUnchanged() {
     String plain = "curl -s https://example.com/index.html?page=1";
     assertThat(Redactor.redact(plain)).isSameAs(plain);
+  }
+
+  @Test
+  void theHintsNeverSkipAMatch() {
+    // redact() runs a rule only from its first hint on; the same rules run everywhere must agree
+    List<String> parts = List.of("curl", " ", "-", "--", "?", "&", ";", "=", "'", "\"", ":", "@", "/", "x", "Y",
+        "token", "TOKEN", "Api_Key", "password", "pass", "sig", "x-amz-signature", "session", "p", "u", "user",
+        "proxy-", "Proxy-Authorization", "authorization: Bearer ", "https://", "srt.abc%3D", "GITHUB_", "SECRET",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "AKIAABCDEFGHIJKLMNOP", "xoxb-1234567890-abc", "sk-ant-",
+        "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2Q", "é", "\t");
+    Random random = new Random(42);
+    for (int n = 0; n < 20_000; n++) {
+      StringBuilder text = new StringBuilder();
+      for (int k = random.nextInt(12); k >= 0; k--) {
+        text.append(parts.get(random.nextInt(parts.size())));
+      }
+      String t = text.toString();
+      assertThat(Redactor.redact(t)).as(t).isEqualTo(Redactor.redactEverywhere(t));
+    }
   }
 }
