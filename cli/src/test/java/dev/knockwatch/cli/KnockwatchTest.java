@@ -104,7 +104,7 @@ class KnockwatchTest {
     Path file = Files.writeString(dir.resolve("a.log"), "x\n");
     Run r = run("parse", "--type", "nope", file.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: srt-violation, proxy-403, squid, json, strace)" + System.lineSeparator());
+    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: srt-violation, proxy-403, squid, json, strace, probe-result)" + System.lineSeparator());
   }
 
   @Test
@@ -126,7 +126,7 @@ class KnockwatchTest {
     Run r = run("ingest", "--config", config.toString(), "--var", dir.resolve("var").toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("knockwatch: " + config
-        + ": source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace" + System.lineSeparator());
+        + ": source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result" + System.lineSeparator());
   }
 
   @Test
@@ -151,6 +151,6 @@ class KnockwatchTest {
   void rulesCheckPassesTheShippedRules() {
     Run r = run("rules", "check", "../alert-rules");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("5 rules, 3 roles, policy ").contains("persistent-retry: count 5 in 5m -> warning");
+    assertThat(r.out()).contains("6 rules, 3 roles, policy ").contains("persistent-retry: count 5 in 5m -> warning");
   }
 }

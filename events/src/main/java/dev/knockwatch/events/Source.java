@@ -8,7 +8,9 @@ public enum Source {
   @JsonProperty("proxy-403") PROXY_403,
   @JsonProperty("squid") SQUID,
   @JsonProperty("strace") STRACE,
-  @JsonProperty("json") JSON;
+  @JsonProperty("json") JSON,
+  /** A guard probe's result (see {@link ViolationEvent.ProbeResult}), not a refusal. */
+  @JsonProperty("probe-result") PROBE_RESULT;
 
   /** The wire name, e.g. {@code srt-violation}. */
   public String wireName() {

@@ -34,13 +34,21 @@ public record ViolationEvent(
     Instant observedAt,
     Instant ingestedAt,
     String commandText,
-    Origin origin) {
+    Origin origin,
+    ProbeResult probe) {
 
   public static final int SCHEMA = 1;
 
   /** Where the line came from: the file (relative to the watched root), its byte offset, and the ingest host. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Origin(String file, long offset, String ingestHost) {}
+
+  /**
+   * The outcome of a guard probe (source {@code probe}): a command that must be refused, what was
+   * expected, what was seen. Not a refusal itself: no detector but {@code wall-breach} reads it.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ProbeResult(String name, String expected, String observed, boolean refused) {}
 
   public static Builder builder() {
     return new Builder();
@@ -70,6 +78,7 @@ public record ViolationEvent(
     b.ingestedAt = ingestedAt;
     b.commandText = commandText;
     b.origin = origin;
+    b.probe = probe;
     return b;
   }
 
@@ -97,6 +106,7 @@ public record ViolationEvent(
     private Instant ingestedAt;
     private String commandText;
     private Origin origin;
+    private ProbeResult probe;
 
     public Builder eventId(String v) { eventId = v; return this; }
     public Builder commandId(String v) { commandId = v; return this; }
@@ -120,11 +130,12 @@ public record ViolationEvent(
     public Builder ingestedAt(Instant v) { ingestedAt = v; return this; }
     public Builder commandText(String v) { commandText = v; return this; }
     public Builder origin(Origin v) { origin = v; return this; }
+    public Builder probe(ProbeResult v) { probe = v; return this; }
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
           host, port, method, url, path, addressClass, reason, proxyError, errno, syscall, pid,
-          observedAt, ingestedAt, commandText, origin);
+          observedAt, ingestedAt, commandText, origin, probe);
     }
   }
 }

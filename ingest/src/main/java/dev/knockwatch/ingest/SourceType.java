@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest;
 
 import dev.knockwatch.events.Source;
+import dev.knockwatch.ingest.probe.ProbeResultParser;
 import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
 import dev.knockwatch.ingest.squid.SquidAccessLogParser;
 import dev.knockwatch.ingest.srt.SrtViolationParser;
@@ -22,7 +23,9 @@ public enum SourceType {
   JSON(Source.JSON, List.of(), () -> {
     throw new IllegalStateException("the json type needs a field mapping");
   }),
-  STRACE(Source.STRACE, List.of(StraceParser.FILE_SUFFIX), StraceParser::new);
+  STRACE(Source.STRACE, List.of(StraceParser.FILE_SUFFIX), StraceParser::new),
+  /** Guard probe results: not refusals, read so that a probe the sandbox let through raises wall-breach. */
+  PROBE_RESULT(Source.PROBE_RESULT, List.of(ProbeResultParser.FILE_SUFFIX), ProbeResultParser::new);
 
   private final Source source;
   private final List<String> suffixes;
@@ -74,6 +77,9 @@ public enum SourceType {
     String l = firstLine.strip();
     if (l.startsWith("{") && l.contains("\"line\"") && l.contains("deny ")) {
       return Optional.of(SRT_VIOLATION);
+    }
+    if (l.startsWith("{") && l.contains("\"probe\"") && l.contains("\"refused\"")) {
+      return Optional.of(PROBE_RESULT);
     }
     if (SNIFF_SQUID.matcher(l).find() || SNIFF_COMBINED.matcher(l).find()) {
       return Optional.of(SQUID);

@@ -76,6 +76,7 @@ public final class DetectionTopology {
    * violations-source -> count-refusals (metrics) -> cross-source-dedup
    *     -> detect-&lt;rule&gt; (one per rule: count, off-role, address-class, bypass, fs-guard)
    *     -> source-notes (a refusal already seen from another log: adds its source)
+   *   count-refusals -> detect-&lt;rule&gt; (wall-breach: guard probe results, which are no refusals)
    *   -> alert-lifecycle (first hit fires, updates throttled, idle resolves) -> alerts-sink
    * </pre>
    * Every store lives in memory, each with its changelog (so it survives restarts): they are
@@ -86,21 +87,27 @@ public final class DetectionTopology {
     Topology t = new Topology();
     t.addSource(AutoOffsetReset.earliest(), "violations-source", observedAt(), Serdes.String().deserializer(),
         EVENT_SERDE.deserializer(), Topics.VIOLATIONS.name());
+    List<String> detectors = new ArrayList<>();
+    List<String> probeDetectors = new ArrayList<>();
+    for (Rule rule : policy.rules()) {
+      (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors : detectors).add("detect-" + rule.id());
+    }
     t.addProcessor("count-refusals", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
       @Override
       public void process(Record<String, ViolationEvent> r) {
-        if (r.value() != null) {
-          StreamsMetrics.REFUSALS.labels(label(r.value().source()), label(r.value().kind())).inc();
+        ViolationEvent e = r.value();
+        if (e != null && e.probe() != null) {
+          // a guard probe's result is no refusal: only wall-breach reads it
+          StreamsMetrics.PROBE_RESULTS.labels(String.valueOf(e.probe().refused())).inc();
+          probeDetectors.forEach(d -> context().forward(r, d));
+          return;
         }
-        context().forward(r);
+        if (e != null) {
+          StreamsMetrics.REFUSALS.labels(label(e.source()), label(e.kind())).inc();
+        }
+        context().forward(r, "cross-source-dedup");
       }
     }, "violations-source");
-    List<String> detectors = new ArrayList<>();
-    for (Rule rule : policy.rules()) {
-      if (rule.detector() != Rule.Detector.WALL_BREACH) {
-        detectors.add("detect-" + rule.id());
-      }
-    }
     t.addProcessor("cross-source-dedup",
         () -> new CrossSourceDedupProcessor(DEDUP_STORE, detectors, "source-notes"), "count-refusals");
     t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(DEDUP_STORE), Serdes.String(),
@@ -125,7 +132,7 @@ public final class DetectionTopology {
         }
         case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
             t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "cross-source-dedup");
-        case WALL_BREACH -> { } // probe results are not on the violations topic yet: see docs/ARCHITECTURE.md
+        case WALL_BREACH -> t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "count-refusals");
       }
     }
     t.addProcessor("source-notes", () -> new ContextualProcessor<String, ViolationEvent, String, Hit>() {
@@ -138,6 +145,7 @@ public final class DetectionTopology {
       }
     }, "cross-source-dedup");
     List<String> parents = new ArrayList<>(detectors);
+    parents.addAll(probeDetectors);
     parents.add("source-notes");
     t.addProcessor("alert-lifecycle", () -> new AlertLifecycleProcessor(clock,
         AlertLifecycleProcessor.DEFAULT_THROTTLE, policy), parents.toArray(String[]::new));

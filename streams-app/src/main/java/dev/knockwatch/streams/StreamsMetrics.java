@@ -24,5 +24,10 @@ public final class StreamsMetrics {
       .help("Refusals of a host the agent's role allows: config drift, not an off-role page.")
       .labelNames("role").register();
 
+  public static final Counter PROBE_RESULTS = Counter.build()
+      .name("knockwatch_streams_probe_results_total")
+      .help("Guard probe results read: refused=true the wall held, refused=false it did not (wall-breach).")
+      .labelNames("refused").register();
+
   private StreamsMetrics() {}
 }

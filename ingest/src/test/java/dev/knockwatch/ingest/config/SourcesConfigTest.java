@@ -80,7 +80,7 @@ class SourcesConfigTest {
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n  - type: squid\n"), dir))
         .hasMessage(f + ": source 2: \"path\" is required");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: syslog\n"), dir))
-        .hasMessage(f + ": source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace");
+        .hasMessage(f + ": source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n"), dir))
         .hasMessage(f + ": source 1: type json needs a \"mapping\" of event fields to JSON paths");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n    mapping: {hostname: h}\n"), dir))

@@ -21,8 +21,9 @@ import org.apache.kafka.streams.processor.api.Record;
 /**
  * The detectors that judge one refusal on its own: {@code off-role} (the host is outside the
  * agent's role), {@code address-class} (the refusal names a sensitive class of address) and
- * {@code fs-guard} (a guarded path). Each hit carries a fingerprint of rule, command and host
- * (or path), so the lifecycle raises one alert per command and host.
+ * {@code fs-guard} (a guarded path), and {@code wall-breach} (a guard probe the sandbox did not
+ * refuse). Each hit carries a fingerprint of rule, command and host (or path, or probe), so the
+ * lifecycle raises one alert per command and host.
  */
 public final class EventDetectorProcessor implements Processor<String, ViolationEvent, String, Hit> {
 
@@ -57,12 +58,13 @@ public final class EventDetectorProcessor implements Processor<String, Violation
       case OFF_ROLE -> offRole(now, e, role);
       case ADDRESS_CLASS -> addressClass(e);
       case FS_GUARD -> guarded(e);
+      case WALL_BREACH -> breach(e);
       default -> throw new IllegalStateException(rule.detector() + " is not judged event by event");
     };
     if (summary == null) {
       return;
     }
-    String subject = e.kind() == Kind.FILESYSTEM ? e.path() : e.host();
+    String subject = e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? e.path() : e.host();
     Instant at = Instant.ofEpochMilli(record.timestamp());
     context.forward(new Record<>(record.key(), new Hit(rule,
         Alert.fingerprint(rule.id(), record.key(), subject), record.key(), e.agentId(), role,
@@ -100,6 +102,17 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     String hit = GuardedPaths.match(rule.paths(), e.path());
     return hit == null ? null : "refused " + (e.action() == null ? "access" : e.action()) + " on " + e.path()
         + " (guarded: " + hit + ")";
+  }
+
+  private static String breach(ViolationEvent e) {
+    if (e.probe() == null || e.probe().refused()) {
+      return null;
+    }
+    ViolationEvent.ProbeResult p = e.probe();
+    return "guard probe " + p.name() + " was not refused"
+        + (p.expected() == null ? "" : ": expected " + p.expected())
+        + (p.observed() == null ? "" : (p.expected() == null ? ": " : ", ") + "observed " + p.observed())
+        + " — the sandbox let it through";
   }
 
   static String target(ViolationEvent e) {

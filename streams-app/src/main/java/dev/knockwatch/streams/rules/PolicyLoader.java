@@ -403,9 +403,6 @@ public final class PolicyLoader {
         }
         paths = List.copyOf(p);
       }
-    } else if (detector == Detector.WALL_BREACH) {
-      problem(file, detectorNode, where + ": wall-breach is not available in this build (it needs the guard "
-          + "probes' result events)");
     } else if (detector == Detector.OFF_ROLE && roles == null) {
       problem(file, detectorNode, where + ": off-role rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
     }

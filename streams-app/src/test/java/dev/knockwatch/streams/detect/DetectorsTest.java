@@ -211,6 +211,42 @@ class DetectorsTest {
 
   // ---- lifecycle
 
+  // ---- wall-breach
+
+  private void probe(String cmd, Instant at, String name, boolean refused) {
+    send(cmd, at, b -> b.source(Source.PROBE_RESULT).agentId("probe").action(name).host("example.com").port(80)
+        .probe(new ViolationEvent.ProbeResult(name, "403 blocked-by-allowlist", refused ? "403" : "200 OK", refused)));
+  }
+
+  @Test
+  void aGuardProbeTheSandboxLetThroughIsCriticalAndARefusedOneIsQuiet() throws IOException {
+    start("rules:\n  - id: wall-breach\n    detector: wall-breach\n    severity: critical\n"
+        + "  - id: off-role-host\n    detector: off-role\n    severity: page\n", Clock.STREAM);
+    probe(CMD, T0, "plain-http", true);
+    assertThat(out.isEmpty()).isTrue();
+    probe(CMD2, T0.plusSeconds(1), "plain-http", false);
+    probe(CMD2, T0.plusSeconds(2), "https-connect", false);
+    List<Alert> alerts = out.readValuesToList();
+    assertThat(alerts).extracting(Alert::rule).containsOnly("wall-breach");
+    assertThat(alerts).extracting(Alert::commandId).containsOnly(CMD2);
+    assertThat(alerts).extracting(Alert::fingerprint).containsExactly(
+        Alert.fingerprint("wall-breach", CMD2, "plain-http"), Alert.fingerprint("wall-breach", CMD2, "https-connect"));
+    assertThat(alerts.get(0).severity().name()).isEqualTo("CRITICAL");
+    assertThat(alerts.get(0).summary()).isEqualTo("guard probe plain-http was not refused: expected 403 blocked-by-allowlist, "
+        + "observed 200 OK — the sandbox let it through");
+  }
+
+  @Test
+  void probeResultsAreNoRefusals() throws IOException {
+    // a not-refused probe to an off-role host is a breach, not an off-role page, and counts toward no window
+    start("rules:\n  - id: retry\n    detector: count\n    window: 5m\n    threshold: 2\n"
+        + "  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
+    for (int i = 0; i < 5; i++) {
+      probe(CMD, T0.plusSeconds(i), "plain-http", i % 2 == 0);
+    }
+    assertThat(out.isEmpty()).isTrue();
+  }
+
   @Test
   void anAlertResolvesAfterResolveAfterWithoutHitsOnStreamTime() throws IOException {
     start("rules:\n  - id: off-role-host\n    detector: off-role\n    resolveAfter: 5m\n", Clock.STREAM);

@@ -28,7 +28,7 @@ class PolicyLoaderTest {
   void theShippedRulesAndRolesLoad() {
     Policy p = PolicyLoader.load(Path.of("../alert-rules"));
     assertThat(p.rules()).extracting(Rule::id)
-        .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard");
+        .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard", "wall-breach");
     assertThat(p.rules().get(0)).isEqualTo(Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING,
         Duration.ofMinutes(1)));
     assertThat(p.rules().get(2).classes())
@@ -125,9 +125,10 @@ class PolicyLoaderTest {
   }
 
   @Test
-  void wallBreachIsRefusedUntilProbesReportResults() throws IOException {
-    write("rules:\n  - id: wall\n    detector: wall-breach\n    severity: critical\n");
-    assertThat(PolicyLoader.check(dir)).containsExactly(dir.resolve("rules.yaml") + ":3: rule wall: wall-breach is "
-        + "not available in this build (it needs the guard probes' result events)");
+  void wallBreachTakesOnlyTheCommonKeys() throws IOException {
+    write("rules:\n  - id: wall\n    detector: wall-breach\n    severity: critical\n    match: {agent: \"probe-*\"}\n");
+    assertThat(PolicyLoader.check(dir)).isEmpty();
+    write("rules:\n  - id: wall\n    detector: wall-breach\n    threshold: 3\n");
+    assertThat(PolicyLoader.check(dir)).hasSize(1).first().asString().startsWith(dir.resolve("rules.yaml") + ":4: rule wall: ");
   }
 }
