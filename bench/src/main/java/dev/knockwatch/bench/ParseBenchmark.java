@@ -17,7 +17,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
-/** Parsing alone, one thread: lines/s of each parser on a real-shaped line (an op is one line). */
+/**
+ * Parsing alone, one thread: lines/s of each parser on a real-shaped line (an op is one line).
+ * {@code srtRecord} repeats one record, as a retrying command does (the parser reads one command's
+ * file, and remembers the last command text it redacted); {@code srtRecordEachCommandNew} gives
+ * every record another command text.
+ */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -34,6 +39,15 @@ public class ParseBenchmark {
   static final String SQUID = "1795978485.769      0 127.0.0.1 TCP_DENIED/403 3495 CONNECT example.com:443 "
       + "srt.eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ== xhfHytmXL-L6RsYw2CrSjA HIER_NONE/- text/html";
 
+  /** 4,096 records whose command texts all differ: no record repeats the one before. */
+  static final String[] SRT_DISTINCT = new String[4096];
+
+  static {
+    for (int i = 0; i < SRT_DISTINCT.length; i++) {
+      SRT_DISTINCT[i] = SRT.replace("/path?token=SECRET", "/path" + i + "?token=SECRET" + i);
+    }
+  }
+
   final SrtViolationParser srt = new SrtViolationParser();
   final SquidAccessLogParser squid = new SquidAccessLogParser();
   long offset;
@@ -41,6 +55,14 @@ public class ParseBenchmark {
   @Benchmark
   public Parsed srtRecord() {
     return srt.parse(new SourceLine("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", offset++, SRT, "ci-1", null, "h", NOW));
+  }
+
+  /** Every command text new: the worst case for the parser's last-command memory (a file holds one command). */
+  @Benchmark
+  public Parsed srtRecordEachCommandNew() {
+    long n = offset++;
+    return srt.parse(new SourceLine("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", n,
+        SRT_DISTINCT[(int) (n & (SRT_DISTINCT.length - 1))], "ci-1", null, "h", NOW));
   }
 
   @Benchmark

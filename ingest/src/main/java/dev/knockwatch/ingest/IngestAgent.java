@@ -361,7 +361,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   private void handle(Feed feed, TailedLine tailed, List<Object> out, Map<Counter.Child, Integer> published) {
     FileContext ctx = feed.context().apply(tailed.file());
     TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
-        tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8());
+        tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8(), tailed.binary());
     SourceType type = ctx.type();
     String sourceLabel = type == null ? "unknown" : type.wireName();
     IngestMetrics.PerSource meters = this.meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of);
@@ -374,7 +374,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       reject(out, line, sourceLabel, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES + " bytes");
       return;
     }
-    if (isBinary(line.text())) {
+    if (line.binary()) {
       reject(out, line, sourceLabel, Rejection.BINARY, "not text: NUL bytes or mostly control characters");
       return;
     }
@@ -403,21 +403,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
     out.add(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
         Sanitize.text(Redactor.redact(line.text()), MAX_REJECTED_LINE_CHARS), clock.instant()));
-  }
-
-  /** A NUL byte, or more than one character in ten a control character other than tab. */
-  static boolean isBinary(String text) {
-    int control = 0;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c == 0) {
-        return true;
-      }
-      if (c < 0x20 && c != '\t') {
-        control++;
-      }
-    }
-    return control * 10 > text.length();
   }
 
   /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */

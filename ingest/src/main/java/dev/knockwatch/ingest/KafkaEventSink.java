@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.knockwatch.events.EventWriter;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Topics;
@@ -54,6 +55,9 @@ public final class KafkaEventSink implements EventSink {
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
     Serializer<Object> json = (topic, value) -> {
+      if (value instanceof ViolationEvent event) {
+        return EventWriter.toBytes(event); // the mapper's bytes, without its per-value lookups
+      }
       try {
         return Json.MAPPER.writeValueAsBytes(value);
       } catch (JsonProcessingException e) {

@@ -43,6 +43,13 @@ public final class SrtViolationParser implements LineParser {
   static final int MAX_FIELD_CHARS = 1024;
   static final int MAX_PATH_CHARS = 4096;
 
+  /**
+   * The last command text and what it became: every record of a command carries the same text,
+   * and a parser reads one file (one command, as the srt bridge writes them).
+   */
+  private String lastCommand;
+  private String lastCommandText;
+
   @Override
   public Parsed parse(SourceLine src) {
     Record record;
@@ -94,8 +101,7 @@ public final class SrtViolationParser implements LineParser {
             : HostClassifier.classify(host).orElse(null))
         .reason(clean(line.reason(), MAX_FIELD_CHARS))
         .observedAt(timestamp(record).orElse(src.ingestedAt()))
-        .commandText(text(record, "command")
-            .map(c -> clean(Redactor.redact(c), MAX_COMMAND_CHARS)).orElse(null))
+        .commandText(text(record, "command").map(this::commandText).orElse(null))
         .build();
     return Parsed.of(event);
   }
@@ -345,6 +351,15 @@ public final class SrtViolationParser implements LineParser {
       }
       return v;
     }
+  }
+
+  /** Redacted, cleaned and bounded. */
+  private String commandText(String command) {
+    if (!command.equals(lastCommand)) {
+      lastCommandText = clean(Redactor.redact(command), MAX_COMMAND_CHARS);
+      lastCommand = command;
+    }
+    return lastCommandText;
   }
 
   private static String commandIdOf(Record record, SourceLine src) {

@@ -257,10 +257,7 @@ public final class FileTailer {
           break;
         }
         int start = 0;
-        for (int i = 0; i < n; i++) {
-          if (chunk[i] != '\n') {
-            continue;
-          }
+        for (int i = Bytes.nextNewline(chunk, 0, n); i < n; i = Bytes.nextNewline(chunk, i + 1, n)) {
           long end = base + i + 1;
           if (state.discarding) {
             state.discarding = false;
@@ -332,7 +329,7 @@ public final class FileTailer {
         invalid = true;
       }
     }
-    return new TailedLine(rel, start, end, text, cut, invalid);
+    return new TailedLine(rel, start, end, text, cut, invalid, Bytes.binary(bytes, from, from + len, text.length()));
   }
 
   private String relative(Path file) {

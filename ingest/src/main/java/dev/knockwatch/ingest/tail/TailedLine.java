@@ -9,5 +9,7 @@ package dev.knockwatch.ingest.tail;
  * @param text the line, UTF-8 decoded, without "\n" or "\r\n"
  * @param truncated true when the line was longer than the tailer's bound and only its start is kept
  * @param invalidUtf8 true when bytes that are not UTF-8 were replaced with U+FFFD
+ * @param binary true when the line holds a NUL byte or is mostly control characters: not a log line
  */
-public record TailedLine(String file, long offset, long end, String text, boolean truncated, boolean invalidUtf8) {}
+public record TailedLine(String file, long offset, long end, String text, boolean truncated, boolean invalidUtf8,
+                         boolean binary) {}

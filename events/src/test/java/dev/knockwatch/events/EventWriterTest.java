@@ -1,0 +1,55 @@
+package dev.knockwatch.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The streaming writer must write what the mapper writes, for any event: the same bytes, except
+ * that a character beyond U+FFFF in a repeated value is written as its four UTF-8 bytes where the
+ * mapper escapes its two surrogates (the same JSON string either way).
+ */
+class EventWriterTest {
+
+  /** Absent, or one of three values: runs of equal values exercise the writer's last-value encodings. */
+  private static String maybe(Random r, String s) {
+    return r.nextInt(3) == 0 ? null : s + r.nextInt(3);
+  }
+
+  private static <E extends Enum<E>> E maybe(Random r, Class<E> type) {
+    E[] values = type.getEnumConstants();
+    return r.nextInt(4) == 0 ? null : values[r.nextInt(values.length)];
+  }
+
+  @Test
+  void randomEventsAreWrittenByteForByteAsTheMapperWritesThem() throws Exception {
+    Random r = new Random(11);
+    String hostile = "\"quote\\ back\u0001ctl\u2028sep é 😀 </script> ";
+    for (int n = 0; n < 5_000; n++) {
+      ViolationEvent e = ViolationEvent.builder()
+          .eventId(maybe(r, "e")).commandId(maybe(r, "xhfHytmXL-L6RsYw2CrSjA")).agentId(maybe(r, hostile))
+          .role(maybe(r, "ci")).source(maybe(r, Source.class)).kind(maybe(r, Kind.class)).action(maybe(r, "connect"))
+          .host(maybe(r, "example.com")).port(r.nextBoolean() ? null : r.nextInt(65536)).method(maybe(r, "GET"))
+          .url(maybe(r, "http://h/?q=")).path(maybe(r, "/root/.ssh/")).addressClass(maybe(r, AddressClass.class))
+          .reason(maybe(r, hostile)).proxyError(maybe(r, "blocked-by-allowlist")).errno(maybe(r, "EPERM"))
+          .syscall(maybe(r, "openat")).pid(r.nextBoolean() ? null : r.nextInt())
+          .observedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000_000)))
+          .ingestedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochMilli(r.nextLong() >>> 24))
+          .commandText(maybe(r, hostile))
+          .origin(r.nextInt(4) == 0 ? null : new ViolationEvent.Origin(maybe(r, "ci/x.violations.jsonl"), r.nextLong() >>> 1,
+              maybe(r, "host")))
+          .probe(r.nextInt(3) != 0 ? null : new ViolationEvent.ProbeResult(maybe(r, "plain-http"), maybe(r, "403"),
+              maybe(r, hostile), r.nextBoolean()))
+          .build();
+      String ours = new String(EventWriter.toBytes(e), java.nio.charset.StandardCharsets.UTF_8);
+      String mappers = new String(Json.MAPPER.writeValueAsBytes(e), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(Json.MAPPER.readTree(ours)).as(ours).isEqualTo(Json.MAPPER.readTree(mappers));
+      assertThat(Json.read(ours, ViolationEvent.class)).isEqualTo(e);
+      if (!mappers.contains("\\uD83D")) {
+        assertThat(ours).isEqualTo(mappers);
+      }
+    }
+  }
+}
