@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.Glob;
 import dev.knockwatch.streams.rules.Rule.Detector;
 import java.util.List;
 import java.util.Map;

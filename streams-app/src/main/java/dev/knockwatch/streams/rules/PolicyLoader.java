@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.Hashes;

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;

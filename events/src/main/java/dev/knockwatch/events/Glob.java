@@ -1,4 +1,4 @@
-package dev.knockwatch.streams.rules;
+package dev.knockwatch.events;
 
 import java.util.regex.Pattern;
 

@@ -1,0 +1,56 @@
+package dev.knockwatch.notify.config;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Glob;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Which alerts go to which receivers. Routes are tried in order; the first that matches wins
+ * unless it says {@code continue: true}.
+ *
+ * @param severities empty: any
+ * @param rules rule id globs; empty: any
+ * @param roles empty: any
+ * @param agents agent id globs; empty: any
+ * @param groupBy alert fields (rule, role, agent, severity) whose equal values share one message
+ *     when several alerts fire within {@code groupWait}; empty: no grouping
+ * @param repeatInterval how long after a notification of an alert its count updates are held back
+ */
+public record Route(
+    Set<Alert.Severity> severities,
+    List<Glob> rules,
+    Set<String> roles,
+    List<Glob> agents,
+    List<String> receivers,
+    boolean continueMatching,
+    List<String> groupBy,
+    Duration groupWait,
+    Duration repeatInterval) {
+
+  public static final Set<String> GROUP_FIELDS = Set.of("rule", "role", "agent", "severity");
+  public static final Duration DEFAULT_REPEAT_INTERVAL = Duration.ofMinutes(5);
+  public static final Duration DEFAULT_GROUP_WAIT = Duration.ofSeconds(30);
+
+  public boolean matches(Alert a) {
+    return (severities.isEmpty() || severities.contains(a.severity()))
+        && (rules.isEmpty() || a.rule() != null && rules.stream().anyMatch(g -> g.matches(a.rule())))
+        && (roles.isEmpty() || roles.contains(a.role()))
+        && (agents.isEmpty() || a.agentId() != null && agents.stream().anyMatch(g -> g.matches(a.agentId())));
+  }
+
+  /** The value of {@code groupBy} for this alert: alerts with equal keys share a message. */
+  public String groupKey(Alert a) {
+    StringBuilder key = new StringBuilder();
+    for (String field : groupBy) {
+      key.append(switch (field) {
+        case "rule" -> a.rule();
+        case "role" -> a.role();
+        case "agent" -> a.agentId();
+        default -> a.severity().name();
+      }).append('\u0000');
+    }
+    return key.toString();
+  }
+}

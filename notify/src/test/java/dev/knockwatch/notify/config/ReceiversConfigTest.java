@@ -1,0 +1,122 @@
+package dev.knockwatch.notify.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.knockwatch.events.Alert;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReceiversConfigTest {
+
+  static final String EXAMPLE = """
+      publicUrl: https://knockwatch.internal:8080
+      receivers:
+        - name: soc-slack
+          type: slack
+          webhookUrl: ${KNOCKWATCH_SLACK_WEBHOOK}
+        - name: oncall
+          type: pagerduty
+          routingKey: ${KNOCKWATCH_PD_ROUTING_KEY}
+          url: ${KNOCKWATCH_PD_URL:-https://events.pagerduty.com/v2/enqueue}
+      routes:
+        - match: {severity: [page, critical]}
+          receivers: [oncall, soc-slack]
+        - match: {severity: [warning]}
+          receivers: [soc-slack]
+          groupBy: [rule]
+          groupWait: 30s
+          repeatInterval: 4h
+      """;
+  static final Map<String, String> ENV = Map.of("KNOCKWATCH_SLACK_WEBHOOK", "https://hooks.slack.test/T1/B2/s3cr3tW3bh00k",
+      "KNOCKWATCH_PD_ROUTING_KEY", "R0UT1NGK3Y0123456789abcdef");
+
+  @TempDir Path dir;
+
+  private Path write(String yaml) throws IOException {
+    Files.writeString(dir.resolve("receivers.yaml"), yaml);
+    return dir;
+  }
+
+  @Test
+  void theIssuesExampleLoadsWithItsEnvironment() throws IOException {
+    ReceiversConfig c = ReceiversConfig.load(write(EXAMPLE), ENV);
+    assertThat(c.receivers()).extracting(Receiver::name).containsExactly("soc-slack", "oncall");
+    Receiver.Slack slack = (Receiver.Slack) c.receiver("soc-slack");
+    assertThat(slack.webhookUrl().reveal()).isEqualTo("https://hooks.slack.test/T1/B2/s3cr3tW3bh00k");
+    assertThat(slack.minInterval()).isEqualTo(Duration.ofSeconds(1));
+    Receiver.PagerDuty pd = (Receiver.PagerDuty) c.receiver("oncall");
+    assertThat(pd.url()).isEqualTo(URI.create("https://events.pagerduty.com/v2/enqueue"));
+    assertThat(c.routes().get(0).severities()).isEqualTo(Set.of(Alert.Severity.PAGE, Alert.Severity.CRITICAL));
+    assertThat(c.routes().get(1).groupBy()).containsExactly("rule");
+    assertThat(c.routes().get(1).repeatInterval()).isEqualTo(Duration.ofHours(4));
+    assertThat(c.publicUrl()).isEqualTo("https://knockwatch.internal:8080");
+  }
+
+  @Test
+  void aDumpAndEveryToStringMaskTheSecrets() throws IOException {
+    ReceiversConfig c = ReceiversConfig.load(write(EXAMPLE), ENV);
+    String dump = c.dump() + c + c.receivers();
+    assertThat(dump).contains("soc-slack", "oncall", Secret.MASK)
+        .doesNotContain("s3cr3tW3bh00k").doesNotContain("R0UT1NGK3Y");
+  }
+
+  @Test
+  void secretsComeFromFilesToo() throws IOException {
+    Path key = dir.resolve("pd.key");
+    Files.writeString(key, "FR0MF1LE\n");
+    ReceiversConfig c = ReceiversConfig.load(write("""
+        receivers:
+          - {name: oncall, type: pagerduty, routingKeyFile: %s, url: "http://127.0.0.1:9/v2/enqueue"}
+        routes:
+          - receivers: [oncall]
+        """.formatted(key)), Map.of());
+    assertThat(((Receiver.PagerDuty) c.receiver("oncall")).routingKey().reveal()).isEqualTo("FR0MF1LE");
+  }
+
+  @Test
+  void everyProblemIsNamedAndNoneQuotesASecret() throws IOException {
+    Path d = write("""
+        receivers:
+          - {name: soc-slack, type: slack, webhookUrl: "${KNOCKWATCH_SLACK_WEBHOOK}"}
+          - {name: oncall, type: pagerduty, routingKey: s3cr3t, colour: red}
+          - {name: hook, type: webhook, url: "ftp://x", secretFile: /nonexistent/secret}
+          - {name: teams, type: msteams}
+          - {name: oncall, type: console}
+        routes:
+          - match: {severity: [urgent], host: x}
+            receivers: [oncall, nobody]
+            groupBy: [host]
+            groupWait: soon
+        """);
+    assertThatThrownBy(() -> ReceiversConfig.load(d, Map.of()))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            d.resolve("receivers.yaml") + ": receiver soc-slack: webhookUrl: ${KNOCKWATCH_SLACK_WEBHOOK} is not set",
+            d.resolve("receivers.yaml") + ": receiver soc-slack: give webhookUrl, or botToken and channel (one of the two)",
+            d.resolve("receivers.yaml") + ": receiver oncall: unknown key \"colour\" for a pagerduty receiver",
+            d.resolve("receivers.yaml") + ": receiver hook: url: not an http(s) URL",
+            d.resolve("receivers.yaml") + ": receiver hook: secretFile /nonexistent/secret cannot be read (NoSuchFileException)",
+            d.resolve("receivers.yaml") + ": receiver teams: type \"msteams\" (one of slack, pagerduty, webhook, console)",
+            d.resolve("receivers.yaml") + ": receiver oncall: the name is used twice",
+            d.resolve("receivers.yaml") + ": route 1: match: severity \"urgent\" (one of info, warning, page, critical)",
+            d.resolve("receivers.yaml") + ": route 1: match: unknown key \"host\" (known: agent, role, rule, severity)",
+            d.resolve("receivers.yaml") + ": route 1: receiver \"nobody\" is not defined",
+            d.resolve("receivers.yaml") + ": route 1: groupBy: \"host\" (one of agent, role, rule, severity)",
+            d.resolve("receivers.yaml") + ": route 1: groupWait: \"soon\" is not a duration (e.g. 30s, 5m, 4h)"))
+        .message().doesNotContain("s3cr3t");
+  }
+
+  @Test
+  void withoutTheFileEveryAlertGoesToTheConsole() {
+    ReceiversConfig c = ReceiversConfig.load(dir, Map.of());
+    assertThat(c.receivers()).containsExactly(new Receiver.Console("console"));
+    assertThat(c.routes()).singleElement().satisfies(r -> assertThat(r.receivers()).containsExactly("console"));
+  }
+}
