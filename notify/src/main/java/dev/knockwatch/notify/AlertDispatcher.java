@@ -3,15 +3,31 @@ package dev.knockwatch.notify;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
-import io.prometheus.client.Counter;
+import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.config.Route;
+import dev.knockwatch.notify.pipeline.Backoff;
+import dev.knockwatch.notify.pipeline.Grouper;
+import dev.knockwatch.notify.pipeline.NotificationLog;
+import dev.knockwatch.notify.pipeline.Pending;
+import dev.knockwatch.notify.pipeline.ReceiverQueue;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RecordDeserializationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -19,28 +35,48 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads committed alerts from {@code knockwatch.alerts} and hands each to every notifier;
- * offsets are committed after delivery, so an alert is delivered at least once.
+ * The notifier: reads committed alerts from {@code knockwatch.alerts} and runs each through the
+ * stages route -> shadow -> dedup -> throttle -> group -> (each receiver's queue) retry -> send,
+ * in the shape of Alertmanager's notify pipeline.
+ * <ul>
+ *   <li><b>route</b>: the first route of receivers.yaml that matches (and the next ones while a
+ *       route says {@code continue}) names the receivers;</li>
+ *   <li><b>dedup</b>: the notification log says what each receiver was already sent for the
+ *       alert; the same state is not sent twice, across restarts too;</li>
+ *   <li><b>throttle</b>: a count update within the route's {@code repeatInterval} of the last
+ *       notification is recorded as throttled, not sent; firing and resolved always go;</li>
+ *   <li><b>group</b>: routes with {@code groupBy} send one digest per group ({@link Grouper});</li>
+ *   <li><b>retry, send</b>: each receiver has its own queue and thread ({@link ReceiverQueue}).</li>
+ * </ul>
+ * Every outcome is a record on {@code knockwatch.notifications}. An alert's offset is committed
+ * once every receiver has delivered it, given up, or skipped it, and the log is flushed first.
  */
 public final class AlertDispatcher implements Runnable, AutoCloseable {
 
   public static final String DEFAULT_GROUP_ID = "knockwatch-notify";
   private static final Logger log = LoggerFactory.getLogger(AlertDispatcher.class);
-  static final Counter NOTIFICATIONS = Counter.build()
-      .name("knockwatch_notify_notifications_total").help("Notifications by receiver and outcome.")
-      .labelNames("receiver", "outcome").register();
+  /** More records in flight than this and the consumer pauses until receivers catch up. */
+  private static final int MAX_IN_FLIGHT = 20_000;
 
-  static final Counter SKIPPED = Counter.build()
-      .name("knockwatch_notify_unreadable_alerts_total").help("Values on the alerts topic that are not alerts (skipped).")
-      .register();
-
+  private final String bootstrapServers;
+  private final Map<String, Object> clientProps;
   private final KafkaConsumer<String, Alert> consumer;
-  private final List<Notifier> notifiers;
+  private final ReceiversConfig config;
+  private final Map<String, Notifier> notifiers;
+  private final Backoff backoff;
+  private final Map<String, ReceiverQueue> queues = new LinkedHashMap<>();
+  private final Grouper grouper = new Grouper();
+  private final Map<TopicPartition, TreeMap<Long, Pending>> inFlight = new ConcurrentHashMap<>();
+  private volatile NotificationLog notificationLog;
   private volatile boolean running = true;
+  private volatile boolean idle;
+  private volatile boolean flushNow;
   private volatile Thread thread;
 
   public AlertDispatcher(String bootstrapServers, String groupId, Map<String, Object> clientProps,
-      List<Notifier> notifiers) {
+      ReceiversConfig config, Collection<Notifier> notifiers, Backoff backoff) {
+    this.bootstrapServers = bootstrapServers;
+    this.clientProps = Map.copyOf(clientProps);
     Map<String, Object> p = new HashMap<>(clientProps);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
@@ -48,62 +84,198 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), Json.serde(Alert.class).deserializer());
-    this.notifiers = List.copyOf(notifiers);
+    this.config = config;
+    Map<String, Notifier> byName = new LinkedHashMap<>();
+    notifiers.forEach(n -> byName.put(n.name(), n));
+    this.notifiers = byName;
+    this.backoff = backoff;
   }
 
   @Override
   public void run() {
     thread = Thread.currentThread();
     try {
-      consumer.subscribe(List.of(Topics.ALERTS.name()));
+      notificationLog = NotificationLog.open(bootstrapServers, clientProps);
+      for (Notifier n : notifiers.values()) {
+        queues.put(n.name(), new ReceiverQueue(n, minInterval(n.name()), backoff));
+      }
+      consumer.subscribe(List.of(Topics.ALERTS.name()), new ConsumerRebalanceListener() {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+          commitDone();
+          partitions.forEach(inFlight::remove);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        }
+      });
       while (running) {
         ConsumerRecords<String, Alert> records;
         try {
-          records = consumer.poll(Duration.ofMillis(200));
+          records = consumer.poll(Duration.ofMillis(100));
         } catch (RecordDeserializationException e) {
           // One value that is not an alert must not stop every later page: skip it, loudly.
-          SKIPPED.inc();
+          NotifyMetrics.SKIPPED.inc();
           log.error("skipping a value on {} partition {} offset {} that is not an Alert: {}",
               e.topicPartition().topic(), e.topicPartition().partition(), e.offset(), e.getMessage());
           consumer.seek(e.topicPartition(), e.offset() + 1);
           continue;
         }
         for (ConsumerRecord<String, Alert> r : records) {
+          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+          Pending pending = new Pending(r.offset());
+          inFlight.computeIfAbsent(tp, k -> new TreeMap<>()).put(r.offset(), pending);
           if (r.value() != null) {
-            deliver(r.value());
+            handle(r.value(), pending);
           }
+          pending.done();
         }
-        if (!records.isEmpty()) {
-          consumer.commitSync();
+        for (Grouper.Due due : grouper.due(System.nanoTime(), flushNow)) {
+          submit(due.notification(), due.pendings());
         }
+        commitDone();
+        applyBackpressure();
+        idle = records.isEmpty() && grouper.isEmpty() && inFlight.values().stream().allMatch(TreeMap::isEmpty);
       }
     } catch (WakeupException e) {
       if (running) {
         throw e;
       }
     } finally {
+      queues.values().forEach(ReceiverQueue::close);
+      commitDone();
       consumer.close(Duration.ofSeconds(5));
+      if (notificationLog != null) {
+        notificationLog.close();
+      }
     }
   }
 
-  private void deliver(Alert alert) {
-    if (Boolean.TRUE.equals(alert.shadow())) {
-      // a shadow-mode rule: written to knockwatch.alerts and counted, never paged
-      notifiers.forEach(n -> NOTIFICATIONS.labels(n.name(), "shadow").inc());
-      return;
-    }
-    for (Notifier n : notifiers) {
-      Notifier.Result result;
-      try {
-        result = n.notify(alert);
-      } catch (RuntimeException e) {
-        result = Notifier.Result.failed(false, e.getClass().getSimpleName());
+  private void handle(Alert alert, Pending pending) {
+    for (Route route : routes(alert)) {
+      for (String receiver : route.receivers()) {
+        if (Boolean.TRUE.equals(alert.shadow())) {
+          // a shadow-mode rule: written to knockwatch.alerts and counted, never paged
+          NotifyMetrics.NOTIFICATIONS.labels(receiver, "shadow").inc();
+          continue;
+        }
+        NotificationLog.Entry last = notificationLog.lastSent(receiver, alert.fingerprint());
+        Notification.Event event = Notification.eventOf(alert, last != null);
+        if (isDuplicate(alert, last)) {
+          NotifyMetrics.NOTIFICATIONS.labels(receiver, "duplicate").inc();
+          continue;
+        }
+        if (event == Notification.Event.UPDATED
+            && Duration.between(last.at(), Instant.now()).compareTo(route.repeatInterval()) < 0) {
+          NotifyMetrics.NOTIFICATIONS.labels(receiver, "throttled").inc();
+          notificationLog.record(entry(receiver, alert.fingerprint(), "throttled", event, alert, null, null));
+          continue;
+        }
+        pending.add();
+        if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
+          grouper.add(receiver, route, event, alert, pending, System.nanoTime());
+        } else {
+          submit(Notification.of(receiver, event, alert, last == null ? null : last.ref()), List.of(pending));
+        }
       }
-      NOTIFICATIONS.labels(n.name(), result.delivered() ? "sent" : "gave-up").inc();
-      if (!result.delivered()) {
-        log.warn("receiver {} did not take alert {}: {}", n.name(), alert.fingerprint(), result.detail());
+    }
+  }
+
+  /**
+   * Already sent in this state: the same status with at least this count (an alert read again
+   * after a restart), or a resolution of an alert never notified as firing.
+   */
+  private static boolean isDuplicate(Alert alert, NotificationLog.Entry last) {
+    String status = alert.status().name().toLowerCase(Locale.ROOT);
+    if (last == null) {
+      return alert.status() == Alert.Status.RESOLVED;
+    }
+    return last.status().equals(status) && (alert.status() == Alert.Status.RESOLVED || last.count() >= alert.count());
+  }
+
+  private List<Route> routes(Alert alert) {
+    List<Route> out = new ArrayList<>();
+    for (Route r : config.routes()) {
+      if (r.matches(alert)) {
+        out.add(r);
+        if (!r.continueMatching()) {
+          break;
+        }
       }
     }
+    return out;
+  }
+
+  private void submit(Notification n, List<Pending> pendings) {
+    ReceiverQueue queue = queues.get(n.receiver());
+    if (n.isDigest()) {
+      NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), "grouped").inc(n.alerts().size() - 1);
+    }
+    queue.submit(new ReceiverQueue.Task(n, result -> {
+      String outcome = result.delivered() ? NotificationLog.SENT : "gave-up";
+      NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), outcome).inc();
+      for (Alert a : n.alerts()) {
+        // a digest's members count as sent (their updates are throttled against it), with no ref of their own
+        notificationLog.record(entry(n.receiver(), a.fingerprint(), outcome, n.event(), a,
+            n.isDigest() ? null : result.ref(), result.delivered() ? (n.isDigest() ? "in " + n.key() : null)
+                : result.detail()));
+      }
+      pendings.forEach(Pending::done);
+    }));
+  }
+
+  private static NotificationLog.Entry entry(String receiver, String key, String outcome, Notification.Event event,
+      Alert a, String ref, String detail) {
+    return new NotificationLog.Entry(receiver, key, outcome, event.name().toLowerCase(Locale.ROOT),
+        a.status().name().toLowerCase(Locale.ROOT), a.count(), Instant.now(), ref, detail);
+  }
+
+  private Duration minInterval(String receiver) {
+    return config.receivers().stream().filter(r -> r.name().equals(receiver))
+        .map(r -> r instanceof dev.knockwatch.notify.config.Receiver.Slack s ? s.minInterval() : Duration.ZERO)
+        .findFirst().orElse(Duration.ZERO);
+  }
+
+  /** Commits, per partition, up to the first record not done yet; the log goes to Kafka first. */
+  private void commitDone() {
+    Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+    for (Map.Entry<TopicPartition, TreeMap<Long, Pending>> e : inFlight.entrySet()) {
+      TreeMap<Long, Pending> pending = e.getValue();
+      Long next = null;
+      while (!pending.isEmpty() && pending.firstEntry().getValue().isDone()) {
+        next = pending.pollFirstEntry().getKey() + 1;
+      }
+      if (next != null) {
+        commit.put(e.getKey(), new OffsetAndMetadata(next));
+      }
+    }
+    if (!commit.isEmpty()) {
+      notificationLog.flush();
+      consumer.commitSync(commit);
+    }
+  }
+
+  private void applyBackpressure() {
+    int inFlightCount = inFlight.values().stream().mapToInt(TreeMap::size).sum();
+    if (inFlightCount > MAX_IN_FLIGHT) {
+      consumer.pause(consumer.assignment());
+    } else if (!consumer.paused().isEmpty()) {
+      consumer.resume(consumer.paused());
+    }
+  }
+
+  /** From now on groups leave without waiting out their groupWait: for replay's end. */
+  public void flushGroups() {
+    flushNow = true;
+  }
+
+  /**
+   * True when the last poll found nothing, no group waits and every alert read so far is done:
+   * replay --deliver stops then.
+   */
+  public boolean idle() {
+    return idle;
   }
 
   @Override
@@ -117,7 +289,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     consumer.wakeup();
     if (t != Thread.currentThread()) {
       try {
-        t.join(10_000);
+        t.join(15_000);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

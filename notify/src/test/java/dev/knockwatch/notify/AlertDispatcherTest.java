@@ -6,7 +6,13 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
+import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.config.Route;
+import dev.knockwatch.notify.pipeline.Backoff;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import java.time.Duration;
+import java.util.Set;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +40,8 @@ class AlertDispatcherTest {
     }
 
     @Override
-    public Result notify(Alert alert) {
-      got.add(alert);
+    public Result notify(Notification n) {
+      got.addAll(n.alerts());
       return Result.ok();
     }
   }
@@ -54,8 +60,11 @@ class AlertDispatcherTest {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f1", Json.write(alert))).get(30, TimeUnit.SECONDS);
     }
     Recording recording = new Recording();
-    double skippedBefore = AlertDispatcher.SKIPPED.get();
-    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", Map.of(), List.of(recording));
+    double skippedBefore = NotifyMetrics.SKIPPED.get();
+    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
+        List.of(), Set.of(), List.of(), List.of("recording"), false, List.of(), Duration.ZERO, Duration.ZERO)), null);
+    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", Map.of(), config,
+        List.of(recording), Backoff.DEFAULT);
     Thread t = new Thread(dispatcher);
     t.start();
     try {
@@ -67,6 +76,6 @@ class AlertDispatcherTest {
       dispatcher.close();
     }
     assertThat(recording.got).containsExactly(alert);
-    assertThat(AlertDispatcher.SKIPPED.get() - skippedBefore).isEqualTo(1.0);
+    assertThat(NotifyMetrics.SKIPPED.get() - skippedBefore).isEqualTo(1.0);
   }
 }

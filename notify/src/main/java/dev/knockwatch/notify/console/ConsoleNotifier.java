@@ -2,6 +2,7 @@ package dev.knockwatch.notify.console;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.notify.Notification;
 import dev.knockwatch.notify.Notifier;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -25,8 +26,8 @@ public final class ConsoleNotifier implements Notifier {
   }
 
   @Override
-  public Result notify(Alert alert) {
-    out.println(format(alert));
+  public Result notify(Notification n) {
+    out.println(n.isDigest() ? digest(n) : format(n.first()));
     out.flush();
     return out.checkError() ? Result.failed(false, "console output failed") : Result.ok();
   }
@@ -59,6 +60,20 @@ public final class ConsoleNotifier implements Notifier {
       b.append(" — ").append(safe(a.summary()));
     }
     return b.toString();
+  }
+
+  /** {@code ALERTS [WARNING] persistent-retry: 12 firing, commands=a,b,c,… (grouped)}. */
+  static String digest(Notification n) {
+    Alert a = n.first();
+    StringBuilder b = new StringBuilder("ALERTS [").append(a.severity().name()).append("] ").append(safe(a.rule()))
+        .append(": ").append(n.alerts().size()).append(' ').append(n.event().name().toLowerCase(Locale.ROOT))
+        .append(", commands=");
+    n.alerts().stream().limit(10).forEach(x -> b.append(safe(x.commandId())).append(','));
+    b.setLength(b.length() - 1);
+    if (n.alerts().size() > 10) {
+      b.append(",…");
+    }
+    return b.append(" (grouped)").toString();
   }
 
   private static String time(Instant t) {

@@ -3,6 +3,7 @@ package dev.knockwatch.notify.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.notify.Notification;
 import dev.knockwatch.notify.Notifier;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -49,7 +50,17 @@ class ConsoleNotifierTest {
   void notifyPrintsTheLineAndReportsDelivery() {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     ConsoleNotifier n = new ConsoleNotifier(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    assertThat(n.notify(alert("a", "s"))).isEqualTo(Notifier.Result.ok());
+    assertThat(n.notify(Notification.of("console", Notification.Event.FIRING, alert("a", "s"), null)))
+        .isEqualTo(Notifier.Result.ok());
     assertThat(buf.toString(StandardCharsets.UTF_8)).startsWith("ALERT [WARNING] persistent-retry").endsWith("— s\n");
+  }
+
+  @Test
+  void aDigestIsOneLineToo() {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    ConsoleNotifier n = new ConsoleNotifier(new PrintStream(buf, true, StandardCharsets.UTF_8));
+    n.notify(new Notification("console", Notification.Event.FIRING, "g", List.of(alert("a", "s"), alert("b", "s")), null));
+    assertThat(buf.toString(StandardCharsets.UTF_8)).isEqualTo("ALERTS [WARNING] persistent-retry: 2 firing, "
+        + "commands=xhfHytmXL-L6RsYw2CrSjA,xhfHytmXL-L6RsYw2CrSjA (grouped)\n");
   }
 }

@@ -1,0 +1,37 @@
+package dev.knockwatch.notify;
+
+import dev.knockwatch.events.Alert;
+import java.util.List;
+
+/**
+ * What one receiver is asked to send: one alert, or a digest of the alerts a route groups
+ * together. {@code event} says what happened to them.
+ *
+ * @param key the alert's fingerprint, or the group's key for a digest: the notification log's key
+ * @param ref what the receiver returned for an earlier notification under this key (the Slack
+ *     message's ts, to update it and reply in its thread), or null
+ */
+public record Notification(String receiver, Event event, String key, List<Alert> alerts, String ref) {
+
+  public enum Event { FIRING, UPDATED, RESOLVED }
+
+  public static Notification of(String receiver, Event event, Alert alert, String ref) {
+    return new Notification(receiver, event, alert.fingerprint(), List.of(alert), ref);
+  }
+
+  public boolean isDigest() {
+    return alerts.size() > 1;
+  }
+
+  public Alert first() {
+    return alerts.get(0);
+  }
+
+  /** The event an alert's new state makes: resolved, firing the first time, else an update. */
+  public static Event eventOf(Alert alert, boolean seenBefore) {
+    if (alert.status() == Alert.Status.RESOLVED) {
+      return Event.RESOLVED;
+    }
+    return seenBefore ? Event.UPDATED : Event.FIRING;
+  }
+}

@@ -1,0 +1,102 @@
+package dev.knockwatch.notify.pagerduty;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.IsoInstant;
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.notify.Notification;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The PagerDuty Events API v2 body of a notification, built without sending anything:
+ * {@code trigger} with {@code dedup_key} = the alert's fingerprint (so one incident per alert,
+ * however often it updates), PagerDuty's own severities, the alert's facts in
+ * {@code custom_details} and the console timeline in {@code links}; {@code resolve} with the
+ * same key. A digest triggers under the group's key.
+ */
+public final class PagerDutyEvent {
+
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private PagerDutyEvent() {}
+
+  public static ObjectNode body(Notification n, String routingKey, String publicUrl) {
+    Alert a = n.first();
+    ObjectNode body = JSON.objectNode();
+    body.put("routing_key", routingKey);
+    body.put("event_action", n.event() == Notification.Event.RESOLVED ? "resolve" : "trigger");
+    body.put("dedup_key", n.key());
+    if (n.event() == Notification.Event.RESOLVED) {
+      return body;
+    }
+    ObjectNode payload = body.putObject("payload");
+    payload.put("summary", summary(n));
+    payload.put("source", "knockwatch/" + clean(a.agentId(), 200));
+    payload.put("severity", severity(a.severity()));
+    if (a.lastSeen() != null) {
+      payload.put("timestamp", IsoInstant.format(a.lastSeen()));
+    }
+    payload.put("component", clean(a.agentId(), 200));
+    payload.put("group", clean(a.role(), 200));
+    payload.put("class", clean(a.rule(), 200));
+    ObjectNode details = payload.putObject("custom_details");
+    if (n.isDigest()) {
+      details.put("alerts", n.alerts().size());
+      n.alerts().stream().limit(20).forEach(x -> details.withArray("commands").add(clean(x.commandId(), 128)));
+    } else {
+      details.put("rule", clean(a.rule(), 200));
+      details.put("commandId", clean(a.commandId(), 128));
+      details.put("agent", clean(a.agentId(), 200));
+      details.put("role", clean(a.role(), 200));
+      if (a.host() != null) {
+        details.put("refused", clean(a.port() == null ? a.host() : a.host() + ":" + a.port(), 300));
+      }
+      details.put("count", a.count());
+      if (a.windowStart() != null && a.windowEnd() != null) {
+        details.put("window", IsoInstant.format(a.windowStart()) + "/" + IsoInstant.format(a.windowEnd()));
+      }
+      if (a.firstSeen() != null) {
+        details.put("firstSeen", IsoInstant.format(a.firstSeen()));
+      }
+      if (a.lastSeen() != null) {
+        details.put("lastSeen", IsoInstant.format(a.lastSeen()));
+      }
+      details.put("fingerprint", a.fingerprint());
+      if (a.policyVersion() != null) {
+        details.put("policyVersion", a.policyVersion());
+      }
+    }
+    if (publicUrl != null && a.commandId() != null) {
+      body.putArray("links").addObject()
+          .put("href", publicUrl.replaceAll("/+$", "") + "/#/commands/" + URLEncoder.encode(a.commandId(), StandardCharsets.UTF_8))
+          .put("text", "knockwatch timeline of this command");
+    }
+    body.put("client", "knockwatch");
+    return body;
+  }
+
+  /** critical stays critical, page is error, warning and info keep their names. */
+  static String severity(Alert.Severity s) {
+    return switch (s) {
+      case CRITICAL -> "critical";
+      case PAGE -> "error";
+      case WARNING -> "warning";
+      case INFO -> "info";
+    };
+  }
+
+  /** PagerDuty cuts summaries at 1,024 characters; knockwatch cuts first, marking it. */
+  private static String summary(Notification n) {
+    Alert a = n.first();
+    String s = n.isDigest()
+        ? "[" + a.severity().name() + "] " + a.rule() + ": " + n.alerts().size() + " alerts firing (grouped)"
+        : "[" + a.severity().name() + "] " + a.rule() + ": " + a.summary() + " (command " + a.commandId() + ")";
+    return Sanitize.text(s, 1024);
+  }
+
+  private static String clean(String s, int max) {
+    return s == null ? "-" : Sanitize.text(s, max);
+  }
+}

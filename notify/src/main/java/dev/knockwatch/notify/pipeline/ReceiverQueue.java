@@ -1,0 +1,116 @@
+package dev.knockwatch.notify.pipeline;
+
+import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.NotifyMetrics;
+import dev.knockwatch.notify.Notifier;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One receiver's queue and its own thread: the retry and send stages. A receiver that is down
+ * holds up only its own notifications. Each is tried until delivered, refused for good (a 4xx
+ * other than 429), or {@link Backoff#giveUpAfter()} has passed; messages are spaced at least
+ * {@code minInterval} apart (Slack's rate limit).
+ */
+public final class ReceiverQueue implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(ReceiverQueue.class);
+
+  /** A notification to send, and who to tell how it went. */
+  public record Task(Notification notification, Consumer<Notifier.Result> done) {}
+
+  private final Notifier notifier;
+  private final Duration minInterval;
+  private final Backoff backoff;
+  private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
+  private final Random random = new Random();
+  private final Thread thread;
+  private volatile boolean running = true;
+  private long lastSendNanos;
+
+  public ReceiverQueue(Notifier notifier, Duration minInterval, Backoff backoff) {
+    this.notifier = notifier;
+    this.minInterval = minInterval;
+    this.backoff = backoff;
+    this.thread = new Thread(this::run, "knockwatch-notify-" + notifier.name());
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  public void submit(Task task) {
+    queue.add(task);
+    NotifyMetrics.QUEUE.labels(notifier.name()).set(queue.size());
+  }
+
+  public int depth() {
+    return queue.size();
+  }
+
+  private void run() {
+    while (running) {
+      Task task;
+      try {
+        task = queue.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      NotifyMetrics.QUEUE.labels(notifier.name()).set(queue.size());
+      Notifier.Result result;
+      try {
+        result = deliver(task.notification());
+      } catch (InterruptedException e) {
+        return; // closing: the task is not done, so its alert's offset is not committed
+      }
+      task.done().accept(result);
+    }
+  }
+
+  private Notifier.Result deliver(Notification n) throws InterruptedException {
+    long start = System.nanoTime();
+    long giveUpAt = start + backoff.giveUpAfter().toNanos();
+    for (int attempt = 0; ; attempt++) {
+      pace();
+      Notifier.Result r;
+      try {
+        r = notifier.notify(n);
+      } catch (RuntimeException e) {
+        r = Notifier.Result.failed(false, e.getClass().getSimpleName());
+      }
+      if (r.delivered()) {
+        NotifyMetrics.LATENCY.labels(notifier.name()).observe((System.nanoTime() - start) / 1e9);
+        return r;
+      }
+      Duration wait = backoff.delay(attempt, r.retryAfter(), random);
+      if (!r.retryable() || System.nanoTime() + wait.toNanos() > giveUpAt) {
+        log.warn("receiver {} gave up on {} after {} attempt(s): {}", notifier.name(), n.key(), attempt + 1, r.detail());
+        return r;
+      }
+      NotifyMetrics.NOTIFICATIONS.labels(notifier.name(), "retried").inc();
+      Thread.sleep(wait.toMillis());
+    }
+  }
+
+  private void pace() throws InterruptedException {
+    long wait = lastSendNanos + minInterval.toNanos() - System.nanoTime();
+    if (lastSendNanos != 0 && wait > 0) {
+      Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+    }
+    lastSendNanos = System.nanoTime();
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    thread.interrupt();
+    try {
+      thread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package dev.knockwatch.notify.slack;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.slack.api.Slack;
+import com.slack.api.SlackConfig;
+import com.slack.api.methods.MethodsClient;
+import com.slack.api.methods.SlackApiException;
+import com.slack.api.methods.response.chat.ChatPostMessageResponse;
+import com.slack.api.methods.response.chat.ChatUpdateResponse;
+import com.slack.api.webhook.WebhookResponse;
+import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.config.Receiver;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Slack, through slack-api-client. With an incoming webhook every notification is a message.
+ * With a bot token the first notification of an alert is {@code chat.postMessage}; later ones
+ * {@code chat.update} that message (its ts is the notification's ref), and the resolution is
+ * also a reply in its thread, so the channel shows one message per alert.
+ */
+public final class SlackNotifier implements Notifier {
+
+  private final Receiver.Slack config;
+  private final Slack slack;
+  private final String publicUrl;
+
+  public SlackNotifier(Receiver.Slack config, String publicUrl) {
+    this.config = config;
+    SlackConfig sc = new SlackConfig();
+    sc.setMethodsEndpointUrlPrefix(config.apiUrl());
+    sc.setPrettyResponseLoggingEnabled(false);
+    sc.setStatsEnabled(false); // else the SDK calls auth.test first, to label its own metrics
+    sc.setHttpClientCallTimeoutMillis(10_000);
+    this.slack = Slack.getInstance(sc);
+    this.publicUrl = publicUrl;
+  }
+
+  @Override
+  public String name() {
+    return config.name();
+  }
+
+  @Override
+  public Result notify(Notification n) {
+    String json = SlackMessage.payload(n, publicUrl).toString();
+    try {
+      return config.webhookUrl() != null ? webhook(json) : bot(n);
+    } catch (IOException e) {
+      return Result.failed(true, masked(e.getClass().getSimpleName() + ": " + e.getMessage()));
+    } catch (SlackApiException e) {
+      int status = e.getResponse().code();
+      return Result.ofStatus(status, e.getResponse().header("Retry-After"));
+    }
+  }
+
+  private Result webhook(String json) throws IOException {
+    WebhookResponse r = slack.send(config.webhookUrl().reveal(), json);
+    return Result.ofStatus(r.getCode(), header(r.getHeaders(), "Retry-After"));
+  }
+
+  private Result bot(Notification n) throws IOException, SlackApiException {
+    MethodsClient api = slack.methods(config.botToken().reveal());
+    ObjectNode payload = SlackMessage.payload(n, publicUrl);
+    String text = payload.get("text").asText();
+    String blocks = payload.get("blocks").toString();
+    if (n.ref() == null) {
+      ChatPostMessageResponse r = api.chatPostMessage(req -> req.channel(config.channel()).text(text).blocksAsString(blocks));
+      return r.isOk() ? Result.ok(r.getTs()) : apiError(r.getError());
+    }
+    ChatUpdateResponse u = api.chatUpdate(req -> req.channel(config.channel()).ts(n.ref()).text(text).blocksAsString(blocks));
+    if (!u.isOk()) {
+      return apiError(u.getError());
+    }
+    if (n.event() == Notification.Event.RESOLVED) {
+      ChatPostMessageResponse reply = api.chatPostMessage(req -> req.channel(config.channel()).threadTs(n.ref())
+          .text(text));
+      if (!reply.isOk()) {
+        return apiError(reply.getError());
+      }
+    }
+    return Result.ok(n.ref());
+  }
+
+  /** Slack's error words (e.g. {@code channel_not_found}); {@code ratelimited} is worth another try. */
+  private static Result apiError(String error) {
+    return Result.failed("ratelimited".equals(error), "Slack said " + (error == null ? "not ok" : error));
+  }
+
+  private static String header(Map<String, List<String>> headers, String name) {
+    if (headers == null) {
+      return null;
+    }
+    return headers.entrySet().stream().filter(e -> e.getKey() != null && e.getKey().equalsIgnoreCase(name))
+        .flatMap(e -> e.getValue().stream()).findFirst().orElse(null);
+  }
+
+  /** An I/O error's text may quote the URL: the webhook URL is the credential. */
+  private String masked(String detail) {
+    String out = detail == null ? "" : detail;
+    if (config.webhookUrl() != null) {
+      out = out.replace(config.webhookUrl().reveal(), dev.knockwatch.notify.config.Secret.MASK);
+    }
+    if (config.botToken() != null) {
+      out = out.replace(config.botToken().reveal(), dev.knockwatch.notify.config.Secret.MASK);
+    }
+    return out;
+  }
+}

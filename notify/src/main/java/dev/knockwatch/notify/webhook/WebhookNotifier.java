@@ -1,0 +1,77 @@
+package dev.knockwatch.notify.webhook;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.config.Receiver;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Locale;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * A JSON POST of the notification ({@code receiver}, {@code event}, {@code key}, {@code alerts}),
+ * signed when the receiver has a secret: {@value #SIGNATURE} = {@code sha256=} and the hex
+ * HMAC-SHA256 of the exact body bytes, so the receiving end can check who sent it.
+ */
+public final class WebhookNotifier implements Notifier {
+
+  public static final String SIGNATURE = "X-Knockwatch-Signature";
+  private final Receiver.Webhook config;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  public WebhookNotifier(Receiver.Webhook config) {
+    this.config = config;
+  }
+
+  @Override
+  public String name() {
+    return config.name();
+  }
+
+  public static byte[] body(Notification n) {
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    body.put("receiver", n.receiver());
+    body.put("event", n.event().name().toLowerCase(Locale.ROOT));
+    body.put("key", n.key());
+    body.set("alerts", Json.MAPPER.valueToTree(n.alerts()));
+    return body.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  public static String signature(byte[] body, String secret) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+      return "sha256=" + HexFormat.of().formatHex(mac.doFinal(body));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+    }
+  }
+
+  @Override
+  public Result notify(Notification n) {
+    byte[] body = body(n);
+    HttpRequest.Builder req = HttpRequest.newBuilder(config.url()).timeout(Duration.ofSeconds(10))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (config.secret() != null) {
+      req.header(SIGNATURE, signature(body, config.secret().reveal()));
+    }
+    try {
+      HttpResponse<Void> r = http.send(req.build(), HttpResponse.BodyHandlers.discarding());
+      return Result.ofStatus(r.statusCode(), r.headers().firstValue("Retry-After").orElse(null));
+    } catch (IOException e) {
+      return Result.failed(true, e.getClass().getSimpleName());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Result.failed(true, "interrupted");
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.knockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.notify.pagerduty.PagerDutyEvent;
+import dev.knockwatch.notify.slack.SlackMessage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Every channel's payload for the fixture alerts, against the written-out payloads in test resources. */
+class PayloadsTest {
+
+  /** Read back from its text, so that numbers compare by value (a long 1 equals the file's 1). */
+  private static JsonNode tree(JsonNode built) throws IOException {
+    return Json.MAPPER.readTree(built.toString());
+  }
+
+  private static JsonNode golden(String name) throws IOException {
+    try (InputStream in = PayloadsTest.class.getResourceAsStream("/payloads/" + name + ".json")) {
+      return Json.MAPPER.readTree(in);
+    }
+  }
+
+  @Test
+  void slackFiring() throws IOException {
+    assertThat(SlackMessage.payload(Notification.of("soc-slack", Notification.Event.FIRING, Fixtures.offRole(), null),
+        Fixtures.PUBLIC_URL)).isEqualTo(golden("slack-firing"));
+  }
+
+  @Test
+  void slackWithHostileFieldsEscapesDefangsAndStrips() throws IOException {
+    JsonNode payload = SlackMessage.payload(Notification.of("soc-slack", Notification.Event.FIRING, Fixtures.hostile(),
+        null), Fixtures.PUBLIC_URL);
+    assertThat(payload).isEqualTo(golden("slack-hostile"));
+    String text = payload.toString();
+    // nothing Slack would read as a mention, a link or a command: only the timeline link has '<'
+    assertThat(text).doesNotContain("<!channel>", "<!here>", "<@U123>", "<http://evil", "\u202E", "\u0007");
+    assertThat(text.split("<", -1)).hasSize(2);
+  }
+
+  @Test
+  void slackDigest() throws IOException {
+    assertThat(SlackMessage.payload(new Notification("soc-slack", Notification.Event.FIRING, "group-x",
+        List.of(Fixtures.offRole(), Fixtures.hostile()), null), Fixtures.PUBLIC_URL)).isEqualTo(golden("slack-digest"));
+  }
+
+  @Test
+  void pagerDutyTriggerAndResolve() throws IOException {
+    assertThat(tree(PagerDutyEvent.body(Notification.of("oncall", Notification.Event.FIRING, Fixtures.offRole(), null),
+        "ROUTINGKEY", Fixtures.PUBLIC_URL))).isEqualTo(golden("pagerduty-trigger"));
+    assertThat(PagerDutyEvent.body(Notification.of("oncall", Notification.Event.RESOLVED, Fixtures.offRole().resolved(),
+        null), "ROUTINGKEY", Fixtures.PUBLIC_URL)).isEqualTo(golden("pagerduty-resolve"));
+  }
+
+  @Test
+  void slacksLimitsHoldForAHugeSummaryAndTenThousandAlerts() {
+    dev.knockwatch.events.Alert big = Fixtures.offRole().updated(1, Fixtures.T0, "x".repeat(10_000), List.of(), List.of());
+    JsonNode one = SlackMessage.payload(Notification.of("s", Notification.Event.FIRING, big, null), null);
+    assertThat(one.get("blocks").get(0).get("text").get("text").asText()).hasSizeLessThanOrEqualTo(3000)
+        .endsWith("… [truncated]");
+    List<dev.knockwatch.events.Alert> many = java.util.stream.IntStream.range(0, 10_000)
+        .mapToObj(i -> Fixtures.offRole()).toList();
+    JsonNode digest = SlackMessage.payload(new Notification("s", Notification.Event.FIRING, "g", many, null), null);
+    assertThat(digest.get("blocks").size()).isLessThanOrEqualTo(50);
+    digest.get("blocks").forEach(b -> assertThat(b.path("text").path("text").asText()).hasSizeLessThanOrEqualTo(3000));
+    assertThat(digest.toString()).contains("…and 9960 more");
+  }
+}
