@@ -469,7 +469,8 @@ final class BenchCommand implements Callable<Integer> {
       Map<String, Long> appended = new java.util.concurrent.ConcurrentHashMap<>();
       Map<String, Long> alerted = new java.util.concurrent.ConcurrentHashMap<>();
       try (Pipeline pipeline = Pipeline.start(new Pipeline.Settings(broker.bootstrapServers(), Map.of(), logs,
-          tmp.resolve("latency-var"), policy, "bench-latency", "bench-latency-notify", Pipeline.POLL_INTERVAL), List.of())) {
+          tmp.resolve("latency-var"), policy, "bench-latency", "bench-latency-notify", Pipeline.POLL_INTERVAL),
+          new dev.knockwatch.notify.config.ReceiversConfig(List.of(), List.of(), null), List.of())) {
         java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
         Thread reader = new Thread(() -> readAlerts(broker.bootstrapServers(), alerted, ready), "bench-latency-alerts");
         reader.setDaemon(true);

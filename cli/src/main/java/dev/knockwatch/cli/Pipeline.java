@@ -4,6 +4,8 @@ import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.notify.AlertDispatcher;
 import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.pipeline.Backoff;
 import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.rules.Policy;
@@ -37,10 +39,11 @@ public final class Pipeline implements AutoCloseable {
   private final Thread ingestThread;
   private final Thread notifyThread;
 
-  private Pipeline(Settings s, List<Notifier> notifiers) {
+  private Pipeline(Settings s, ReceiversConfig receivers, List<Notifier> notifiers) {
     settings = s;
     streams = startStreams(s.policy());
-    dispatcher = new AlertDispatcher(s.bootstrapServers(), s.notifyGroupId(), s.clientProps(), notifiers);
+    dispatcher = new AlertDispatcher(s.bootstrapServers(), s.notifyGroupId(), s.clientProps(), receivers, notifiers,
+        Backoff.DEFAULT);
     notifyThread = new Thread(dispatcher, "knockwatch-notify");
     notifyThread.start();
     sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
@@ -50,8 +53,8 @@ public final class Pipeline implements AutoCloseable {
     ingestThread.start();
   }
 
-  public static Pipeline start(Settings settings, List<Notifier> notifiers) {
-    return new Pipeline(settings, notifiers);
+  public static Pipeline start(Settings settings, ReceiversConfig receivers, List<Notifier> notifiers) {
+    return new Pipeline(settings, receivers, notifiers);
   }
 
   private StreamsApp startStreams(Policy policy) {

@@ -33,6 +33,14 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
+import dev.knockwatch.notify.AlertDispatcher;
+import dev.knockwatch.notify.Notifiers;
+import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.pipeline.Backoff;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -61,9 +69,15 @@ final class ReplayCommand implements Callable<Integer> {
       description = "Files or folders laid out <agentId>/<commandId>.violations.jsonl.")
   List<Path> inputs;
 
+  @Option(names = "--deliver",
+      description = {"Also run the notifier with the receivers of the rules directory (receivers.yaml), wait until",
+          "every notification is sent or given up, and print what each receiver was sent on stderr."})
+  boolean deliver;
+
   @Override
   public Integer call() throws Exception {
     Policy policy = Rules.load(rules);
+    ReceiversConfig receivers = deliver ? Rules.receivers(rules) : null;
     for (Path p : inputs) {
       if (!Files.exists(p)) {
         throw new UsageException("input " + p + " does not exist");
@@ -76,10 +90,38 @@ final class ReplayCommand implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       alerts.forEach(a -> out.println(Json.write(a)));
       out.flush();
+      if (deliver) {
+        deliver(broker.bootstrapServers(), receivers, alerts.size());
+      }
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }
     return Knockwatch.OK;
+  }
+
+  /**
+   * Runs the notifier over the alerts topic until it has handled all {@code alertCount} alerts
+   * (sent, skipped or given up by every receiver); console receivers print on stderr, beside
+   * the logs, so stdout keeps only the alerts.
+   */
+  private void deliver(String bootstrap, ReceiversConfig receivers, int alertCount) throws InterruptedException {
+    PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+    AlertDispatcher dispatcher = new AlertDispatcher(bootstrap, "knockwatch-replay-notify", Map.of(), receivers,
+        Notifiers.create(receivers, err), Backoff.DEFAULT);
+    dispatcher.flushGroups();
+    Thread t = new Thread(dispatcher, "knockwatch-notify");
+    t.start();
+    try {
+      while (dispatcher.committedRecords() < alertCount || !dispatcher.idle()) {
+        if (!t.isAlive()) {
+          throw new IllegalStateException("the notifier stopped before every alert was delivered");
+        }
+        Thread.sleep(50);
+      }
+    } finally {
+      dispatcher.close();
+    }
+    spec.commandLine().getErr().println("delivered " + alertCount + " alert record(s) to " + Rules.describe(receivers));
   }
 
   /** Publishes the inputs, runs detection until it has consumed all of them, and returns the alerts in order. */

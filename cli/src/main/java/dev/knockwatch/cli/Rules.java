@@ -1,5 +1,7 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.notify.config.ConfigException;
+import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
@@ -18,6 +20,21 @@ final class Rules {
       throw new UsageException("rules directory " + dir + " does not exist");
     }
     return PolicyLoader.load(dir);
+  }
+
+  /** receivers.yaml of the rules directory (every alert to the console without it). */
+  static ReceiversConfig receivers(Path dir) {
+    try {
+      return ReceiversConfig.load(dir);
+    } catch (ConfigException e) {
+      throw new UsageException(String.join("\n", e.problems()));
+    }
+  }
+
+  /** One line per receiver: {@code soc-slack (slack), oncall (pagerduty)}. */
+  static String describe(ReceiversConfig receivers) {
+    return receivers.summary().entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")")
+        .collect(Collectors.joining(", "));
   }
 
   /** One line: each rule and what it does, e.g. {@code persistent-retry: count 5 in 5m -> warning}. */

@@ -3,7 +3,9 @@ package dev.knockwatch.cli;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.ingest.SourceType;
-import dev.knockwatch.notify.console.ConsoleNotifier;
+import dev.knockwatch.notify.Notifiers;
+import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.probes.limit.RetryStormProbe;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.rules.Policy;
@@ -79,6 +81,7 @@ final class UpCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     Policy policy = Rules.load(rules);
+    ReceiversConfig receivers = Rules.receivers(rules);
     checkPort("--metrics-port", metricsPort);
     checkPort("--api-port", apiPort);
     checkPort("--kafka-port", kafkaPort);
@@ -118,7 +121,7 @@ final class UpCommand implements Callable<Integer> {
     PolicyPublisher.publish(bootstrap, Map.of(), policyFiles);
     Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, Map.of(), logs, var, policy,
         DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Pipeline.POLL_INTERVAL),
-        List.of(new ConsoleNotifier(new PrintStream(System.out, true, "UTF-8"))));
+        receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
     PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, policyFiles, pipeline::restartDetection,
         new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
@@ -136,7 +139,9 @@ final class UpCommand implements Callable<Integer> {
     out.println("  rules    " + rules + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"
         + " watched for changes");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");
-    out.println("  notify   console (alerts print below)");
+    out.println("  notify   " + Rules.describe(receivers) + " from " + rules.resolve(ReceiversConfig.FILE)
+        + (Files.exists(rules.resolve(ReceiversConfig.FILE)) ? "" : " (absent: every alert to the console)")
+        + (receivers.receivers().stream().anyMatch(r -> r instanceof Receiver.Console) ? "; alerts print below" : ""));
     out.println("  metrics  http://127.0.0.1:" + metrics.getPort() + "/metrics"
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
     out.println("  api      not in this build yet (port " + apiPort + " reserved)");

@@ -8,6 +8,7 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.console.ConsoleNotifier;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
@@ -50,7 +51,7 @@ class PipelineTest {
     logs = Files.createDirectories(work.resolve("logs"));
     pipeline = Pipeline.start(new Pipeline.Settings(b.bootstrapServers(), Map.of(), logs, work.resolve("var"),
         Policy.ofRules(List.of(Rule.defaultCountRule())), "pipeline-test", "pipeline-test-notify", Duration.ofMillis(50)),
-        List.of(new ConsoleNotifier(new PrintStream(console, true, StandardCharsets.UTF_8))));
+        ReceiversConfig.consoleOnly(), List.of(new ConsoleNotifier(new PrintStream(console, true, StandardCharsets.UTF_8))));
   }
 
   @AfterAll

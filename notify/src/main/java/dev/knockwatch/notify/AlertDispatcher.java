@@ -67,10 +67,16 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   private final Map<String, ReceiverQueue> queues = new LinkedHashMap<>();
   private final Grouper grouper = new Grouper();
   private final Map<TopicPartition, TreeMap<Long, Pending>> inFlight = new ConcurrentHashMap<>();
+  /**
+   * What was decided for each receiver and key and is maybe not sent yet: the next state of the
+   * same alert, read before the send finished, must see it (or it would fire twice).
+   */
+  private final Map<String, NotificationLog.Entry> decided = new HashMap<>();
   private volatile NotificationLog notificationLog;
   private volatile boolean running = true;
   private volatile boolean idle;
   private volatile boolean flushNow;
+  private final java.util.concurrent.atomic.AtomicLong committed = new java.util.concurrent.atomic.AtomicLong();
   private volatile Thread thread;
 
   public AlertDispatcher(String bootstrapServers, String groupId, Map<String, Object> clientProps,
@@ -160,7 +166,8 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
           NotifyMetrics.NOTIFICATIONS.labels(receiver, "shadow").inc();
           continue;
         }
-        NotificationLog.Entry last = notificationLog.lastSent(receiver, alert.fingerprint());
+        NotificationLog.Entry last = decided.getOrDefault(receiver + "\u0000" + alert.fingerprint(),
+            notificationLog.lastSent(receiver, alert.fingerprint()));
         Notification.Event event = Notification.eventOf(alert, last != null);
         if (isDuplicate(alert, last)) {
           NotifyMetrics.NOTIFICATIONS.labels(receiver, "duplicate").inc();
@@ -173,10 +180,12 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
           continue;
         }
         pending.add();
+        decided.put(receiver + "\u0000" + alert.fingerprint(), entry(receiver, alert.fingerprint(), NotificationLog.SENT,
+            event, alert, null, "decided"));
         if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
           grouper.add(receiver, route, event, alert, pending, System.nanoTime());
         } else {
-          submit(Notification.of(receiver, event, alert, last == null ? null : last.ref()), List.of(pending));
+          submit(Notification.of(receiver, event, alert, null), List.of(pending));
         }
       }
     }
@@ -212,7 +221,8 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     if (n.isDigest()) {
       NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), "grouped").inc(n.alerts().size() - 1);
     }
-    queue.submit(new ReceiverQueue.Task(n, result -> {
+    NotificationLog log = notificationLog;
+    queue.submit(new ReceiverQueue.Task(n, () -> n.isDigest() ? null : refOf(log.lastSent(n.receiver(), n.key())), result -> {
       String outcome = result.delivered() ? NotificationLog.SENT : "gave-up";
       NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), outcome).inc();
       for (Alert a : n.alerts()) {
@@ -223,6 +233,10 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
       }
       pendings.forEach(Pending::done);
     }));
+  }
+
+  private static String refOf(NotificationLog.Entry e) {
+    return e == null ? null : e.ref();
   }
 
   private static NotificationLog.Entry entry(String receiver, String key, String outcome, Notification.Event event,
@@ -245,6 +259,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
       Long next = null;
       while (!pending.isEmpty() && pending.firstEntry().getValue().isDone()) {
         next = pending.pollFirstEntry().getKey() + 1;
+        committed.incrementAndGet();
       }
       if (next != null) {
         commit.put(e.getKey(), new OffsetAndMetadata(next));
@@ -268,6 +283,11 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   /** From now on groups leave without waiting out their groupWait: for replay's end. */
   public void flushGroups() {
     flushNow = true;
+  }
+
+  /** How many alert records are done (delivered, given up or skipped by every receiver) and committed. */
+  public long committedRecords() {
+    return committed.get();
   }
 
   /**

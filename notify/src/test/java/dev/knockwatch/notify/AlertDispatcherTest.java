@@ -10,7 +10,9 @@ import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
+import dev.knockwatch.events.Glob;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import dev.knockwatch.testkit.HttpRecorder;
 import java.time.Duration;
 import java.util.Set;
 import java.time.Instant;
@@ -61,8 +63,10 @@ class AlertDispatcherTest {
     }
     Recording recording = new Recording();
     double skippedBefore = NotifyMetrics.SKIPPED.get();
+    // only this test's rules: the broker, and its alerts topic, serve the whole class
     ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
-        List.of(), Set.of(), List.of(), List.of("recording"), false, List.of(), Duration.ZERO, Duration.ZERO)), null);
+        List.of(Glob.of("persistent-retry"), Glob.of("trial-rule")), Set.of(), List.of(), List.of("recording"), false,
+        List.of(), Duration.ZERO, Duration.ZERO)), null);
     AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
     Thread t = new Thread(dispatcher);
@@ -77,5 +81,50 @@ class AlertDispatcherTest {
     }
     assertThat(recording.got).containsExactly(alert);
     assertThat(NotifyMetrics.SKIPPED.get() - skippedBefore).isEqualTo(1.0);
+  }
+
+  @Test
+  void aNotifierStoppedMidWayAndStartedAgainWithoutItsOffsetsSendsNothingTwice(EmbeddedKafkaBroker broker) throws Exception {
+    Instant t0 = Instant.parse("2026-11-29T19:00:00Z");
+    int n = 60;
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+      for (int i = 0; i < n; i++) {
+        Alert a = new Alert(String.format("restart%09d", i), "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING,
+            String.format("RestartRestartRestart%03d", i), "ci-1", "ci", "evil.example", 443, 1, null, null, t0, t0, "s",
+            List.of(), null, null, null);
+        p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a)));
+      }
+      p.flush();
+    }
+    try (HttpRecorder slack = new HttpRecorder()) {
+      ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Slack("soc-slack",
+          new dev.knockwatch.notify.config.Secret(slack.url("/hook")), null, null, slack.url("/api/"), Duration.ofMillis(40))),
+          List.of(new Route(Set.of(), List.of(Glob.of("off-role-host")), Set.of(), List.of(), List.of("soc-slack"), false,
+              List.of(), Duration.ZERO, Duration.ofMinutes(5))), null);
+      AlertDispatcher first = new AlertDispatcher(broker.bootstrapServers(), "restart-test", Map.of(), config,
+          Notifiers.create(config, System.out), Backoff.DEFAULT);
+      new Thread(first).start();
+      slack.await(r -> true, 15, Duration.ofSeconds(60));
+      first.close();
+      int sentBefore = slack.requests().size();
+      assertThat(sentBefore).isBetween(15, n - 1);
+
+      // a new group: as if the first had died before committing a single offset, so every alert
+      // is read again and only the notification log can tell what was sent
+      AlertDispatcher second = new AlertDispatcher(broker.bootstrapServers(), "restart-test-lost-offsets", Map.of(), config,
+          Notifiers.create(config, System.out), Backoff.DEFAULT);
+      new Thread(second).start();
+      try {
+        slack.await(r -> true, n, Duration.ofSeconds(60));
+        Thread.sleep(500); // a duplicate would come now
+      } finally {
+        second.close();
+      }
+      Map<String, Long> perAlert = slack.requests().stream()
+          .map(r -> r.body().replaceAll("(?s).*fingerprint `(restart\\d+)`.*", "$1"))
+          .collect(java.util.stream.Collectors.groupingBy(f -> f, java.util.stream.Collectors.counting()));
+      assertThat(perAlert).hasSize(n).allSatisfy((f, count) -> assertThat(count).as(f).isEqualTo(1L));
+    }
   }
 }

@@ -14,15 +14,21 @@ import java.util.Locale;
 public final class ConsoleNotifier implements Notifier {
 
   private static final DateTimeFormatter HHMMSS = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+  private final String name;
   private final PrintStream out;
 
   public ConsoleNotifier(PrintStream out) {
+    this("console", out);
+  }
+
+  public ConsoleNotifier(String name, PrintStream out) {
+    this.name = name;
     this.out = out;
   }
 
   @Override
   public String name() {
-    return "console";
+    return name;
   }
 
   @Override

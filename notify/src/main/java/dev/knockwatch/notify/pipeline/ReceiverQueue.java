@@ -8,6 +8,7 @@ import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,8 +22,15 @@ public final class ReceiverQueue implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ReceiverQueue.class);
 
-  /** A notification to send, and who to tell how it went. */
-  public record Task(Notification notification, Consumer<Notifier.Result> done) {}
+  /**
+   * A notification to send, and who to tell how it went. {@code ref} is asked right before the
+   * send: an earlier notification of the same alert, queued before this one, has its ref by then.
+   */
+  public record Task(Notification notification, Supplier<String> ref, Consumer<Notifier.Result> done) {
+    public Task(Notification notification, Consumer<Notifier.Result> done) {
+      this(notification, notification::ref, done);
+    }
+  }
 
   private final Notifier notifier;
   private final Duration minInterval;
@@ -62,7 +70,8 @@ public final class ReceiverQueue implements AutoCloseable {
       NotifyMetrics.QUEUE.labels(notifier.name()).set(queue.size());
       Notifier.Result result;
       try {
-        result = deliver(task.notification());
+        Notification n = task.notification();
+        result = deliver(new Notification(n.receiver(), n.event(), n.key(), n.alerts(), task.ref().get()));
       } catch (InterruptedException e) {
         return; // closing: the task is not done, so its alert's offset is not committed
       }

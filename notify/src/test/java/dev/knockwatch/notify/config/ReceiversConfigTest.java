@@ -119,4 +119,14 @@ class ReceiversConfigTest {
     assertThat(c.receivers()).containsExactly(new Receiver.Console("console"));
     assertThat(c.routes()).singleElement().satisfies(r -> assertThat(r.receivers()).containsExactly("console"));
   }
+
+  @Test
+  void theShippedExampleLoads() throws IOException {
+    Files.copy(Path.of("../alert-rules/receivers.example.yaml"), dir.resolve("receivers.yaml"));
+    ReceiversConfig c = ReceiversConfig.load(dir, ENV);
+    assertThat(c.receivers()).extracting(Receiver::name).containsExactly("soc-slack", "oncall", "console");
+    assertThat(c.routes()).hasSize(3);
+    assertThat(c.routes().get(0).continueMatching()).isTrue();
+    assertThat(c.publicUrl()).isEqualTo("http://127.0.0.1:8080");
+  }
 }
