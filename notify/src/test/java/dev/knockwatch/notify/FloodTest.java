@@ -1,0 +1,111 @@
+package dev.knockwatch.notify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Glob;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.config.Route;
+import dev.knockwatch.notify.pipeline.Backoff;
+import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import dev.knockwatch.testkit.HttpRecorder;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Flood control: 10,000 commands firing one rule at once make a handful of digests, not 10,000
+ * posts; one command whose alert updates a thousand times within the repeat interval pages once.
+ */
+@Tag("integration")
+@ExtendWith(EmbeddedKafkaExtension.class)
+class FloodTest {
+
+  static final Instant T0 = Instant.parse("2026-11-29T20:00:00Z");
+
+  private static Alert alert(String rule, int command, long count) {
+    String id = String.format("FloodFloodFloodFl%05d", command);
+    return new Alert(Alert.fingerprint(rule, id, null), rule, Alert.Severity.WARNING, Alert.Status.FIRING, id, "ci-1",
+        "ci", "evil.example", 443, count, T0, T0.plusSeconds(300), T0, T0.plusSeconds(count), "refused " + count + " times",
+        List.of(), null, null, null);
+  }
+
+  private static void publish(EmbeddedKafkaBroker broker, List<Alert> alerts) {
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers(), ProducerConfig.LINGER_MS_CONFIG, 20), new StringSerializer(), new StringSerializer())) {
+      alerts.forEach(a -> p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a))));
+      p.flush();
+    }
+  }
+
+  private static AlertDispatcher dispatcher(EmbeddedKafkaBroker broker, String group, String rule, HttpRecorder hook,
+      List<String> groupBy) {
+    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Webhook("hook", URI.create(hook.url("/hook")), null)),
+        List.of(new Route(Set.of(), List.of(Glob.of(rule)), Set.of(), List.of(), List.of("hook"), false, groupBy,
+            Duration.ofSeconds(2), Duration.ofMinutes(5))), null);
+    return new AlertDispatcher(broker.bootstrapServers(), group, Map.of(), config, Notifiers.create(config, System.out),
+        Backoff.DEFAULT);
+  }
+
+  @Test
+  void tenThousandCommandsFiringOneRuleMakeDigestsNotTenThousandPosts(EmbeddedKafkaBroker broker) throws Exception {
+    publish(broker, java.util.stream.IntStream.range(0, 10_000).mapToObj(i -> alert("flood-wide", i, 5)).toList());
+    try (HttpRecorder hook = new HttpRecorder()) {
+      AlertDispatcher d = dispatcher(broker, "flood-wide", "flood-wide", hook, List.of("rule"));
+      new Thread(d).start();
+      try {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (d.committedRecords() < 10_000 && System.nanoTime() < deadline) {
+          Thread.sleep(100);
+        }
+      } finally {
+        d.close();
+      }
+      List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
+      assertThat(posts.stream().mapToInt(p -> p.get("alerts").size()).sum()).isEqualTo(10_000);
+      assertThat(posts).hasSizeLessThanOrEqualTo(20);
+    }
+  }
+
+  @Test
+  void aThousandUpdatesOfOneAlertWithinTheRepeatIntervalPageOnce(EmbeddedKafkaBroker broker) throws Exception {
+    publish(broker, java.util.stream.LongStream.rangeClosed(5, 1004).mapToObj(c -> alert("flood-one", 1, c)).toList());
+    try (HttpRecorder hook = new HttpRecorder()) {
+      AlertDispatcher d = dispatcher(broker, "flood-one", "flood-one", hook, List.of());
+      new Thread(d).start();
+      try {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (d.committedRecords() < 1000 && System.nanoTime() < deadline) {
+          Thread.sleep(100);
+        }
+      } finally {
+        d.close();
+      }
+      assertThat(hook.requests("/hook")).hasSize(1);
+      assertThat(read(hook.requests("/hook").get(0).body()).get("event").asText()).isEqualTo("firing");
+    }
+  }
+
+  private static JsonNode read(String body) {
+    try {
+      return Json.MAPPER.readTree(body);
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+}
