@@ -10,6 +10,9 @@ import dev.knockwatch.notify.pipeline.Grouper;
 import dev.knockwatch.notify.pipeline.NotificationLog;
 import dev.knockwatch.notify.pipeline.Pending;
 import dev.knockwatch.notify.pipeline.ReceiverQueue;
+import dev.knockwatch.notify.silence.Silences;
+import dev.knockwatch.events.Silence;
+import java.util.Optional;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,11 +39,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The notifier: reads committed alerts from {@code knockwatch.alerts} and runs each through the
- * stages route -> shadow -> dedup -> throttle -> group -> (each receiver's queue) retry -> send,
+ * stages route -> shadow -> silence -> dedup -> throttle -> group -> (each receiver's queue)
+ * retry -> send,
  * in the shape of Alertmanager's notify pipeline.
  * <ul>
  *   <li><b>route</b>: the first route of receivers.yaml that matches (and the next ones while a
  *       route says {@code continue}) names the receivers;</li>
+ *   <li><b>silence</b>: an active silence on {@code knockwatch.silences} that matches the alert
+ *       mutes it; the notification is recorded as silenced;</li>
  *   <li><b>dedup</b>: the notification log says what each receiver was already sent for the
  *       alert; the same state is not sent twice, across restarts too;</li>
  *   <li><b>throttle</b>: a count update within the route's {@code repeatInterval} of the last
@@ -73,6 +79,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
    */
   private final Map<String, NotificationLog.Entry> decided = new HashMap<>();
   private volatile NotificationLog notificationLog;
+  private Silences silences;
   private volatile boolean running = true;
   private volatile boolean idle;
   private volatile boolean flushNow;
@@ -102,6 +109,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     thread = Thread.currentThread();
     try {
       notificationLog = NotificationLog.open(bootstrapServers, clientProps);
+      silences = new Silences(bootstrapServers, clientProps);
       for (Notifier n : notifiers.values()) {
         queues.put(n.name(), new ReceiverQueue(n, minInterval(n.name()), backoff));
       }
@@ -128,6 +136,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
           consumer.seek(e.topicPartition(), e.offset() + 1);
           continue;
         }
+        silences.refresh();
         for (ConsumerRecord<String, Alert> r : records) {
           TopicPartition tp = new TopicPartition(r.topic(), r.partition());
           Pending pending = new Pending(r.offset());
@@ -155,6 +164,9 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
       if (notificationLog != null) {
         notificationLog.close();
       }
+      if (silences != null) {
+        silences.close();
+      }
     }
   }
 
@@ -164,6 +176,13 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
         if (Boolean.TRUE.equals(alert.shadow())) {
           // a shadow-mode rule: written to knockwatch.alerts and counted, never paged
           NotifyMetrics.NOTIFICATIONS.labels(receiver, "shadow").inc();
+          continue;
+        }
+        Optional<Silence> muted = silences.muting(alert, Instant.now());
+        if (muted.isPresent()) {
+          NotifyMetrics.NOTIFICATIONS.labels(receiver, "silenced").inc();
+          notificationLog.record(entry(receiver, alert.fingerprint(), "silenced", Notification.eventOf(alert, false), alert,
+              null, "silence " + muted.get().id()));
           continue;
         }
         NotificationLog.Entry last = decided.getOrDefault(receiver + "\u0000" + alert.fingerprint(),

@@ -127,4 +127,43 @@ class AlertDispatcherTest {
       assertThat(perAlert).hasSize(n).allSatisfy((f, count) -> assertThat(count).as(f).isEqualTo(1L));
     }
   }
+
+  @Test
+  void anActiveSilenceMutesWhatItMatchesAndIsRecordedAndAnExpiredOneNoLonger(EmbeddedKafkaBroker broker) throws Exception {
+    Instant t0 = Instant.parse("2026-11-29T21:00:00Z");
+    Instant now = Instant.now();
+    dev.knockwatch.notify.silence.Silences.write(broker.bootstrapServers(), new dev.knockwatch.events.Silence("quiet-1",
+        Map.of("rule", "muted-rule"), now.minusSeconds(60), now.plusSeconds(3600), "ana", "maintenance"));
+    dev.knockwatch.notify.silence.Silences.write(broker.bootstrapServers(), new dev.knockwatch.events.Silence("over-1",
+        Map.of("rule", "loud-rule"), now.minusSeconds(7200), now.minusSeconds(3600), "ana", "old"));
+    Alert muted = new Alert("muted0000000001", "muted-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
+        "SilenceSilenceSilence1", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null);
+    Alert loud = new Alert("loud00000000001", "loud-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
+        "SilenceSilenceSilence2", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null);
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), muted.fingerprint(), Json.write(muted))).get(30, TimeUnit.SECONDS);
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), loud.fingerprint(), Json.write(loud))).get(30, TimeUnit.SECONDS);
+    }
+    Recording recording = new Recording();
+    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
+        List.of(Glob.of("muted-rule"), Glob.of("loud-rule")), Set.of(), List.of(), List.of("recording"), false,
+        List.of(), Duration.ZERO, Duration.ZERO)), null);
+    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "silence-test", Map.of(), config,
+        List.of(recording), Backoff.DEFAULT);
+    new Thread(dispatcher).start();
+    try {
+      Instant deadline = Instant.now().plusSeconds(60);
+      while (dispatcher.committedRecords() < 2 && Instant.now().isBefore(deadline)) {
+        Thread.sleep(50);
+      }
+    } finally {
+      dispatcher.close();
+    }
+    assertThat(recording.got).containsExactly(loud);
+    List<String> log = dev.knockwatch.testkit.TopicReader.readToEnd(broker, Topics.NOTIFICATIONS.name(),
+        new org.apache.kafka.common.serialization.StringDeserializer(), r -> true).stream().map(r -> r.value()).toList();
+    assertThat(log).anySatisfy(v -> assertThat(v).contains("\"key\":\"muted0000000001\"", "\"outcome\":\"silenced\"",
+        "silence quiet-1"));
+  }
 }

@@ -1,0 +1,154 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.Silence;
+import dev.knockwatch.notify.silence.Silences;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code knockwatch silence add|list|expire}: silences on {@code knockwatch.silences}. */
+@Command(name = "silence", mixinStandardHelpOptions = true,
+    description = "Mute notifications of matching alerts for a while (alerts are still written and counted).",
+    subcommands = {SilenceCommand.Add.class, SilenceCommand.ListCmd.class, SilenceCommand.Expire.class})
+final class SilenceCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return Knockwatch.USAGE;
+  }
+
+  /** Where the silences live. */
+  static final class Cluster {
+    @Option(names = "--bootstrap-servers", paramLabel = "HOSTS", defaultValue = "127.0.0.1:9092",
+        description = "Kafka (default: ${DEFAULT-VALUE}, the broker of ./knockwatch up).")
+    String bootstrapServers;
+  }
+
+  @Command(name = "add", mixinStandardHelpOptions = true,
+      description = "Add a silence; prints its id. Give at least one matcher; values may be globs (* and ?).")
+  static final class Add implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin Cluster cluster;
+    @Option(names = "--rule", paramLabel = "GLOB") String rule;
+    @Option(names = "--command", paramLabel = "GLOB", description = "The commandId.") String commandId;
+    @Option(names = "--agent", paramLabel = "GLOB") String agentId;
+    @Option(names = "--role", paramLabel = "GLOB") String role;
+    @Option(names = "--host", paramLabel = "GLOB") String host;
+    @Option(names = "--for", paramLabel = "DURATION", defaultValue = "2h",
+        description = "How long: 30m, 2h, 1d or ISO-8601 (PT2H) (default: ${DEFAULT-VALUE}).")
+    String duration;
+    @Option(names = "--comment", required = true, description = "Why: shown beside the silence.") String comment;
+    @Option(names = "--by", description = "Who (default: $USER).") String by;
+
+    @Override
+    public Integer call() throws Exception {
+      Map<String, String> matchers = new LinkedHashMap<>();
+      put(matchers, "rule", rule);
+      put(matchers, "commandId", commandId);
+      put(matchers, "agentId", agentId);
+      put(matchers, "role", role);
+      put(matchers, "host", host);
+      if (matchers.isEmpty()) {
+        throw new UsageException("give at least one of --rule, --command, --agent, --role, --host");
+      }
+      Instant now = Instant.now();
+      Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, now.plus(parse(duration)),
+          Sanitize.text(by != null ? by : System.getProperty("user.name", "unknown"), 100), Sanitize.text(comment, 500));
+      Silences.write(cluster.bootstrapServers, s);
+      spec.commandLine().getOut().println(s.id());
+      return Knockwatch.OK;
+    }
+
+    private static void put(Map<String, String> m, String field, String value) {
+      if (value != null && !value.isBlank()) {
+        m.put(field, value);
+      }
+    }
+
+    static Duration parse(String text) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)([smhd])").matcher(text);
+      try {
+        Duration d;
+        if (m.matches()) {
+          long n = Long.parseLong(m.group(1));
+          d = switch (m.group(2)) {
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+          };
+        } else {
+          d = Duration.parse(text);
+        }
+        if (d.isNegative() || d.isZero()) {
+          throw new UsageException("--for " + text + " must be longer than zero");
+        }
+        return d;
+      } catch (DateTimeParseException | ArithmeticException e) {
+        throw new UsageException("--for " + text + " is not a duration (e.g. 30m, 2h, 1d, PT2H)");
+      }
+    }
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "List silences: active, pending and expired.")
+  static final class ListCmd implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin Cluster cluster;
+    @Option(names = "--json", description = "One JSON object per silence.") boolean json;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      Instant now = Instant.now();
+      try (Silences silences = new Silences(cluster.bootstrapServers, Map.of())) {
+        for (Silence s : silences.all()) {
+          if (json) {
+            out.println(Json.write(s));
+          } else {
+            String state = s.activeAt(now) ? "active" : now.isBefore(s.startsAt()) ? "pending" : "expired";
+            out.println(s.id() + "  " + state + "  until " + s.endsAt() + "  " + s.matchers().entrySet().stream()
+                .map(e -> e.getKey() + "=" + Sanitize.text(e.getValue(), 200)).collect(Collectors.joining(" "))
+                + "  by " + s.createdBy() + ": " + s.comment());
+          }
+        }
+      }
+      out.flush();
+      return Knockwatch.OK;
+    }
+  }
+
+  @Command(name = "expire", mixinStandardHelpOptions = true, description = "End a silence now.")
+  static final class Expire implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin Cluster cluster;
+    @Parameters(paramLabel = "ID") String id;
+
+    @Override
+    public Integer call() throws Exception {
+      Silence s;
+      try (Silences silences = new Silences(cluster.bootstrapServers, Map.of())) {
+        s = silences.get(id).orElseThrow(() -> new UsageException("no silence " + id));
+      }
+      Silences.write(cluster.bootstrapServers, s.expiredAt(Instant.now()));
+      spec.commandLine().getOut().println("expired " + id);
+      return Knockwatch.OK;
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package dev.knockwatch.notify.silence;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Silence;
+import dev.knockwatch.events.Topics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The silences on {@code knockwatch.silences} (compacted), read from its start and kept current:
+ * the muter stage of the notifier, and what {@code knockwatch silence} writes and lists.
+ */
+public final class Silences implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Silences.class);
+  private final KafkaConsumer<String, String> consumer;
+  private final Map<String, Silence> byId = new LinkedHashMap<>();
+
+  public Silences(String bootstrapServers, Map<String, Object> clientProps) {
+    Map<String, Object> c = new HashMap<>(clientProps);
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    consumer = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer());
+    List<TopicPartition> parts = consumer.partitionsFor(Topics.SILENCES.name(), Duration.ofSeconds(30)).stream()
+        .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+    consumer.assign(parts);
+    consumer.seekToBeginning(parts);
+    Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+    while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+      apply(consumer.poll(Duration.ofMillis(200)));
+    }
+  }
+
+  /** Takes in what was written since the last call, without waiting. */
+  public void refresh() {
+    apply(consumer.poll(Duration.ZERO));
+  }
+
+  private void apply(Iterable<ConsumerRecord<String, String>> records) {
+    for (ConsumerRecord<String, String> r : records) {
+      if (r.value() == null) {
+        byId.remove(r.key());
+        continue;
+      }
+      try {
+        Silence s = Json.read(r.value(), Silence.class);
+        byId.put(s.id(), s);
+      } catch (RuntimeException e) {
+        log.warn("skipping a value on {} offset {} that is not a silence", r.topic(), r.offset());
+      }
+    }
+  }
+
+  /** The active silence that mutes {@code alert} at {@code now}, if any. */
+  public Optional<Silence> muting(Alert alert, Instant now) {
+    return byId.values().stream().filter(s -> s.activeAt(now) && s.matches(alert)).findFirst();
+  }
+
+  public List<Silence> all() {
+    List<Silence> out = new ArrayList<>(byId.values());
+    out.sort(Comparator.comparing(Silence::startsAt).thenComparing(Silence::id));
+    return out;
+  }
+
+  public Optional<Silence> get(String id) {
+    return Optional.ofNullable(byId.get(id));
+  }
+
+  /** Writes a silence (new, or expired) and waits until Kafka has it. */
+  public static void write(String bootstrapServers, Silence silence) throws Exception {
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        bootstrapServers, ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer())) {
+      p.send(new ProducerRecord<>(Topics.SILENCES.name(), silence.id(), Json.write(silence))).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Override
+  public void close() {
+    consumer.close(Duration.ofSeconds(5));
+  }
+}
