@@ -1,5 +1,7 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.notify.config.ConfigException;
+import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import java.io.PrintWriter;
@@ -26,7 +28,8 @@ final class RulesCommand implements Callable<Integer> {
   }
 
   @Command(name = "check", mixinStandardHelpOptions = true,
-      description = "Validate rules.yaml and roles.yaml; print every problem as FILE:LINE: PROBLEM (exit 2 on any).")
+      description = {"Validate rules.yaml and roles.yaml (every problem as FILE:LINE: PROBLEM) and receivers.yaml",
+          "when present; exit 2 on any problem. Prints the receivers with their secrets masked."})
   static final class Check implements Callable<Integer> {
 
     @Spec CommandSpec spec;
@@ -39,7 +42,13 @@ final class RulesCommand implements Callable<Integer> {
       if (!Files.isDirectory(dir)) {
         throw new UsageException("rules directory " + dir + " does not exist");
       }
-      List<String> problems = PolicyLoader.check(dir);
+      List<String> problems = new java.util.ArrayList<>(PolicyLoader.check(dir));
+      ReceiversConfig receivers = null;
+      try {
+        receivers = ReceiversConfig.load(dir);
+      } catch (ConfigException e) {
+        problems.addAll(e.problems());
+      }
       if (!problems.isEmpty()) {
         PrintWriter err = spec.commandLine().getErr();
         problems.forEach(p -> err.println(p));
@@ -52,6 +61,7 @@ final class RulesCommand implements Callable<Integer> {
       out.println(dir + ": " + policy.rules().size() + " rules, " + policy.roles().size() + " roles, policy "
           + policy.version() + " — OK");
       out.println("  " + Rules.describe(policy));
+      out.print(receivers.dump().indent(2));
       out.flush();
       return Knockwatch.OK;
     }

@@ -134,6 +134,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
           log.error("skipping a value on {} partition {} offset {} that is not an Alert: {}",
               e.topicPartition().topic(), e.topicPartition().partition(), e.offset(), e.getMessage());
           consumer.seek(e.topicPartition(), e.offset() + 1);
+          committed.incrementAndGet(); // handled: there is nothing to deliver
           continue;
         }
         silences.refresh();
@@ -304,7 +305,10 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     flushNow = true;
   }
 
-  /** How many alert records are done (delivered, given up or skipped by every receiver) and committed. */
+  /**
+   * How many records of the alerts topic are handled: delivered, given up or skipped by every
+   * receiver and committed, or skipped as unreadable.
+   */
   public long committedRecords() {
     return committed.get();
   }

@@ -34,6 +34,16 @@ public final class TopicReader {
     return read(broker, topic, values, wanted, Integer.MAX_VALUE, Duration.ofSeconds(60));
   }
 
+  /** How many records {@code topic} holds so far (the sum of its partitions' end offsets). */
+  public static long recordCount(EmbeddedKafkaBroker broker, String topic) {
+    try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.<String, Object>of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringDeserializer(),
+        new StringDeserializer())) {
+      List<TopicPartition> parts = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+      return c.endOffsets(parts).values().stream().mapToLong(Long::longValue).sum();
+    }
+  }
+
   private static <V> List<ConsumerRecord<String, V>> read(EmbeddedKafkaBroker broker, String topic,
       Deserializer<V> values, Predicate<ConsumerRecord<String, V>> wanted, int count, Duration timeout) {
     Map<String, Object> p = Map.of(

@@ -120,10 +120,17 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       Set<String> names = new LinkedHashSet<>();
       List<?> rs = list(top.get("receivers"), "receivers");
       for (int i = 0; i < rs.size(); i++) {
-        Receiver r = receiver(rs.get(i), "receiver " + (i + 1));
-        if (r != null && !names.add(r.name())) {
-          problem("receiver " + r.name() + ": the name is used twice");
-        } else if (r != null) {
+        Object node = rs.get(i);
+        String name = node instanceof Map<?, ?> m && m.get("name") != null ? String.valueOf(m.get("name")) : null;
+        if (name != null && names.contains(name)) {
+          problem("receiver " + name + ": the name is used twice");
+          continue;
+        }
+        Receiver r = receiver(node, "receiver " + (i + 1));
+        if (name != null) {
+          names.add(name); // even when it has problems: routes naming it are not wrong too
+        }
+        if (r != null) {
           receivers.add(r);
         }
       }
@@ -174,7 +181,9 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
           Secret webhook = secret(m, "webhookUrl", where);
           Secret token = secret(m, "botToken", where);
           String channel = string(m, "channel", where);
-          if ((webhook == null) == (token == null)) {
+          if (problems.size() > before) {
+            // a value that did not expand or read is already named; "give one of" would only repeat it
+          } else if ((webhook == null) == (token == null)) {
             problem(where + ": give webhookUrl, or botToken and channel (one of the two)");
           } else if (token != null && channel == null) {
             problem(where + ": botToken needs a channel");
@@ -187,7 +196,7 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         }
         case "pagerduty" -> {
           Secret key = secret(m, "routingKey", where);
-          if (key == null) {
+          if (key == null && problems.size() == before) {
             problem(where + ": routingKey (or routingKeyFile) is required");
           }
           URI url = m.containsKey("url") ? uri(string(m, "url", where), where + ": url") : PAGERDUTY_EVENTS;

@@ -99,7 +99,6 @@ class ReceiversConfigTest {
     assertThatThrownBy(() -> ReceiversConfig.load(d, Map.of()))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
             d.resolve("receivers.yaml") + ": receiver soc-slack: webhookUrl: ${KNOCKWATCH_SLACK_WEBHOOK} is not set",
-            d.resolve("receivers.yaml") + ": receiver soc-slack: give webhookUrl, or botToken and channel (one of the two)",
             d.resolve("receivers.yaml") + ": receiver oncall: unknown key \"colour\" for a pagerduty receiver",
             d.resolve("receivers.yaml") + ": receiver hook: url: not an http(s) URL",
             d.resolve("receivers.yaml") + ": receiver hook: secretFile /nonexistent/secret cannot be read (NoSuchFileException)",
