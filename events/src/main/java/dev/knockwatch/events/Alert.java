@@ -12,7 +12,8 @@ import java.util.List;
  *
  * <p>{@code sources} are the kinds of log the refusals were read from (the same refusal seen by
  * two counts once); {@code policyVersion} is the version of the rules it was raised under;
- * {@code shadow} is true for a rule in shadow mode (written, never paged), absent otherwise.
+ * {@code shadow} is true for a rule in shadow mode (written, never paged), absent otherwise;
+ * {@code targets} are a count alert's most refused hosts (or paths) in its window, most first.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Alert(
@@ -34,7 +35,11 @@ public record Alert(
     List<String> sampleEventIds,
     List<Source> sources,
     String policyVersion,
-    Boolean shadow) {
+    Boolean shadow,
+    List<Target> targets) {
+
+  /** A refused host:port (or path) and how often this alert's command was refused it. */
+  public record Target(String target, long count) {}
 
   /**
    * hash(rule, commandId[, subject]): one alert per rule and command, or per rule, command and
@@ -47,14 +52,14 @@ public record Alert(
   /** This alert, resolved. */
   public Alert resolved() {
     return new Alert(fingerprint, rule, severity, Status.RESOLVED, commandId, agentId, role, host, port, count,
-        windowStart, windowEnd, firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow);
+        windowStart, windowEnd, firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow, targets);
   }
 
   /** This alert with what later hits changed. */
   public Alert updated(long newCount, Instant newLastSeen, String newSummary, List<String> samples,
-      List<Source> newSources) {
+      List<Source> newSources, List<Target> newTargets) {
     return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, newCount,
-        windowStart, windowEnd, firstSeen, newLastSeen, newSummary, samples, newSources, policyVersion, shadow);
+        windowStart, windowEnd, firstSeen, newLastSeen, newSummary, samples, newSources, policyVersion, shadow, newTargets);
   }
 
   public enum Severity {

@@ -42,7 +42,7 @@ class FloodTest {
     String id = String.format("FloodFloodFloodFl%05d", command);
     return new Alert(Alert.fingerprint(rule, id, null), rule, Alert.Severity.WARNING, Alert.Status.FIRING, id, "ci-1",
         "ci", "evil.example", 443, count, T0, T0.plusSeconds(300), T0, T0.plusSeconds(count), "refused " + count + " times",
-        List.of(), null, null, null);
+        List.of(), null, null, null, null);
   }
 
   private static void publish(EmbeddedKafkaBroker broker, List<Alert> alerts) {

@@ -58,7 +58,8 @@ class PayloadsTest {
 
   @Test
   void slacksLimitsHoldForAHugeSummaryAndTenThousandAlerts() {
-    dev.knockwatch.events.Alert big = Fixtures.offRole().updated(1, Fixtures.T0, "x".repeat(10_000), List.of(), List.of());
+    dev.knockwatch.events.Alert big = Fixtures.offRole().updated(1, Fixtures.T0, "x".repeat(10_000), List.of(), List.of(),
+        null);
     JsonNode one = SlackMessage.payload(Notification.of("s", Notification.Event.FIRING, big, null), null);
     assertThat(one.get("blocks").get(0).get("text").get("text").asText()).hasSizeLessThanOrEqualTo(3000)
         .endsWith("… [truncated]");

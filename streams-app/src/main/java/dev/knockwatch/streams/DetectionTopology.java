@@ -141,7 +141,7 @@ public final class DetectionTopology {
         ViolationEvent e = r.value();
         Instant at = Instant.ofEpochMilli(r.timestamp());
         context().forward(r.withValue(new Hit(null, null, r.key(), e.agentId(), null, e.host(), e.port(), e.source(),
-            at, at, List.of(), 0, null, null, null)));
+            at, at, List.of(), 0, null, null, null, null)));
       }
     }, "cross-source-dedup");
     List<String> parents = new ArrayList<>(detectors);

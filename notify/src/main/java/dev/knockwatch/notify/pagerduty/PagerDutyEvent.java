@@ -50,8 +50,15 @@ public final class PagerDutyEvent {
       details.put("commandId", clean(a.commandId(), 128));
       details.put("agent", clean(a.agentId(), 200));
       details.put("role", clean(a.role(), 200));
-      if (a.host() != null) {
-        details.put("refused", clean(a.port() == null ? a.host() : a.host() + ":" + a.port(), 300));
+      // refusals per host:port (or path): a count alert's five most refused, else the alert's one host
+      ObjectNode refused = JSON.objectNode();
+      if (a.targets() != null) {
+        a.targets().forEach(t -> refused.put(clean(t.target(), 300), t.count()));
+      } else if (a.host() != null) {
+        refused.put(clean(a.port() == null ? a.host() : a.host() + ":" + a.port(), 300), a.count());
+      }
+      if (!refused.isEmpty()) {
+        details.set("refused", refused);
       }
       details.put("count", a.count());
       if (a.windowStart() != null && a.windowEnd() != null) {

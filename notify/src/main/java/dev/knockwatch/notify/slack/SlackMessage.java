@@ -20,7 +20,8 @@ import java.util.Map;
 /**
  * The Block Kit message of a notification, built without sending anything (tests compare it
  * with written-out payloads). One alert: severity, rule and what happened, the summary, then the
- * command, agent and role, the refused host with its count, count and window, first and last
+ * command, agent and role, the refused hosts with their counts (a count alert's five most
+ * refused), count and window, first and last
  * seen, and a link to the console timeline when {@code publicUrl} is set. A digest: one line per
  * alert (at most {@value #MAX_DIGEST_LINES}) and the most refused hosts.
  *
@@ -63,7 +64,11 @@ public final class SlackMessage {
     ArrayNode f = fields.putArray("fields");
     f.add(mrkdwn("*Command*\n" + code(a.commandId())));
     f.add(mrkdwn("*Agent / role*\n" + code(a.agentId()) + " / " + code(a.role())));
-    if (a.host() != null) {
+    if (a.targets() != null && !a.targets().isEmpty()) {
+      StringBuilder top = new StringBuilder("*Refused (most first)*");
+      a.targets().forEach(t -> top.append('\n').append(code(t.target())).append(" ×").append(t.count()));
+      f.add(mrkdwn(top.toString()));
+    } else if (a.host() != null) {
       f.add(mrkdwn("*Refused*\n" + code(a.port() == null ? a.host() : a.host() + ":" + a.port()) + " ×" + a.count()));
     }
     f.add(mrkdwn("*Count*\n" + a.count() + (a.windowStart() != null && a.windowEnd() != null
@@ -101,7 +106,9 @@ public final class SlackMessage {
     blocks.add(section(lines.toString()));
     Map<String, Long> hosts = new LinkedHashMap<>();
     for (Alert x : n.alerts()) {
-      if (x.host() != null) {
+      if (x.targets() != null) {
+        x.targets().forEach(t -> hosts.merge(t.target(), t.count(), Long::sum));
+      } else if (x.host() != null) {
         hosts.merge(x.port() == null ? x.host() : x.host() + ":" + x.port(), x.count(), Long::sum);
       }
     }

@@ -9,7 +9,9 @@ import dev.knockwatch.streams.rules.PolicyView;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -88,7 +90,8 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   private static WindowCount add(WindowCount before, ViolationEvent e, Instant at) {
     String target = target(e);
     if (before == null) {
-      return new WindowCount(1, at, at, e.agentId(), target, e.eventId() == null ? List.of() : List.of(e.eventId()));
+      return new WindowCount(1, at, at, e.agentId(), target, e.eventId() == null ? List.of() : List.of(e.eventId()),
+          target == null ? Map.of() : Map.of(target, 1L));
     }
     List<String> samples = before.sampleEventIds();
     if (samples.size() < MAX_SAMPLES && e.eventId() != null) {
@@ -98,7 +101,22 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     Instant first = at.isBefore(before.firstSeen()) ? at : before.firstSeen();
     Instant last = at.isAfter(before.lastSeen()) ? at : before.lastSeen();
     String agent = before.agentId() != null ? before.agentId() : e.agentId();
-    return new WindowCount(before.count() + 1, first, last, agent, target, List.copyOf(samples));
+    Map<String, Long> targets = before.targets() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(before.targets());
+    if (target != null) {
+      String key = targets.containsKey(target) || targets.size() < WindowCount.MAX_TARGETS ? target : WindowCount.OTHER;
+      targets.merge(key, 1L, Long::sum);
+    }
+    return new WindowCount(before.count() + 1, first, last, agent, target, List.copyOf(samples), targets);
+  }
+
+  /** The five most refused targets, most first (ties: the first refused first). */
+  static List<Alert.Target> top(Map<String, Long> targets) {
+    if (targets == null || targets.isEmpty()) {
+      return null;
+    }
+    return targets.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(5).map(e -> new Alert.Target(e.getKey(), e.getValue())).toList();
   }
 
   private static String target(ViolationEvent e) {
@@ -113,7 +131,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
         + " (threshold " + rule.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
     return new Hit(rule, Alert.fingerprint(rule.id(), commandId, null), commandId, c.agentId(), role, null, null, e.source(),
         c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(), Instant.ofEpochMilli(windowStart),
-        Instant.ofEpochMilli(windowEnd), summary);
+        Instant.ofEpochMilli(windowEnd), summary, top(c.targets()));
   }
 
   public static String human(java.time.Duration d) {

@@ -94,7 +94,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
           + door + " " + (ts - before.atMs()) / 1000 + " s later";
       context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprint(rule.id(), commandId, null),
           commandId, e.agentId(), role, e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
-          e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary), ts));
+          e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary, null), ts));
     }
     if (isProxyRefusal(e)) {
       store.put(commandId, new ProxyRefusal(ts, e.host(), e.port()));

@@ -69,7 +69,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     context.forward(new Record<>(record.key(), new Hit(rule,
         Alert.fingerprint(rule.id(), record.key(), subject), record.key(), e.agentId(), role,
         e.host(), e.port(), e.source(), at, at, e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null,
-        summary), record.timestamp()));
+        summary, null), record.timestamp()));
   }
 
   private String offRole(Policy now, ViolationEvent e, String role) {

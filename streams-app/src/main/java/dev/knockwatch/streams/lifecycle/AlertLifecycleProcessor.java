@@ -131,7 +131,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       }
       Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
       sources.add(hit.source());
-      Alert b = a.updated(a.count(), a.lastSeen(), a.summary(), a.sampleEventIds(), List.copyOf(sources));
+      Alert b = a.updated(a.count(), a.lastSeen(), a.summary(), a.sampleEventIds(), List.copyOf(sources), a.targets());
       AlertState s = kv.getValue();
       changed.add(KeyValue.pair(kv.getKey(), new AlertState(b, s.lastHitMs(), s.lastEmittedMs(), true, s.resolveAfterMs())));
     }
@@ -179,7 +179,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
         h.firstSeen() == null ? h.at() : h.firstSeen(), h.at(), h.summary(),
         h.eventIds() == null ? List.of() : h.eventIds().stream().limit(MAX_SAMPLES).toList(),
         h.source() == null ? List.of() : List.of(h.source()), view.current().version(),
-        h.rule().shadow() ? Boolean.TRUE : null);
+        h.rule().shadow() ? Boolean.TRUE : null, h.targets());
   }
 
   private static Alert updated(Alert a, Hit h) {
@@ -197,7 +197,8 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     Instant last = h.at().isAfter(a.lastSeen()) ? h.at() : a.lastSeen();
     // a count rule's summary names the window's count; the others' stay as first written
     String summary = h.windowStart() != null ? h.summary() : a.summary();
-    return a.updated(count, last, summary, List.copyOf(samples), List.copyOf(sources));
+    return a.updated(count, last, summary, List.copyOf(samples), List.copyOf(sources),
+        h.targets() != null && h.count() >= a.count() ? h.targets() : a.targets());
   }
 
   private void emit(Alert alert, long timestamp) {

@@ -15,6 +15,7 @@ import java.util.List;
  * @param eventIds some of the refusals' event ids
  * @param count the window's count for a count rule; 1 for the others
  * @param windowStart the window of a count rule, else null
+ * @param targets a count rule's most refused targets in the window, most first; else null
  */
 public record Hit(
     Rule rule,
@@ -31,4 +32,5 @@ public record Hit(
     long count,
     Instant windowStart,
     Instant windowEnd,
-    String summary) {}
+    String summary,
+    List<dev.knockwatch.events.Alert.Target> targets) {}

@@ -99,7 +99,30 @@ class ThresholdCrossingTest {
         "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING, CMD_A, "ci-runner-1", "default", null, null,
         5, T0, T0_PLUS_5M, T0, T0_PLUS_1M,
         "command refused 5 times within 5m (threshold 5); last: example.com:443",
-        List.of("e1", "e2", "e3", "e4", "e5"), List.of(Source.SRT_VIOLATION), "none", null));
+        List.of("e1", "e2", "e3", "e4", "e5"), List.of(Source.SRT_VIOLATION), "none", null,
+        List.of(new Alert.Target("example.com:443", 5))));
+  }
+
+  @Test
+  void theAlertNamesTheFiveMostRefusedTargetsAndCountsAllOfThem() {
+    // 25 hosts: host-k refused k+1 times (host-24 most); only 20 are kept by name, the rest are "(others)"
+    int n = 0;
+    for (int k = 0; k < 25; k++) {
+      for (int i = 0; i <= k; i++) {
+        seq++;
+        ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(CMD_A).agentId("ci-runner-1")
+            .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("host-" + k).port(443)
+            .observedAt(T0.plusMillis(n)).build();
+        violations.pipeInput(CMD_A, e, T0.plusMillis(n++));
+      }
+    }
+    refuse(CMD_B, T0.plusSeconds(40)); // stream time passes the lifecycle's 30 s throttle: the update goes out
+    List<Alert> out = alerts.readValuesToList();
+    Alert last = out.stream().filter(a -> a.commandId().equals(CMD_A)).reduce((a, b) -> b).orElseThrow();
+    assertThat(last.count()).isEqualTo(325);
+    // hosts 20..24 came after 20 names were taken: their 21+22+23+24+25 refusals count as "(others)"
+    assertThat(last.targets()).containsExactly(new Alert.Target("(others)", 115), new Alert.Target("host-19:443", 20),
+        new Alert.Target("host-18:443", 19), new Alert.Target("host-17:443", 18), new Alert.Target("host-16:443", 17));
   }
 
   @Test
