@@ -71,6 +71,14 @@ class DeliveryTest {
           .distinct().count();
       assertThat(slack).hasSize((int) (slackFiring + resolves.size()));
       assertThat(slack).allSatisfy(m -> assertThat(m.get("blocks").size()).isBetween(1, 50));
+      Alert breach = paged.stream().filter(a -> a.rule().equals("wall-breach")).findFirst().orElseThrow();
+      String breachMessage = slack.stream().map(JsonNode::toString)
+          .filter(m -> m.contains("fingerprint `" + breach.fingerprint() + "`") && m.contains("*firing*"))
+          .findFirst().orElseThrow();
+      assertThat(breachMessage).contains(":rotating_light: *CRITICAL* · `wall-breach` · *firing*",
+          "*Command*\\n`" + breach.commandId() + "`", "*Agent / role*\\n`probe-runner` / `default`",
+          "<https://knockwatch.soc.test/#/commands/" + breach.commandId() + "|Open the timeline>",
+          "guard probe touch-home was not refused");
       assertThat(r.err()).contains("delivered " + alerts.size() + " alert record(s) to soc-slack (slack), oncall (pagerduty)");
     }
   }

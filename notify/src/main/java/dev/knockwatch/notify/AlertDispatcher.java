@@ -77,7 +77,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
    * What was decided for each receiver and key and is maybe not sent yet: the next state of the
    * same alert, read before the send finished, must see it (or it would fire twice).
    */
-  private final Map<String, NotificationLog.Entry> decided = new HashMap<>();
+  private final Map<String, NotificationLog.Entry> decided = new ConcurrentHashMap<>();
   private volatile NotificationLog notificationLog;
   private Silences silences;
   private volatile boolean running = true;
@@ -247,9 +247,15 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
       NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), outcome).inc();
       for (Alert a : n.alerts()) {
         // a digest's members count as sent (their updates are throttled against it), with no ref of their own
-        notificationLog.record(entry(n.receiver(), a.fingerprint(), outcome, n.event(), a,
+        NotificationLog.Entry done = entry(n.receiver(), a.fingerprint(), outcome, n.event(), a,
             n.isDigest() ? null : result.ref(), result.delivered() ? (n.isDigest() ? "in " + n.key() : null)
-                : result.detail()));
+                : result.detail());
+        notificationLog.record(done);
+        if (result.delivered()) {
+          // the log knows it now; a later decision for the same alert stays
+          decided.computeIfPresent(n.receiver() + "\u0000" + a.fingerprint(),
+              (k, v) -> v.status().equals(done.status()) && v.count() == done.count() ? null : v);
+        }
       }
       pendings.forEach(Pending::done);
     }));

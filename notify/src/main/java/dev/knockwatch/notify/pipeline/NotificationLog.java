@@ -34,6 +34,9 @@ public final class NotificationLog implements AutoCloseable {
                       Instant at, String ref, String detail) {}
 
   public static final String SENT = "sent";
+  static final Duration KEEP_RESOLVED = Duration.ofDays(1);
+  private static final int FORGET_EVERY = 10_000;
+  private final java.util.concurrent.atomic.AtomicLong remembered = new java.util.concurrent.atomic.AtomicLong();
 
   private final KafkaProducer<String, String> producer;
   private final Map<String, Entry> lastSent = new ConcurrentHashMap<>();
@@ -84,7 +87,20 @@ public final class NotificationLog implements AutoCloseable {
   private void remember(Entry e) {
     if (SENT.equals(e.outcome())) {
       lastSent.put(e.receiver() + "\u0000" + e.key(), e);
+      if (remembered.incrementAndGet() % FORGET_EVERY == 0) {
+        forgetResolved(e.at() == null ? Instant.now() : e.at());
+      }
     }
+  }
+
+  /**
+   * Alerts resolved more than {@link #KEEP_RESOLVED} ago are forgotten, so the log in memory stays
+   * the size of what is live: a resolution read again after that long is skipped anyway (a
+   * resolution with no sent record is not sent).
+   */
+  private void forgetResolved(Instant now) {
+    Instant before = now.minus(KEEP_RESOLVED);
+    lastSent.values().removeIf(x -> "resolved".equals(x.status()) && x.at() != null && x.at().isBefore(before));
   }
 
   /** The last notification sent to {@code receiver} under {@code key}, or null. */
