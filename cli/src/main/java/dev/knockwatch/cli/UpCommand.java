@@ -8,6 +8,11 @@ import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.probes.limit.RetryStormProbe;
 import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.StreamsApp;
+import dev.knockwatch.streams.api.QueryApi;
+import dev.knockwatch.streams.timeline.TimelineTopology;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyLoader;
@@ -60,8 +65,16 @@ final class UpCommand implements Callable<Integer> {
   int metricsPort;
 
   @Option(names = "--api-port", paramLabel = "N", defaultValue = "8080",
-      description = "Port of the query API and console (reserved: the query API is not in this build yet).")
+      description = "Port of the query API; a taken port falls back to a free one (default: ${DEFAULT-VALUE}).")
   int apiPort;
+
+  @Option(names = "--api-bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+      description = "Address the query API listens on (default: ${DEFAULT-VALUE}).")
+  String apiBind;
+
+  @Option(names = "--api-token-file", paramLabel = "FILE",
+      description = "A file holding the API's bearer token; else KNOCKWATCH_API_TOKEN; else one is generated and printed.")
+  Path apiTokenFile;
 
   @Option(names = "--kafka-port", paramLabel = "N", defaultValue = "9092",
       description = "Port of the embedded broker on 127.0.0.1; a taken port falls back to a free one (default: ${DEFAULT-VALUE}).")
@@ -133,6 +146,16 @@ final class UpCommand implements Callable<Integer> {
       watcherThread.interrupt();
     });
 
+    ApiToken token = ApiToken.resolve(apiTokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
+    int port = freeOr(apiPort);
+    StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrap, var.resolve("timeline"),
+        TimelineTopology.build(policy, TimelineTopology.DEFAULT_RETENTION),
+        Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port));
+    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port));
+    running.add(0, timeline);
+    running.add(0, api);
+    timeline.start(Duration.ofSeconds(120));
+
     out.println("knockwatch is up");
     out.println("  kafka    " + kafkaLine);
     out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.namesBySuffix() + ")");
@@ -144,7 +167,10 @@ final class UpCommand implements Callable<Integer> {
         + (receivers.receivers().stream().anyMatch(r -> r instanceof Receiver.Console) ? "; alerts print below" : ""));
     out.println("  metrics  http://127.0.0.1:" + metrics.getPort() + "/metrics"
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
-    out.println("  api      not in this build yet (port " + apiPort + " reserved)");
+    out.println("  timeline " + TimelineTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("timeline")
+        + ", 30 days)");
+    out.println("  api      http://" + apiBind + ":" + port + "/api/commands/{commandId}"
+        + (port != apiPort ? " (port " + apiPort + " was taken)" : "") + "; bearer token " + token.describe());
     if (noProbes) {
       out.println("  probes   off (--no-probes)");
     } else {
@@ -165,6 +191,22 @@ final class UpCommand implements Callable<Integer> {
     } catch (BindException e) {
       return new HTTPServer(new InetSocketAddress("127.0.0.1", 0), CollectorRegistry.defaultRegistry, true);
     }
+  }
+
+  /** {@code port}, or a free one when it is taken. */
+  private static int freeOr(int port) throws IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(port, 50, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        return s.getLocalPort();
+      }
+    }
+  }
+
+  /** How other instances reach this one's API ({@code application.server}). */
+  private String apiHost() {
+    return "0.0.0.0".equals(apiBind) ? Pipeline.hostName() : apiBind;
   }
 
   private static void checkPort(String option, int port) {

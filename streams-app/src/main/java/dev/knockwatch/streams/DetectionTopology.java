@@ -154,7 +154,12 @@ public final class DetectionTopology {
         Serdes.String(), ALERT_STATE_SERDE), "alert-lifecycle");
     t.addSink("alerts-sink", Topics.ALERTS.name(), Serdes.String().serializer(), ALERT_SERDE.serializer(),
         "alert-lifecycle");
-    // the published policy, the same for every instance (a global store over the compacted topic)
+    addPolicyStore(t);
+    return t;
+  }
+
+  /** The published policy, the same for every instance: a global store over the compacted policy topic. */
+  public static void addPolicyStore(Topology t) {
     t.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(PolicyView.STORE), Serdes.String(),
             POLICY_SERDE).withLoggingDisabled(), "policy-source", Serdes.String().deserializer(),
         POLICY_SERDE.deserializer(), Topics.POLICY.name(), "policy-updater",
@@ -167,7 +172,6 @@ public final class DetectionTopology {
             }
           }
         });
-    return t;
   }
 
   /**
@@ -188,7 +192,7 @@ public final class DetectionTopology {
   }
 
   /** Event time is when the sandbox refused, not when Kafka received it. */
-  static TimestampExtractor observedAt() {
+  public static TimestampExtractor observedAt() {
     return (record, partitionTime) -> {
       if (record.value() instanceof ViolationEvent e && e.observedAt() != null) {
         return e.observedAt().toEpochMilli();

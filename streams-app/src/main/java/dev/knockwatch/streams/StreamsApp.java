@@ -111,6 +111,11 @@ public final class StreamsApp implements AutoCloseable {
     return streams.state();
   }
 
+  /** The running app, for interactive queries of its stores. */
+  public KafkaStreams streams() {
+    return streams;
+  }
+
   private static void sleep(long ms) {
     try {
       Thread.sleep(ms);

@@ -1,0 +1,58 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.testkit.HttpRecorder;
+import dev.knockwatch.testkit.HttpRecorder.Answer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code query} against a local server playing the query API. */
+class QueryCommandTest {
+
+  static final String ID = "QueryQueryQueryQuery01";
+  static final String TIMELINE = """
+      {"commandId":"QueryQueryQueryQuery01","agentId":"ci-runner-1","role":"ci","firstSeen":"2026-11-30T02:00:00Z",
+       "lastSeen":"2026-11-30T02:00:05Z","events":3,"targets":{"evil.example:443":2,"x.example:80":1},
+       "reasons":{"host is not on the allow list":3},"sources":{"srt-violation":3},
+       "alerts":{"a53d44ed59dc6a19":{"rule":"off-role-host","severity":"page","status":"firing","count":3,
+         "summary":"agent ci-runner-1 (role ci) tried evil.example:443"}},
+       "timeline":[{"observedAt":"2026-11-30T02:00:00Z","source":"srt-violation","kind":"network",
+         "action":"network-outbound","host":"evil.example\\u001b[2J","port":443,"reason":"host is not on the allow list"}],
+       "omitted":0}
+      """;
+
+  @TempDir Path dir;
+
+  @Test
+  void printsTheTimelineAsATableWithHostileTextCleaned() throws Exception {
+    try (HttpRecorder api = new HttpRecorder()) {
+      api.script("/api/commands/" + ID, new Answer(200, Map.of("Content-Type", "application/json"), TIMELINE));
+      Path token = Files.writeString(dir.resolve("token"), "s3cr3t-t0k3n-0123456789\n");
+      KnockwatchTest.Run r = KnockwatchTest.run("query", ID, "--api", api.url(""), "--token-file", token.toString());
+      assertThat(r.code()).as(r.err()).isZero();
+      assertThat(r.out()).contains("command  " + ID, "agent    ci-runner-1 (role ci)", "refused  evil.example:443 ×2, x.example:80 ×1",
+          "firing", "off-role-host", "network-outbound").doesNotContain("\u001b");
+      assertThat(api.requests().get(0).header("Authorization")).isEqualTo("Bearer s3cr3t-t0k3n-0123456789");
+    }
+  }
+
+  @Test
+  void refusalsOfTheApiAreOneLineErrors() throws Exception {
+    try (HttpRecorder api = new HttpRecorder()) {
+      api.script("/api/commands/" + ID, Answer.of(401), Answer.of(404));
+      Path token = Files.writeString(dir.resolve("token"), "wrong-token-0123456789");
+      KnockwatchTest.Run denied = KnockwatchTest.run("query", ID, "--api", api.url(""), "--token-file", token.toString());
+      assertThat(denied.code()).isEqualTo(Knockwatch.USAGE);
+      assertThat(denied.err()).contains("the query API refused the token").doesNotContain("wrong-token");
+      KnockwatchTest.Run unknown = KnockwatchTest.run("query", ID, "--api", api.url(""), "--token-file", token.toString());
+      assertThat(unknown.err()).contains("unknown command " + ID);
+    }
+    KnockwatchTest.Run bad = KnockwatchTest.run("query", "short");
+    assertThat(bad.code()).isEqualTo(Knockwatch.USAGE);
+    assertThat(bad.err()).contains("not a command id");
+  }
+}

@@ -1,0 +1,300 @@
+package dev.knockwatch.streams.api;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.timeline.CommandSummary;
+import dev.knockwatch.streams.timeline.TimelineProcessor;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The query API over the timeline app's stores (JDK HTTP server): {@code GET /api/commands/{id}}
+ * (a command's summary, alerts and kept events), {@code GET /api/commands?agent=&role=&since=&limit=}
+ * (recent commands of this instance, newest first) and {@code GET /api/alerts?status=} (this
+ * instance's commands' alerts). Every request needs {@code Authorization: Bearer <token>},
+ * compared in constant time; the token is never logged. A command another instance owns is
+ * fetched from it ({@code application.server}); during a rebalance the answer is 503 with
+ * {@code Retry-After}, never a wrong empty one.
+ */
+public final class QueryApi implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(QueryApi.class);
+  static final String FORWARDED = "X-Knockwatch-Forwarded";
+  private static final int MAX_LIMIT = 1000;
+
+  private final KafkaStreams streams;
+  private final byte[] token;
+  private final HostInfo self;
+  private final HttpServer server;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  /**
+   * @param self this instance's {@code application.server} (host:port of this API), or null when
+   *     it runs alone
+   */
+  public QueryApi(KafkaStreams streams, String token, String bind, int port, HostInfo self) throws IOException {
+    this.streams = streams;
+    this.token = token.getBytes(StandardCharsets.UTF_8);
+    this.self = self;
+    this.server = HttpServer.create(new InetSocketAddress(bind, port), 0);
+    server.createContext("/api/", this::handle);
+    server.setExecutor(Executors.newFixedThreadPool(4, r -> {
+      Thread t = new Thread(r, "knockwatch-api");
+      t.setDaemon(true);
+      return t;
+    }));
+    server.start();
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    try {
+      if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
+        ex.getResponseHeaders().add("WWW-Authenticate", "Bearer realm=\"knockwatch\"");
+        send(ex, 401, error("a bearer token is required (Authorization: Bearer <token>)"));
+        return;
+      }
+      if (!"GET".equals(ex.getRequestMethod())) {
+        send(ex, 405, error("only GET"));
+        return;
+      }
+      String path = ex.getRequestURI().getRawPath();
+      Map<String, String> query = query(ex.getRequestURI());
+      if (path.startsWith("/api/commands/")) {
+        command(ex, URLDecoder.decode(path.substring("/api/commands/".length()), StandardCharsets.UTF_8));
+      } else if (path.equals("/api/commands")) {
+        commands(ex, query);
+      } else if (path.equals("/api/alerts")) {
+        alerts(ex, query);
+      } else {
+        send(ex, 404, error("no such endpoint"));
+      }
+    } catch (InvalidStateStoreException e) {
+      ex.getResponseHeaders().add("Retry-After", "1");
+      send(ex, 503, error("the timeline is rebalancing; try again"));
+    } catch (BadRequest e) {
+      send(ex, 400, error(e.getMessage()));
+    } catch (RuntimeException e) {
+      log.warn("query failed: {}", e.toString());
+      send(ex, 500, error("query failed"));
+    } finally {
+      ex.close();
+    }
+  }
+
+  /** Constant time: how much of a wrong token was right takes no longer to find out. */
+  private boolean authorized(String header) {
+    if (header == null || !header.startsWith("Bearer ")) {
+      return false;
+    }
+    return MessageDigest.isEqual(token, header.substring("Bearer ".length()).strip().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private void command(HttpExchange ex, String commandId) throws IOException {
+    Optional<String> problem = CommandId.problem(commandId);
+    if (problem.isPresent()) {
+      throw new BadRequest("not a command id: " + problem.get());
+    }
+    if (streams.state() != KafkaStreams.State.RUNNING) {
+      throw new InvalidStateStoreException("state " + streams.state());
+    }
+    KeyQueryMetadata where = streams.queryMetadataForKey(TimelineProcessor.COMMANDS, commandId,
+        Serdes.String().serializer());
+    if (self != null && where != null && where.activeHost() != null && !where.activeHost().equals(self)
+        && where.activeHost().port() > 0 && ex.getRequestHeaders().getFirst(FORWARDED) == null) {
+      forward(ex, where.activeHost());
+      return;
+    }
+    CommandSummary s = commandsStore().get(commandId);
+    if (s == null) {
+      send(ex, 404, error("unknown command " + commandId));
+      return;
+    }
+    ObjectNode out = Json.MAPPER.valueToTree(s);
+    ArrayNode events = out.putArray("timeline");
+    String[] range = TimelineProcessor.eventRange(commandId);
+    try (KeyValueIterator<String, ViolationEvent> it = eventsStore().range(range[0], range[1])) {
+      it.forEachRemaining(kv -> events.add(Json.MAPPER.valueToTree(kv.value)));
+    }
+    out.put("omitted", s.events() - events.size());
+    send(ex, 200, out);
+  }
+
+  private void forward(HttpExchange ex, HostInfo owner) throws IOException {
+    HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + owner.host() + ":" + owner.port()
+            + ex.getRequestURI().getRawPath()))
+        .timeout(Duration.ofSeconds(5))
+        .header("Authorization", ex.getRequestHeaders().getFirst("Authorization"))
+        .header(FORWARDED, "1").GET().build();
+    try {
+      HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+      r.headers().firstValue("Retry-After").ifPresent(v -> ex.getResponseHeaders().add("Retry-After", v));
+      sendBytes(ex, r.statusCode(), r.body());
+    } catch (IOException e) {
+      ex.getResponseHeaders().add("Retry-After", "1");
+      send(ex, 503, error("the instance that holds this command (" + owner.host() + ":" + owner.port()
+          + ") does not answer"));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      send(ex, 503, error("interrupted"));
+    }
+  }
+
+  private void commands(HttpExchange ex, Map<String, String> q) throws IOException {
+    int limit = intParam(q, "limit", 50);
+    Instant since = q.containsKey("since") ? instant(q.get("since")) : null;
+    List<CommandSummary> found = new ArrayList<>();
+    try (KeyValueIterator<String, CommandSummary> it = commandsStore().all()) {
+      it.forEachRemaining(kv -> {
+        CommandSummary s = kv.value;
+        if ((q.get("agent") == null || q.get("agent").equals(s.agentId()))
+            && (q.get("role") == null || q.get("role").equals(s.role()))
+            && (since == null || s.lastSeen() != null && !s.lastSeen().isBefore(since))) {
+          found.add(s);
+        }
+      });
+    }
+    found.sort(Comparator.comparing(CommandSummary::lastSeen, Comparator.nullsLast(Comparator.reverseOrder())));
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    ArrayNode list = out.putArray("commands");
+    found.stream().limit(limit).forEach(s -> list.add(Json.MAPPER.createObjectNode().put("commandId", s.commandId())
+        .put("agentId", s.agentId()).put("role", s.role()).put("events", s.events())
+        .put("lastSeen", s.lastSeen() == null ? null : s.lastSeen().toString()).put("alerts", s.alerts().size())));
+    send(ex, 200, out);
+  }
+
+  private void alerts(HttpExchange ex, Map<String, String> q) throws IOException {
+    String status = q.get("status");
+    if (status != null && !status.equals("firing") && !status.equals("resolved")) {
+      throw new BadRequest("status is firing or resolved");
+    }
+    ArrayNode list = Json.MAPPER.createArrayNode();
+    try (KeyValueIterator<String, CommandSummary> it = commandsStore().all()) {
+      it.forEachRemaining(kv -> kv.value.alerts().forEach((fp, a) -> {
+        if (status == null || a.status().name().equalsIgnoreCase(status)) {
+          ObjectNode o = Json.MAPPER.valueToTree(a);
+          o.put("fingerprint", fp).put("commandId", kv.key);
+          list.add(o);
+        }
+      }));
+    }
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    out.set("alerts", list);
+    send(ex, 200, out);
+  }
+
+  private ReadOnlyKeyValueStore<String, CommandSummary> commandsStore() {
+    return streams.store(StoreQueryParameters.fromNameAndType(TimelineProcessor.COMMANDS,
+        QueryableStoreTypes.<String, CommandSummary>keyValueStore()));
+  }
+
+  private ReadOnlyKeyValueStore<String, ViolationEvent> eventsStore() {
+    return streams.store(StoreQueryParameters.fromNameAndType(TimelineProcessor.EVENTS,
+        QueryableStoreTypes.<String, ViolationEvent>keyValueStore()));
+  }
+
+  private static int intParam(Map<String, String> q, String name, int dflt) {
+    String v = q.get(name);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      int n = Integer.parseInt(v);
+      if (n < 1 || n > MAX_LIMIT) {
+        throw new BadRequest(name + " is between 1 and " + MAX_LIMIT);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new BadRequest(name + " is a number");
+    }
+  }
+
+  private static Instant instant(String v) {
+    try {
+      return Instant.parse(v);
+    } catch (RuntimeException e) {
+      throw new BadRequest("since is an ISO-8601 instant, e.g. 2026-11-30T01:00:00Z");
+    }
+  }
+
+  private static Map<String, String> query(URI uri) {
+    Map<String, String> out = new HashMap<>();
+    String raw = uri.getRawQuery();
+    if (raw == null) {
+      return out;
+    }
+    for (String pair : raw.split("&")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0) {
+        out.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
+
+  private static ObjectNode error(String message) {
+    return Json.MAPPER.createObjectNode().put("error", message);
+  }
+
+  private static void send(HttpExchange ex, int status, ObjectNode body) throws IOException {
+    sendBytes(ex, status, body.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void sendBytes(HttpExchange ex, int status, byte[] body) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+    ex.getResponseHeaders().set("Cache-Control", "no-store");
+    ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    try (OutputStream os = ex.getResponseBody()) {
+      os.write(body);
+    }
+  }
+
+  /** A request this API cannot answer as asked: 400 with the reason. */
+  static final class BadRequest extends RuntimeException {
+    BadRequest(String message) {
+      super(message);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

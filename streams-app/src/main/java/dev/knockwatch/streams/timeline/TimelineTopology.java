@@ -1,0 +1,65 @@
+package dev.knockwatch.streams.timeline;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.rules.Policy;
+import java.time.Duration;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The timeline app, apart from detection so that its disk-backed stores never slow the pages:
+ * every event of {@code knockwatch.violations} and every alert of {@code knockwatch.alerts}
+ * (re-keyed by commandId through a repartition topic) into one {@link TimelineProcessor} per
+ * partition, whose RocksDB stores (each with its changelog) answer queries by command id.
+ * <pre>
+ * timeline-violations ─┐
+ * timeline-alerts → alerts-by-command (repartition) ─┴→ merge → timeline (timeline-commands, timeline-events)
+ * </pre>
+ */
+public final class TimelineTopology {
+
+  public static final String DEFAULT_APPLICATION_ID = "knockwatch-timeline";
+  public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+
+  static final Serde<ViolationEvent> EVENT_SERDE = Json.serde(ViolationEvent.class);
+  static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
+  static final Serde<TimelineInput> INPUT_SERDE = Json.serde(TimelineInput.class);
+
+  private TimelineTopology() {}
+
+  public static Topology build(Policy policy, Duration retention) {
+    StreamsBuilder b = new StreamsBuilder();
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TimelineProcessor.COMMANDS),
+        Serdes.String(), Json.serde(CommandSummary.class)));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TimelineProcessor.EVENTS),
+        Serdes.String(), EVENT_SERDE));
+    KStream<String, TimelineInput> events = b.stream(Topics.VIOLATIONS.name(),
+            Consumed.with(Serdes.String(), EVENT_SERDE).withTimestampExtractor(DetectionTopology.observedAt())
+                .withName("timeline-violations"))
+        .filter((k, e) -> k != null && e != null, Named.as("timeline-events-only"))
+        .mapValues(e -> new TimelineInput(e, null), Named.as("timeline-event-input"));
+    KStream<String, TimelineInput> alerts = b.stream(Topics.ALERTS.name(),
+            Consumed.with(Serdes.String(), ALERT_SERDE).withName("timeline-alerts"))
+        .filter((k, a) -> a != null && a.commandId() != null, Named.as("timeline-alerts-only"))
+        .selectKey((k, a) -> a.commandId(), Named.as("timeline-alert-by-command"))
+        .repartition(Repartitioned.with(Serdes.String(), ALERT_SERDE).withName("alerts-by-command"))
+        .mapValues(a -> new TimelineInput(null, a), Named.as("timeline-alert-input"));
+    events.merge(alerts, Named.as("timeline-merge"))
+        .process(() -> new TimelineProcessor(policy, retention), Named.as("timeline"), TimelineProcessor.COMMANDS,
+            TimelineProcessor.EVENTS);
+    Topology t = b.build();
+    DetectionTopology.addPolicyStore(t);
+    return t;
+  }
+}

@@ -1,0 +1,193 @@
+package dev.knockwatch.streams.timeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.StreamsApp;
+import dev.knockwatch.streams.api.QueryApi;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two timeline instances of one application, each with its query API: commands spread over both,
+ * and either instance answers every command (forwarding to the owner). Then the API's contract:
+ * 401 without the token, 400 for a malformed id, 404 for an unknown one, the JSON shape.
+ */
+@Tag("integration")
+@ExtendWith(EmbeddedKafkaExtension.class)
+class TimelineApiTest {
+
+  static final String TOKEN = "t0k3n-for-the-timeline-test";
+  static final Instant T0 = Instant.parse("2026-11-30T02:10:00Z");
+  static final int COMMANDS = 24;
+  static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  @TempDir static Path state;
+  static final List<StreamsApp> apps = new ArrayList<>();
+  static final List<QueryApi> apis = new ArrayList<>();
+
+  static String id(int i) {
+    return String.format("TimelineApiCommand%04d", i);
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @BeforeAll
+  static void start(EmbeddedKafkaBroker broker) throws Exception {
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+      for (int i = 0; i < COMMANDS; i++) {
+        for (int k = 0; k <= i % 3; k++) {
+          ViolationEvent e = ViolationEvent.builder().eventId("e" + i + "-" + k).commandId(id(i)).agentId("ci-runner-" + (i % 2))
+              .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+              .host(i == 5 ? "<img src=x onerror=alert(1)>" : "evil.example").port(443).observedAt(T0.plusSeconds(i * 10L + k))
+              .build();
+          p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null, e.observedAt().toEpochMilli(), id(i), Json.write(e)));
+        }
+      }
+      Alert a = new Alert("apifp1", "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING, id(3), "ci-runner-1", "default",
+          "evil.example", 443, 1, null, null, T0, T0, "tried evil.example:443", List.of(), null, null, null, null);
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a)));
+      p.flush();
+    }
+    for (int n = 0; n < 2; n++) {
+      int port = freePort();
+      StreamsApp app = new StreamsApp("timeline-api-test", broker.bootstrapServers(), state.resolve("i" + n),
+          TimelineTopology.build(Policy.ofRules(List.of(Rule.defaultCountRule())), Duration.ofDays(3650)),
+          Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port,
+              StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE));
+      apps.add(app);
+      apis.add(new QueryApi(app.streams(), TOKEN, "127.0.0.1", port, new HostInfo("127.0.0.1", port)));
+    }
+    for (StreamsApp app : apps) {
+      app.start(Duration.ofSeconds(120));
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    apis.forEach(QueryApi::close);
+    apps.forEach(StreamsApp::close);
+  }
+
+  static HttpResponse<String> get(QueryApi api, String path, String token) throws Exception {
+    HttpRequest.Builder r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + path))
+        .timeout(Duration.ofSeconds(10));
+    if (token != null) {
+      r.header("Authorization", "Bearer " + token);
+    }
+    return HTTP.send(r.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Waits until {@code path} answers 200 on {@code api} (the timeline catching up, a rebalance settling). */
+  static JsonNode await(QueryApi api, String path) throws Exception {
+    Instant deadline = Instant.now().plusSeconds(90);
+    HttpResponse<String> r = get(api, path, TOKEN);
+    while (r.statusCode() != 200 && Instant.now().isBefore(deadline)) {
+      Thread.sleep(200);
+      r = get(api, path, TOKEN);
+    }
+    assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
+    return Json.MAPPER.readTree(r.body());
+  }
+
+  @Test
+  void eitherInstanceAnswersEveryCommand() throws Exception {
+    for (int i = 0; i < COMMANDS; i++) {
+      JsonNode a = await(apis.get(0), "/api/commands/" + id(i));
+      JsonNode b = await(apis.get(1), "/api/commands/" + id(i));
+      assertThat(a).isEqualTo(b);
+      assertThat(a.get("commandId").asText()).isEqualTo(id(i));
+      assertThat(a.get("events").asLong()).isEqualTo(i % 3 + 1);
+      assertThat(a.get("timeline")).hasSize(i % 3 + 1);
+      assertThat(a.get("omitted").asLong()).isZero();
+    }
+    // each instance owns some of the commands: the answers above crossed between them
+    long local0 = apis.get(0) == null ? 0 : countLocal(0);
+    assertThat(local0).isBetween(1L, (long) COMMANDS - 1);
+  }
+
+  private static long countLocal(int instance) throws Exception {
+    return await(apis.get(instance), "/api/commands?limit=1000").get("commands").size();
+  }
+
+  @Test
+  void theAlertOfACommandIsInItsTimelineAndInTheFiringList() throws Exception {
+    JsonNode c = await(apis.get(0), "/api/commands/" + id(3));
+    Instant deadline = Instant.now().plusSeconds(60);
+    while (!c.path("alerts").has("apifp1") && Instant.now().isBefore(deadline)) {
+      Thread.sleep(200);
+      c = await(apis.get(0), "/api/commands/" + id(3));
+    }
+    assertThat(c.get("alerts").get("apifp1").get("status").asText()).isEqualTo("firing");
+    List<String> firing = new ArrayList<>();
+    for (QueryApi api : apis) {
+      await(api, "/api/alerts?status=firing").get("alerts").forEach(x -> firing.add(x.get("fingerprint").asText()));
+    }
+    assertThat(firing).containsExactly("apifp1");
+  }
+
+  @Test
+  void hostileTextComesBackAsDataInJson() throws Exception {
+    JsonNode c = await(apis.get(1), "/api/commands/" + id(5));
+    assertThat(c.get("timeline").get(0).get("host").asText()).isEqualTo("<img src=x onerror=alert(1)>");
+  }
+
+  @Test
+  void theContract() throws Exception {
+    QueryApi api = apis.get(0);
+    HttpResponse<String> none = get(api, "/api/commands/" + id(1), null);
+    assertThat(none.statusCode()).isEqualTo(401);
+    assertThat(none.headers().firstValue("WWW-Authenticate")).contains("Bearer realm=\"knockwatch\"");
+    assertThat(get(api, "/api/commands/" + id(1), "wrong").statusCode()).isEqualTo(401);
+    HttpResponse<String> malformed = get(api, "/api/commands/short", TOKEN);
+    assertThat(malformed.statusCode()).isEqualTo(400);
+    assertThat(Json.MAPPER.readTree(malformed.body()).get("error").asText()).startsWith("not a command id: ");
+    await(api, "/api/commands/" + id(0));
+    HttpResponse<String> unknown = get(api, "/api/commands/UnknownUnknownUnknown0", TOKEN);
+    assertThat(unknown.statusCode()).isEqualTo(404);
+    assertThat(Json.MAPPER.readTree(unknown.body()).get("error").asText()).isEqualTo("unknown command UnknownUnknownUnknown0");
+    assertThat(get(api, "/api/commands?limit=0", TOKEN).statusCode()).isEqualTo(400);
+    assertThat(get(api, "/api/alerts?status=maybe", TOKEN).statusCode()).isEqualTo(400);
+    assertThat(get(api, "/api/nothing", TOKEN).statusCode()).isEqualTo(404);
+    JsonNode list = await(api, "/api/commands?agent=ci-runner-1&limit=3");
+    assertThat(list.get("commands").size()).isBetween(1, 3);
+    list.get("commands").forEach(x -> assertThat(x.get("agentId").asText()).isEqualTo("ci-runner-1"));
+  }
+}

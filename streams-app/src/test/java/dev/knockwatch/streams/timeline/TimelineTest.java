@@ -1,0 +1,144 @@
+package dev.knockwatch.streams.timeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyLoader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The timeline app on a TopologyTestDriver: events in order and bounded, alerts beside them, retention. */
+class TimelineTest {
+
+  static final Instant T0 = Instant.parse("2026-11-30T02:00:00Z");
+  static final String CMD = "TimelineTimelineTimeL1";
+
+  @TempDir Path state;
+  @TempDir Path rules;
+  TopologyTestDriver driver;
+  TestInputTopic<String, ViolationEvent> violations;
+  TestInputTopic<String, Alert> alerts;
+
+  @BeforeEach
+  void start() throws IOException {
+    Files.writeString(rules.resolve("rules.yaml"), "rules:\n  - id: off-role-host\n    detector: off-role\n");
+    Files.writeString(rules.resolve("roles.yaml"), "roles:\n  ci:\n    hosts: [\"registry.npmjs.org\"]\n"
+        + "agents:\n  - match: \"ci-*\"\n    role: ci\n");
+    Policy policy = PolicyLoader.load(rules);
+    Properties p = DetectionTopology.streamsConfig("timeline-test", "unused:9092", state, Map.of());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+    driver = new TopologyTestDriver(TimelineTopology.build(policy, Duration.ofDays(1)), p, T0);
+    violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
+        Json.serde(ViolationEvent.class).serializer());
+    alerts = driver.createInputTopic(Topics.ALERTS.name(), new StringSerializer(), Json.serde(Alert.class).serializer());
+  }
+
+  @AfterEach
+  void stop() {
+    driver.close();
+  }
+
+  private void refuse(String cmd, int i, String host, Instant at) {
+    violations.pipeInput(cmd, ViolationEvent.builder().eventId("e" + i).commandId(cmd).agentId("ci-runner-1")
+        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host(host).port(443)
+        .reason("host is not on the allow list").observedAt(at).build(), at);
+  }
+
+  private KeyValueStore<String, CommandSummary> commands() {
+    return driver.getKeyValueStore(TimelineProcessor.COMMANDS);
+  }
+
+  private List<String> eventIds(String cmd) {
+    KeyValueStore<String, ViolationEvent> events = driver.getKeyValueStore(TimelineProcessor.EVENTS);
+    List<String> ids = new ArrayList<>();
+    String[] range = TimelineProcessor.eventRange(cmd);
+    try (KeyValueIterator<String, ViolationEvent> it = events.range(range[0], range[1])) {
+      while (it.hasNext()) {
+        KeyValue<String, ViolationEvent> kv = it.next();
+        ids.add(kv.value.eventId());
+      }
+    }
+    return ids;
+  }
+
+  @Test
+  void aCommandsEventsAreKeptInOrderWithItsCountsAndRole() {
+    refuse(CMD, 0, "evil.example", T0);
+    refuse(CMD, 1, "evil.example", T0.plusSeconds(1));
+    refuse(CMD, 2, "registry.npmjs.org", T0.plusSeconds(2));
+    refuse("OtherOtherOtherOther01", 3, "x.example", T0.plusSeconds(3));
+    assertThat(eventIds(CMD)).containsExactly("e0", "e1", "e2");
+    CommandSummary s = commands().get(CMD);
+    assertThat(s.agentId()).isEqualTo("ci-runner-1");
+    assertThat(s.role()).isEqualTo("ci");
+    assertThat(s.events()).isEqualTo(3);
+    assertThat(s.firstSeen()).isEqualTo(T0);
+    assertThat(s.lastSeen()).isEqualTo(T0.plusSeconds(2));
+    assertThat(s.targets()).containsExactly(Map.entry("evil.example:443", 2L), Map.entry("registry.npmjs.org:443", 1L));
+    assertThat(s.reasons()).containsExactly(Map.entry("host is not on the allow list", 3L));
+    assertThat(s.sources()).containsExactly(Map.entry("srt-violation", 3L));
+  }
+
+  @Test
+  void onlyTheFirstAndTheLastThousandEventsAreKeptAndAllAreCounted() {
+    for (int i = 0; i < 2_500; i++) {
+      refuse(CMD, i, "evil.example", T0.plusMillis(i));
+    }
+    List<String> ids = eventIds(CMD);
+    assertThat(ids).hasSize(2_000);
+    assertThat(ids.subList(0, 3)).containsExactly("e0", "e1", "e2");
+    assertThat(ids.get(999)).isEqualTo("e999");
+    assertThat(ids.get(1000)).isEqualTo("e1500");
+    assertThat(ids.get(1999)).isEqualTo("e2499");
+    assertThat(commands().get(CMD).events()).isEqualTo(2_500);
+  }
+
+  @Test
+  void theCommandsAlertsSitBesideItsEventsWithTheirLastStatus() {
+    refuse(CMD, 0, "evil.example", T0);
+    Alert firing = new Alert("fp1", "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING, CMD, "ci-runner-1", "ci",
+        "evil.example", 443, 1, null, null, T0, T0, "agent tried evil.example:443", List.of("e0"), null, null, null, null);
+    alerts.pipeInput("fp1", firing, T0);
+    alerts.pipeInput("fp1", firing.resolved(), T0.plusSeconds(600));
+    CommandSummary s = commands().get(CMD);
+    assertThat(s.alerts()).containsOnlyKeys("fp1");
+    assertThat(s.alerts().get("fp1").status()).isEqualTo(Alert.Status.RESOLVED);
+    assertThat(s.alerts().get("fp1").rule()).isEqualTo("off-role-host");
+    assertThat(s.events()).isEqualTo(1);
+  }
+
+  @Test
+  void commandsIdleLongerThanTheRetentionGoWithTheirEvents() {
+    refuse(CMD, 0, "evil.example", T0.minus(Duration.ofDays(2)));
+    refuse("RecentRecentRecentRe01", 1, "evil.example", T0);
+    driver.advanceWallClockTime(TimelineProcessor.SWEEP_EVERY.plusSeconds(1));
+    assertThat(commands().get(CMD)).isNull();
+    assertThat(eventIds(CMD)).isEmpty();
+    assertThat(commands().get("RecentRecentRecentRe01")).isNotNull();
+  }
+}
