@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
@@ -43,8 +44,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The query API over the timeline app's stores (JDK HTTP server): {@code GET /api/commands/{id}}
  * (a command's summary, alerts and kept events), {@code GET /api/commands?agent=&role=&since=&limit=}
- * (recent commands of this instance, newest first) and {@code GET /api/alerts?status=} (this
- * instance's commands' alerts). Every request needs {@code Authorization: Bearer <token>},
+ * (recent commands, newest first) and {@code GET /api/alerts?status=} (the commands' alerts); the
+ * lists gather every instance's part. The console's static files are served at {@code /}. Every request needs {@code Authorization: Bearer <token>},
  * compared in constant time; the token is never logged. A command another instance owns is
  * fetched from it ({@code application.server}); during a rebalance the answer is 503 with
  * {@code Retry-After}, never a wrong empty one.
@@ -71,6 +72,7 @@ public final class QueryApi implements AutoCloseable {
     this.self = self;
     this.server = HttpServer.create(new InetSocketAddress(bind, port), 0);
     server.createContext("/api/", this::handle);
+    server.createContext("/", this::console);
     server.setExecutor(Executors.newFixedThreadPool(4, r -> {
       Thread t = new Thread(r, "knockwatch-api");
       t.setDaemon(true);
@@ -113,6 +115,42 @@ public final class QueryApi implements AutoCloseable {
     } catch (RuntimeException e) {
       log.warn("query failed: {}", e.toString());
       send(ex, 500, error("query failed"));
+    } finally {
+      ex.close();
+    }
+  }
+
+  /** The console's static files (no data in them: the page asks the API, with the token). */
+  private void console(HttpExchange ex) throws IOException {
+    try {
+      String path = ex.getRequestURI().getPath();
+      String file = switch (path) {
+        case "/", "/index.html" -> "index.html";
+        case "/console.js" -> "console.js";
+        case "/console.css" -> "console.css";
+        default -> null;
+      };
+      byte[] body = null;
+      if (file != null) {
+        try (var in = QueryApi.class.getResourceAsStream("/console/" + file)) {
+          body = in == null ? null : in.readAllBytes();
+        }
+      }
+      if (body == null || !"GET".equals(ex.getRequestMethod())) {
+        send(ex, 404, error("no such page"));
+        return;
+      }
+      String type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "text/html";
+      ex.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
+      // scripts and styles from this server only: no inline script can run, whatever a page shows
+      ex.getResponseHeaders().set("Content-Security-Policy",
+          "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'");
+      ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+      ex.getResponseHeaders().set("Referrer-Policy", "no-referrer");
+      ex.sendResponseHeaders(200, body.length);
+      try (OutputStream os = ex.getResponseBody()) {
+        os.write(body);
+      }
     } finally {
       ex.close();
     }
@@ -190,12 +228,15 @@ public final class QueryApi implements AutoCloseable {
         }
       });
     }
-    found.sort(Comparator.comparing(CommandSummary::lastSeen, Comparator.nullsLast(Comparator.reverseOrder())));
-    ObjectNode out = Json.MAPPER.createObjectNode();
-    ArrayNode list = out.putArray("commands");
-    found.stream().limit(limit).forEach(s -> list.add(Json.MAPPER.createObjectNode().put("commandId", s.commandId())
+    List<JsonNode> rows = new ArrayList<>();
+    found.forEach(s -> rows.add(Json.MAPPER.createObjectNode().put("commandId", s.commandId())
         .put("agentId", s.agentId()).put("role", s.role()).put("events", s.events())
         .put("lastSeen", s.lastSeen() == null ? null : s.lastSeen().toString()).put("alerts", s.alerts().size())));
+    fromOthers(ex, "commands").forEach(rows::add);
+    rows.sort(Comparator.comparing((JsonNode r) -> r.path("lastSeen").asText("")).reversed());
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    ArrayNode list = out.putArray("commands");
+    rows.stream().limit(limit).forEach(list::add);
     send(ex, 200, out);
   }
 
@@ -214,9 +255,47 @@ public final class QueryApi implements AutoCloseable {
         }
       }));
     }
+    fromOthers(ex, "alerts").forEach(list::add);
     ObjectNode out = Json.MAPPER.createObjectNode();
     out.set("alerts", list);
     send(ex, 200, out);
+  }
+
+  /**
+   * The same list from every other instance (each answers for its own partitions), for a request
+   * that was not itself forwarded. An instance that does not answer makes the list 503: a list
+   * with a hole would look complete.
+   */
+  private List<JsonNode> fromOthers(HttpExchange ex, String field) {
+    List<JsonNode> out = new ArrayList<>();
+    if (self == null || ex.getRequestHeaders().getFirst(FORWARDED) != null) {
+      return out;
+    }
+    for (var meta : streams.metadataForAllStreamsClients()) {
+      HostInfo host = meta.hostInfo();
+      if (host.equals(self) || host.port() <= 0) {
+        continue;
+      }
+      HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port()
+              + ex.getRequestURI().getRawPath() + (ex.getRequestURI().getRawQuery() == null ? ""
+              : "?" + ex.getRequestURI().getRawQuery())))
+          .timeout(Duration.ofSeconds(5))
+          .header("Authorization", ex.getRequestHeaders().getFirst("Authorization"))
+          .header(FORWARDED, "1").GET().build();
+      try {
+        HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) {
+          throw new InvalidStateStoreException("instance " + host + " answered " + r.statusCode());
+        }
+        Json.MAPPER.readTree(r.body()).path(field).forEach(out::add);
+      } catch (IOException e) {
+        throw new InvalidStateStoreException("instance " + host + " does not answer");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InvalidStateStoreException("interrupted");
+      }
+    }
+    return out;
   }
 
   private ReadOnlyKeyValueStore<String, CommandSummary> commandsStore() {
