@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,7 @@ import picocli.CommandLine.Spec;
 /** Benchmarks that run the real parts: {@code bench ingest}, {@code bench streams}. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure knockwatch on this machine.",
-    subcommands = {BenchCommand.Ingest.class, BenchCommand.Streams.class})
+    subcommands = {BenchCommand.Ingest.class, BenchCommand.Streams.class, BenchCommand.Query.class})
 final class BenchCommand implements Callable<Integer> {
 
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BenchCommand.class);
@@ -565,6 +566,100 @@ final class BenchCommand implements Callable<Integer> {
       }
       int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
       return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+  }
+
+  @Command(name = "query", mixinStandardHelpOptions = true,
+      description = {"Latency of GET /api/commands/{id} with N commands in the timeline store: loads N commands (one",
+          "event each) through the timeline app, then times random queries one after another."})
+  static final class Query implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--commands", defaultValue = "1000000", description = "Commands to load (default: ${DEFAULT-VALUE}).")
+    int commands;
+
+    @Option(names = "--queries", defaultValue = "2000", description = "Queries to time (default: ${DEFAULT-VALUE}).")
+    int queries;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    static String id(int i) {
+      return String.format("BenchQueryCommand%05d", i);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      if (commands < 1 || queries < 1) {
+        throw new UsageException("--commands and --queries must be at least 1");
+      }
+      Path tmp = Files.createTempDirectory("knockwatch-bench-query-");
+      try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
+        broker.createTopics();
+        long t0 = System.nanoTime();
+        Instant base = Instant.parse("2026-11-30T00:00:00Z");
+        try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
+          for (int i = 0; i < commands; i++) {
+            sink.publish(dev.knockwatch.events.ViolationEvent.builder().eventId("q" + i).commandId(id(i))
+                .agentId("ci-runner-" + (i % 100)).source(dev.knockwatch.events.Source.SRT_VIOLATION)
+                .kind(dev.knockwatch.events.Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
+                .reason("host is not on the allow list").observedAt(base.plusMillis(i)).ingestedAt(base).build());
+          }
+          sink.flush();
+        }
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+          port = s.getLocalPort();
+        }
+        String token = "bench-query-token-0123456789";
+        try (dev.knockwatch.streams.StreamsApp app = new dev.knockwatch.streams.StreamsApp("bench-timeline",
+                broker.bootstrapServers(), tmp.resolve("timeline"),
+                dev.knockwatch.streams.timeline.TimelineTopology.build(
+                    dev.knockwatch.streams.rules.Policy.ofRules(List.of()), Duration.ofDays(3650)),
+                Map.of(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port));
+             dev.knockwatch.streams.api.QueryApi api = new dev.knockwatch.streams.api.QueryApi(app.streams(), token,
+                 "127.0.0.1", port, new org.apache.kafka.streams.state.HostInfo("127.0.0.1", port))) {
+          app.start(Duration.ofSeconds(120));
+          app.awaitCaughtUp(Duration.ofMinutes(30));
+          double loadSeconds = (System.nanoTime() - t0) / 1e9;
+          java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+          java.util.Random random = new java.util.Random(1);
+          List<Long> micros = new ArrayList<>();
+          for (int q = -200; q < queries; q++) { // the first 200 warm up the JIT and are not counted
+            java.net.http.HttpRequest req = java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port + "/api/commands/" + id(random.nextInt(commands))))
+                .header("Authorization", "Bearer " + token).GET().build();
+            long s0 = System.nanoTime();
+            java.net.http.HttpResponse<String> r = http.send(req, java.net.http.HttpResponse.BodyHandlers.ofString());
+            long us = (System.nanoTime() - s0) / 1000;
+            if (r.statusCode() != 200) {
+              throw new IllegalStateException("query answered " + r.statusCode() + ": " + r.body());
+            }
+            if (q >= 0) {
+              micros.add(us);
+            }
+          }
+          java.util.Collections.sort(micros);
+          Map<String, Object> result = new LinkedHashMap<>();
+          result.put("commands", commands);
+          result.put("queries", queries);
+          result.put("loadSeconds", Math.round(loadSeconds * 10) / 10.0);
+          result.put("p50Ms", micros.get(micros.size() / 2) / 1000.0);
+          result.put("p99Ms", micros.get((int) Math.min(micros.size() - 1, Math.ceil(micros.size() * 0.99) - 1)) / 1000.0);
+          result.put("maxMs", micros.get(micros.size() - 1) / 1000.0);
+          PrintWriter out = spec.commandLine().getOut();
+          if (json) {
+            out.println(Json.write(result));
+          } else {
+            result.forEach((k, v) -> out.println(k + ": " + v));
+          }
+          out.flush();
+        }
+      } finally {
+        EmbeddedKafkaBroker.wipe(tmp);
+      }
+      return Knockwatch.OK;
     }
   }
 }

@@ -56,6 +56,12 @@ public final class QueryApi implements AutoCloseable {
   static final String FORWARDED = "X-Knockwatch-Forwarded";
   private static final int MAX_LIMIT = 1000;
 
+  static {
+    // The JDK server sends headers and body as two small writes; without TCP_NODELAY, Nagle holds
+    // the second until the client's delayed ACK (40 ms), which was the whole median latency.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
+
   private final KafkaStreams streams;
   private final byte[] token;
   private final HostInfo self;
