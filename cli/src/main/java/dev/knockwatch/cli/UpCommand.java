@@ -6,6 +6,7 @@ import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.silence.SilencesApi;
 import dev.knockwatch.probes.limit.RetryStormProbe;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.StreamsApp;
@@ -152,6 +153,9 @@ final class UpCommand implements Callable<Integer> {
         TimelineTopology.build(policy, TimelineTopology.DEFAULT_RETENTION),
         Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port));
     QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port));
+    SilencesApi silencesApi = new SilencesApi(bootstrap, Map.of());
+    api.mount("/api/silences", silencesApi);
+    running.add(0, silencesApi);
     running.add(0, timeline);
     running.add(0, api);
     timeline.start(Duration.ofSeconds(120));

@@ -45,8 +45,13 @@ public final class Silences implements AutoCloseable {
         .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
     consumer.assign(parts);
     consumer.seekToBeginning(parts);
-    Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-    while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+    catchUp();
+  }
+
+  /** Reads to the topic's current end: what was written before this call is then known. */
+  public void catchUp() {
+    Map<TopicPartition, Long> end = consumer.endOffsets(consumer.assignment());
+    while (end.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
       apply(consumer.poll(Duration.ofMillis(200)));
     }
   }

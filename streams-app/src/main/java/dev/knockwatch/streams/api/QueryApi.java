@@ -91,6 +91,25 @@ public final class QueryApi implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
+  /**
+   * Mounts another handler under {@code path} (the silences, from the notifier), behind the same
+   * bearer token check.
+   */
+  public void mount(String path, com.sun.net.httpserver.HttpHandler handler) {
+    server.createContext(path, ex -> {
+      if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
+        ex.getResponseHeaders().add("WWW-Authenticate", "Bearer realm=\"knockwatch\"");
+        try {
+          send(ex, 401, error("a bearer token is required (Authorization: Bearer <token>)"));
+        } finally {
+          ex.close();
+        }
+        return;
+      }
+      handler.handle(ex);
+    });
+  }
+
   private void handle(HttpExchange ex) throws IOException {
     try {
       if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {

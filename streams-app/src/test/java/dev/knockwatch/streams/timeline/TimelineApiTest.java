@@ -192,6 +192,12 @@ class TimelineApiTest {
     assertThat(get(api, "/api/commands?limit=0", TOKEN).statusCode()).isEqualTo(400);
     assertThat(get(api, "/api/alerts?status=maybe", TOKEN).statusCode()).isEqualTo(400);
     assertThat(get(api, "/api/nothing", TOKEN).statusCode()).isEqualTo(404);
+    api.mount("/api/mounted", ex -> {
+      ex.sendResponseHeaders(204, -1);
+      ex.close();
+    });
+    assertThat(get(api, "/api/mounted", null).statusCode()).as("a mounted handler is behind the token too").isEqualTo(401);
+    assertThat(get(api, "/api/mounted", TOKEN).statusCode()).isEqualTo(204);
     JsonNode list = await(api, "/api/commands?agent=ci-runner-1&limit=3");
     assertThat(list.get("commands").size()).isBetween(1, 3);
     list.get("commands").forEach(x -> assertThat(x.get("agentId").asText()).isEqualTo("ci-runner-1"));
