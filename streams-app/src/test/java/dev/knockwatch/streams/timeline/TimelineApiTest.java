@@ -34,6 +34,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @ExtendWith(EmbeddedKafkaExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TimelineApiTest {
 
   static final String TOKEN = "t0k3n-for-the-timeline-test";
@@ -220,5 +224,38 @@ class TimelineApiTest {
     assertThat(node.exitValue()).as(output).isZero();
     assertThat(output).contains("console ok");
     assertThat(shot).exists();
+  }
+
+  /**
+   * Last: one instance goes away. The other takes its partitions over, restoring their stores
+   * from the changelogs; meanwhile every answer is either right or 503 with Retry-After — never a
+   * wrong 404 — and then every command is answered by the survivor alone.
+   */
+  @Test
+  @Order(Integer.MAX_VALUE)
+  void whenAnInstanceLeavesTheOtherAnswersForItsCommandsAndSaysWhenToRetryMeanwhile() throws Exception {
+    for (int i = 0; i < COMMANDS; i++) {
+      await(apis.get(0), "/api/commands/" + id(i));
+    }
+    apis.get(1).close();
+    apps.get(1).close();
+    int unavailable = 0;
+    Instant deadline = Instant.now().plusSeconds(120);
+    for (int i = 0; i < COMMANDS; i++) {
+      while (true) {
+        HttpResponse<String> r = get(apis.get(0), "/api/commands/" + id(i), TOKEN);
+        if (r.statusCode() == 200) {
+          assertThat(Json.MAPPER.readTree(r.body()).get("events").asLong()).isEqualTo(i % 3 + 1);
+          break;
+        }
+        assertThat(r.statusCode()).as(id(i) + ": " + r.body()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).isPresent();
+        unavailable++;
+        assertThat(Instant.now()).as("the survivor took over within 120 s").isBefore(deadline);
+        Thread.sleep(100);
+      }
+    }
+    assertThat(await(apis.get(0), "/api/commands?limit=1000").get("commands")).hasSize(COMMANDS);
+    System.out.println("answers that said 503 while the survivor took over: " + unavailable);
   }
 }
