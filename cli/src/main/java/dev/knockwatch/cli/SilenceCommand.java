@@ -83,6 +83,11 @@ final class SilenceCommand implements Callable<Integer> {
     }
 
     static Duration parse(String text) {
+      return parse(text, "--for");
+    }
+
+    /** {@code 30m}, {@code 2h}, {@code 1d} or ISO-8601 ({@code PT2H}); a usage error naming {@code option} else. */
+    static Duration parse(String text, String option) {
       java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)([smhd])").matcher(text);
       try {
         Duration d;
@@ -98,11 +103,11 @@ final class SilenceCommand implements Callable<Integer> {
           d = Duration.parse(text);
         }
         if (d.isNegative() || d.isZero()) {
-          throw new UsageException("--for " + text + " must be longer than zero");
+          throw new UsageException(option + " " + text + " must be longer than zero");
         }
         return d;
       } catch (DateTimeParseException | ArithmeticException e) {
-        throw new UsageException("--for " + text + " is not a duration (e.g. 30m, 2h, 1d, PT2H)");
+        throw new UsageException(option + " " + text + " is not a duration (e.g. 30m, 2h, 1d, PT2H)");
       }
     }
   }

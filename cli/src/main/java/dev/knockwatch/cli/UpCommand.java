@@ -73,6 +73,10 @@ final class UpCommand implements Callable<Integer> {
       description = "Address the query API listens on (default: ${DEFAULT-VALUE}).")
   String apiBind;
 
+  @Option(names = "--timeline-retention", paramLabel = "DURATION", defaultValue = "30d",
+      description = "How long the timeline keeps an idle command: 12h, 30d or ISO-8601 (default: ${DEFAULT-VALUE}).")
+  String timelineRetention;
+
   @Option(names = "--api-token-file", paramLabel = "FILE",
       description = "A file holding the API's bearer token; else KNOCKWATCH_API_TOKEN; else one is generated and printed.")
   Path apiTokenFile;
@@ -96,6 +100,8 @@ final class UpCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Policy policy = Rules.load(rules);
     ReceiversConfig receivers = Rules.receivers(rules);
+    ApiToken token = ApiToken.resolve(apiTokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
+    Duration retention = SilenceCommand.Add.parse(timelineRetention, "--timeline-retention");
     checkPort("--metrics-port", metricsPort);
     checkPort("--api-port", apiPort);
     checkPort("--kafka-port", kafkaPort);
@@ -147,10 +153,9 @@ final class UpCommand implements Callable<Integer> {
       watcherThread.interrupt();
     });
 
-    ApiToken token = ApiToken.resolve(apiTokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
     int port = freeOr(apiPort);
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrap, var.resolve("timeline"),
-        TimelineTopology.build(policy, TimelineTopology.DEFAULT_RETENTION),
+        TimelineTopology.build(policy, retention),
         Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port));
     QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port));
     SilencesApi silencesApi = new SilencesApi(bootstrap, Map.of());
@@ -172,7 +177,7 @@ final class UpCommand implements Callable<Integer> {
     out.println("  metrics  http://127.0.0.1:" + metrics.getPort() + "/metrics"
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
     out.println("  timeline " + TimelineTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("timeline")
-        + ", 30 days)");
+        + ", idle commands kept " + timelineRetention + ")");
     out.println("  api      http://" + apiBind + ":" + port + "/api/commands/{commandId}"
         + (port != apiPort ? " (port " + apiPort + " was taken)" : "") + "; bearer token " + token.describe());
     if (noProbes) {

@@ -153,4 +153,11 @@ class KnockwatchTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("6 rules, 3 roles, policy ").contains("persistent-retry: count 5 in 5m -> warning");
   }
+
+  @Test
+  void upRefusesABadRetentionBeforeStartingAnything() {
+    Run r = run("up", "--rules", "../alert-rules", "--timeline-retention", "nope");
+    assertThat(r.code()).isEqualTo(Knockwatch.USAGE);
+    assertThat(r.err()).contains("--timeline-retention nope is not a duration");
+  }
 }

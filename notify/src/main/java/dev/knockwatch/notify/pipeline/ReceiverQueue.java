@@ -38,7 +38,9 @@ public final class ReceiverQueue implements AutoCloseable {
   private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
   private final Random random = new Random();
   private final Thread thread;
+  private final Object lock = new Object();
   private volatile boolean running = true;
+  private boolean sending;
   private long lastSendNanos;
 
   public ReceiverQueue(Notifier notifier, Duration minInterval, Backoff backoff) {
@@ -75,20 +77,22 @@ public final class ReceiverQueue implements AutoCloseable {
       } catch (InterruptedException e) {
         return; // closing: the task is not done, so its alert's offset is not committed
       }
+      if (result == null) {
+        return; // closing after a failed try: not done either, so it is tried again after a restart
+      }
       task.done().accept(result);
     }
   }
 
+  /** The result, or null when the queue closed between tries. */
   private Notifier.Result deliver(Notification n) throws InterruptedException {
     long start = System.nanoTime();
     long giveUpAt = start + backoff.giveUpAfter().toNanos();
     for (int attempt = 0; ; attempt++) {
       pace();
-      Notifier.Result r;
-      try {
-        r = notifier.notify(n);
-      } catch (RuntimeException e) {
-        r = Notifier.Result.failed(false, e.getClass().getSimpleName());
+      Notifier.Result r = send(n);
+      if (r == null) {
+        return null;
       }
       if (r.delivered()) {
         NotifyMetrics.LATENCY.labels(notifier.name()).observe((System.nanoTime() - start) / 1e9);
@@ -99,8 +103,33 @@ public final class ReceiverQueue implements AutoCloseable {
         log.warn("receiver {} gave up on {} after {} attempt(s): {}", notifier.name(), n.key(), attempt + 1, r.detail());
         return r;
       }
+      if (!running) {
+        return null;
+      }
       NotifyMetrics.NOTIFICATIONS.labels(notifier.name(), "retried").inc();
       Thread.sleep(wait.toMillis());
+    }
+  }
+
+  /**
+   * One try, never interrupted by {@link #close}: a message the receiver took while the notifier
+   * was stopping is recorded as sent, not sent again after the restart. Null when closed before.
+   */
+  private Notifier.Result send(Notification n) {
+    synchronized (lock) {
+      if (!running) {
+        return null;
+      }
+      sending = true;
+    }
+    try {
+      return notifier.notify(n);
+    } catch (RuntimeException e) {
+      return Notifier.Result.failed(false, e.getClass().getSimpleName());
+    } finally {
+      synchronized (lock) {
+        sending = false;
+      }
     }
   }
 
@@ -112,12 +141,21 @@ public final class ReceiverQueue implements AutoCloseable {
     lastSendNanos = System.nanoTime();
   }
 
+  /** Stops after the try in progress, if any (waiting up to 15 s for it); queued tasks stay undone. */
   @Override
   public void close() {
-    running = false;
-    thread.interrupt();
+    synchronized (lock) {
+      running = false;
+      if (!sending) {
+        thread.interrupt();
+      }
+    }
     try {
-      thread.join(5_000);
+      thread.join(15_000);
+      if (thread.isAlive()) {
+        thread.interrupt();
+        thread.join(5_000);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
