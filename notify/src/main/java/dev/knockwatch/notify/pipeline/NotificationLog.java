@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -111,11 +110,6 @@ public final class NotificationLog implements AutoCloseable {
   /** Waits until every record so far is on the topic: before the alerts' offsets are committed. */
   public void flush() {
     producer.flush();
-  }
-
-  /** How many receiver and key pairs have a sent notification: for tests and the banner. */
-  public Map<String, Long> sentByReceiver() {
-    return lastSent.values().stream().collect(Collectors.groupingBy(Entry::receiver, Collectors.counting()));
   }
 
   @Override

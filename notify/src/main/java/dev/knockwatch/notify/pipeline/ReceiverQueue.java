@@ -57,10 +57,6 @@ public final class ReceiverQueue implements AutoCloseable {
     NotifyMetrics.QUEUE.labels(notifier.name()).set(queue.size());
   }
 
-  public int depth() {
-    return queue.size();
-  }
-
   private void run() {
     while (running) {
       Task task;

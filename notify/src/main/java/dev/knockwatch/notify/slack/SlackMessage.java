@@ -13,7 +13,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -174,11 +173,5 @@ public final class SlackMessage {
 
   private static ObjectNode mrkdwn(String text) {
     return JSON.objectNode().put("type", "mrkdwn").put("text", text);
-  }
-
-  /** For tests and the bot path: the blocks alone. */
-  static List<ObjectNode> blocksOf(ObjectNode payload) {
-    return java.util.stream.StreamSupport.stream(payload.get("blocks").spliterator(), false)
-        .map(ObjectNode.class::cast).toList();
   }
 }
