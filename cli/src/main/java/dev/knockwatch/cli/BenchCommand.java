@@ -45,6 +45,26 @@ final class BenchCommand implements Callable<Integer> {
 
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BenchCommand.class);
 
+  /** The {@code p}-th percentile of sorted values (nearest rank), or null when there are none. */
+  static Long percentile(List<Long> sorted, int p) {
+    if (sorted.isEmpty()) {
+      return null;
+    }
+    int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+  }
+
+  /** A benchmark's result: one JSON object, or one {@code name: value} line each. */
+  static void print(CommandSpec spec, Map<String, Object> result, boolean json) {
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(Json.write(result));
+    } else {
+      result.forEach((k, v) -> out.println(k + ": " + v));
+    }
+    out.flush();
+  }
+
   @Spec CommandSpec spec;
 
   @Override
@@ -401,13 +421,7 @@ final class BenchCommand implements Callable<Integer> {
           result.put("latencyP99Ms", percentile(ms, 99));
           result.put("latencyMaxMs", ms.isEmpty() ? null : ms.get(ms.size() - 1));
         }
-        PrintWriter out = spec.commandLine().getOut();
-        if (json) {
-          out.println(Json.write(result));
-        } else {
-          result.forEach((k, v) -> out.println(k + ": " + v));
-        }
-        out.flush();
+        print(spec, result, json);
       } finally {
         EmbeddedKafkaBroker.wipe(tmp);
       }
@@ -560,13 +574,6 @@ final class BenchCommand implements Callable<Integer> {
       }
     }
 
-    private static Long percentile(List<Long> sorted, int p) {
-      if (sorted.isEmpty()) {
-        return null;
-      }
-      int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-      return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
-    }
   }
 
   @Command(name = "query", mixinStandardHelpOptions = true,
@@ -645,16 +652,10 @@ final class BenchCommand implements Callable<Integer> {
           result.put("commands", commands);
           result.put("queries", queries);
           result.put("loadSeconds", Math.round(loadSeconds * 10) / 10.0);
-          result.put("p50Ms", micros.get(micros.size() / 2) / 1000.0);
-          result.put("p99Ms", micros.get((int) Math.min(micros.size() - 1, Math.ceil(micros.size() * 0.99) - 1)) / 1000.0);
+          result.put("p50Ms", percentile(micros, 50) / 1000.0);
+          result.put("p99Ms", percentile(micros, 99) / 1000.0);
           result.put("maxMs", micros.get(micros.size() - 1) / 1000.0);
-          PrintWriter out = spec.commandLine().getOut();
-          if (json) {
-            out.println(Json.write(result));
-          } else {
-            result.forEach((k, v) -> out.println(k + ": " + v));
-          }
-          out.flush();
+          print(spec, result, json);
         }
       } finally {
         EmbeddedKafkaBroker.wipe(tmp);

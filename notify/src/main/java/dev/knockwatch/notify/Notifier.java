@@ -47,6 +47,22 @@ public interface Notifier {
       return new Result(false, retryable, retryable ? retryAfter(retryAfter) : null, "HTTP " + status, null);
     }
 
+    /**
+     * Sends {@code req} and reads the answer as {@link #ofStatus}; an I/O error (refused, timed
+     * out) is worth another try, and its text (which may quote an address) is not kept.
+     */
+    public static Result post(java.net.http.HttpClient http, java.net.http.HttpRequest req) {
+      try {
+        java.net.http.HttpResponse<Void> r = http.send(req, java.net.http.HttpResponse.BodyHandlers.discarding());
+        return ofStatus(r.statusCode(), r.headers().firstValue("Retry-After").orElse(null));
+      } catch (java.io.IOException e) {
+        return failed(true, e.getClass().getSimpleName());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return failed(true, "interrupted");
+      }
+    }
+
     static Duration retryAfter(String header) {
       if (header == null || header.isBlank()) {
         return null;

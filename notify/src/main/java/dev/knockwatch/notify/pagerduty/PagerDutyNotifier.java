@@ -3,10 +3,8 @@ package dev.knockwatch.notify.pagerduty;
 import dev.knockwatch.notify.Notification;
 import dev.knockwatch.notify.Notifier;
 import dev.knockwatch.notify.config.Receiver;
-import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** PagerDuty Events API v2 over the JDK's HTTP client. The routing key is in the body only. */
@@ -31,14 +29,6 @@ public final class PagerDutyNotifier implements Notifier {
     String body = PagerDutyEvent.body(n, config.routingKey().reveal(), publicUrl).toString();
     HttpRequest req = HttpRequest.newBuilder(config.url()).timeout(Duration.ofSeconds(10))
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
-    try {
-      HttpResponse<Void> r = http.send(req, HttpResponse.BodyHandlers.discarding());
-      return Result.ofStatus(r.statusCode(), r.headers().firstValue("Retry-After").orElse(null));
-    } catch (IOException e) {
-      return Result.failed(true, e.getClass().getSimpleName());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Result.failed(true, "interrupted");
-    }
+    return Result.post(http, req);
   }
 }

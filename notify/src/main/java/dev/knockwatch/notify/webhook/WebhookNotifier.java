@@ -5,10 +5,8 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.notify.Notification;
 import dev.knockwatch.notify.Notifier;
 import dev.knockwatch.notify.config.Receiver;
-import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
@@ -64,14 +62,6 @@ public final class WebhookNotifier implements Notifier {
     if (config.secret() != null) {
       req.header(SIGNATURE, signature(body, config.secret().reveal()));
     }
-    try {
-      HttpResponse<Void> r = http.send(req.build(), HttpResponse.BodyHandlers.discarding());
-      return Result.ofStatus(r.statusCode(), r.headers().firstValue("Retry-After").orElse(null));
-    } catch (IOException e) {
-      return Result.failed(true, e.getClass().getSimpleName());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Result.failed(true, "interrupted");
-    }
+    return Result.post(http, req.build());
   }
 }
