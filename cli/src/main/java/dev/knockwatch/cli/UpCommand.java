@@ -7,7 +7,6 @@ import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.silence.SilencesApi;
-import dev.knockwatch.probes.limit.RetryStormProbe;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.api.QueryApi;
@@ -85,7 +84,7 @@ final class UpCommand implements Callable<Integer> {
       description = "Port of the embedded broker on 127.0.0.1; a taken port falls back to a free one (default: ${DEFAULT-VALUE}).")
   int kafkaPort;
 
-  @Option(names = "--no-probes", description = "Do not run the built-in probes at start.")
+  @Option(names = "--no-probes", description = "Do not run the guard probes (at start and every 10 min) and the demo limit probe.")
   boolean noProbes;
 
   @Option(names = "--fresh", description = "Wipe the broker's data, the ingest checkpoints and the streams state first (not the logs).")
@@ -183,9 +182,11 @@ final class UpCommand implements Callable<Integer> {
     if (noProbes) {
       out.println("  probes   off (--no-probes)");
     } else {
-      String id = new RetryStormProbe(logs, "example.com", 443, 6, Duration.ZERO, Clock.systemUTC()).run();
-      out.println("  probes   retry-storm probe wrote 6 refusals for command " + id + " under "
-          + logs.resolve(RetryStormProbe.AGENT_ID));
+      UpProbes probes = new UpProbes(logs, var.resolve("probes"), out);
+      running.add(0, probes);
+      probes.start();
+      out.println("  probes   guard probes on the real srt now and every " + UpProbes.GUARD_EVERY.toMinutes()
+          + " min, and a demo command that crosses persistent-retry (--no-probes: off)");
     }
     out.println("Ctrl-C to stop.");
     out.flush();

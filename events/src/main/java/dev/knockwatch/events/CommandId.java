@@ -1,5 +1,7 @@
 package dev.knockwatch.events;
 
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.Optional;
 
 /**
@@ -13,11 +15,19 @@ public record CommandId(String value) {
 
   public static final int MIN_LENGTH = 22;
   public static final int MAX_LENGTH = 128;
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   public CommandId {
     problem(value).ifPresent(reason -> {
       throw new InvalidCommandIdException(reason);
     });
+  }
+
+  /** A new unguessable id in srt's own shape: 16 random bytes, 22 characters of base64url. */
+  public static String random() {
+    byte[] b = new byte[16];
+    RANDOM.nextBytes(b);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
   }
 
   /** Why {@code candidate} is not a valid command id, or empty when it is one. */

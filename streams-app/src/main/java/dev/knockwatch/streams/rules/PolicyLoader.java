@@ -57,7 +57,7 @@ public final class PolicyLoader {
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
   private static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
-  private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match",
+  private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match", "except",
       "resolveAfter", "description");
   private static final Map<Detector, Set<String>> DETECTOR_KEYS = Map.of(
       Detector.COUNT, Set.of("window", "hop", "grace", "threshold"),
@@ -346,7 +346,10 @@ public final class PolicyLoader {
     }
     Duration resolveAfter = duration(file, where, "resolveAfter", value.apply("resolveAfter"), Rule.DEFAULT_RESOLVE_AFTER);
     RuleMatch match = value.apply("match") == null ? RuleMatch.ANY
-        : readMatch(file, where, value.apply("match"), roles, rolesFile);
+        : readMatch(file, where, "match", value.apply("match"), roles, rolesFile);
+    if (value.apply("except") != null) {
+      match = match.withExcept(readMatch(file, where, "except", value.apply("except"), roles, rolesFile));
+    }
 
     Duration window = null;
     Duration hop = null;
@@ -414,45 +417,45 @@ public final class PolicyLoader {
         within, paths);
   }
 
-  private RuleMatch readMatch(Path file, String where, Node node, Roles roles, Path rolesFile) {
-    Map<String, NodeTuple> keys = mapping(file, node, where + ": match", MATCH_KEYS);
+  private RuleMatch readMatch(Path file, String where, String name, Node node, Roles roles, Path rolesFile) {
+    Map<String, NodeTuple> keys = mapping(file, node, where + ": " + name, MATCH_KEYS);
     if (keys == null) {
       return RuleMatch.ANY;
     }
     Set<Source> sources = new LinkedHashSet<>();
     Set<Kind> kinds = new LinkedHashSet<>();
     Set<String> matchRoles = new LinkedHashSet<>();
-    for (Node n : oneOrMany(file, keys.get("source"), where + ": match.source")) {
+    for (Node n : oneOrMany(file, keys.get("source"), where + ": " + name + ".source")) {
       Source s = Arrays.stream(Source.values()).filter(v -> v.wireName().equals(scalar(n))).findFirst().orElse(null);
       if (s == null) {
-        problem(file, n, where + ": match.source \"" + scalar(n) + "\" is not one of "
+        problem(file, n, where + ": " + name + ".source \"" + scalar(n) + "\" is not one of "
             + Arrays.stream(Source.values()).map(Source::wireName).collect(Collectors.joining(", ")));
       } else {
         sources.add(s);
       }
     }
-    for (Node n : oneOrMany(file, keys.get("kind"), where + ": match.kind")) {
+    for (Node n : oneOrMany(file, keys.get("kind"), where + ": " + name + ".kind")) {
       Kind k = Arrays.stream(Kind.values()).filter(v -> wire(v).equals(scalar(n))).findFirst().orElse(null);
       if (k == null) {
-        problem(file, n, where + ": match.kind \"" + scalar(n) + "\" is not one of "
+        problem(file, n, where + ": " + name + ".kind \"" + scalar(n) + "\" is not one of "
             + Arrays.stream(Kind.values()).map(PolicyLoader::wire).collect(Collectors.joining(", ")));
       } else {
         kinds.add(k);
       }
     }
-    for (Node n : oneOrMany(file, keys.get("role"), where + ": match.role")) {
+    for (Node n : oneOrMany(file, keys.get("role"), where + ": " + name + ".role")) {
       String r = scalar(n);
       if (roles == null) {
-        problem(file, n, where + ": match.role \"" + r + "\" needs " + ROLES_FILE + " (not found: " + rolesFile + ")");
+        problem(file, n, where + ": " + name + ".role \"" + r + "\" needs " + ROLES_FILE + " (not found: " + rolesFile + ")");
       } else if (!roles.roles.containsKey(r) && !r.equals(roles.defaultRole)) {
-        problem(file, n, where + ": match.role \"" + r + "\" is not defined in " + ROLES_FILE);
+        problem(file, n, where + ": " + name + ".role \"" + r + "\" is not defined in " + ROLES_FILE);
       } else {
         matchRoles.add(r);
       }
     }
     Glob agent = keys.containsKey("agent") ? Glob.of(scalar(keys.get("agent").getValueNode())) : null;
     Glob host = keys.containsKey("host") ? Glob.of(scalar(keys.get("host").getValueNode())) : null;
-    return new RuleMatch(Set.copyOf(sources), Set.copyOf(kinds), Set.copyOf(matchRoles), agent, host);
+    return new RuleMatch(Set.copyOf(sources), Set.copyOf(kinds), Set.copyOf(matchRoles), agent, host, null);
   }
 
   // ---------------------------------------------------------------- helpers

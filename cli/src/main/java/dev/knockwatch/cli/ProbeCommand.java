@@ -1,0 +1,184 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.probes.guard.GuardProbe;
+import dev.knockwatch.probes.guard.GuardProbes;
+import dev.knockwatch.probes.guard.GuardRunner;
+import dev.knockwatch.probes.guard.ProbeOutcome;
+import dev.knockwatch.probes.limit.LimitEmitter;
+import dev.knockwatch.probes.limit.LimitPlan;
+import dev.knockwatch.probes.limit.SrtLimitProbe;
+import dev.knockwatch.probes.sandbox.RealSandbox;
+import dev.knockwatch.probes.sandbox.SrtBridge;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code knockwatch probe guard|limit}: knockwatch's own test traffic, on the real sandbox. */
+@Command(name = "probe", mixinStandardHelpOptions = true,
+    description = "Test the wall (guard) or make controlled retry storms (limit); every probe runs in a fresh"
+        + " network namespace holding only lo.",
+    subcommands = {ProbeCommand.Guard.class, ProbeCommand.Limit.class})
+final class ProbeCommand implements Callable<Integer> {
+
+  /** Exit status of {@code probe guard} when a probe that must be refused was not. */
+  static final int WALL_BREACHED = 3;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return Knockwatch.USAGE;
+  }
+
+  @Command(name = "guard", mixinStandardHelpOptions = true,
+      description = {"Run the guard probes on the real srt: each command must be refused.",
+          "Exit 0 when every probe was refused, 3 when any was not (its result raises wall-breach),",
+          "1 when a probe could not run."})
+  static final class Guard implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
+        description = "Where the refusals and results are written for ingest (default: ${DEFAULT-VALUE}).")
+    Path logs;
+
+    @Option(names = "--work", paramLabel = "DIR", defaultValue = "var/probes",
+        description = "The probes' own HOME and working directory (default: ${DEFAULT-VALUE}).")
+    Path work;
+
+    @Option(names = "--settings", paramLabel = "FILE",
+        description = "srt settings to test instead of the built-in ones (nothing allowed out, ~/.ssh hidden, "
+            + "only . writable, .env denied).")
+    Path settings;
+
+    @Option(names = "--only", paramLabel = "NAME", split = ",", description = "Run only these probes.")
+    List<String> only;
+
+    @Option(names = "--json", description = "One JSON object a probe (probe, commandId, expected, observed, refused).")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      List<GuardProbe> probes = new ArrayList<>();
+      if (only == null || only.isEmpty()) {
+        probes.addAll(GuardProbes.all());
+      } else {
+        for (String name : only) {
+          probes.add(GuardProbes.named(name).orElseThrow(() -> new UsageException("no guard probe \""
+              + Sanitize.text(name, 60) + "\"; there are " + GuardProbes.all().stream().map(GuardProbe::name).toList())));
+        }
+      }
+      if (settings != null && !Files.isRegularFile(settings)) {
+        throw new UsageException("--settings " + settings + " is not a file");
+      }
+      SrtBridge bridge = RealSandbox.prepare(System.err);
+      List<ProbeOutcome> outcomes = new GuardRunner(bridge, logs, work, Clock.systemUTC())
+          .run(probes, p -> settings);
+      for (ProbeOutcome o : outcomes) {
+        if (json) {
+          out.println(o.toJson());
+        } else {
+          out.printf(Locale.ROOT, "%-18s %-8s %s%n", o.probe(), !o.ran() ? "ERROR" : o.refused() ? "refused" : "BREACH",
+              !o.ran() ? o.error() : o.observed());
+        }
+      }
+      if (!json) {
+        out.println("results and refusals written under " + logs.resolve(GuardRunner.AGENT_ID));
+      }
+      out.flush();
+      if (outcomes.stream().anyMatch(o -> o.ran() && !o.refused())) {
+        return WALL_BREACHED;
+      }
+      return outcomes.stream().allMatch(ProbeOutcome::ran) ? Knockwatch.OK : Knockwatch.FAILURE;
+    }
+  }
+
+  @Command(name = "limit", mixinStandardHelpOptions = true,
+      description = {"A controlled retry storm: --commands commands knock on --hosts at --rate attempts/s in all.",
+          "engine emitter writes srt's records straight to the logs (load tests); srt runs each command",
+          "in the real sandbox (realistic, a few commands a second)."})
+  static final class Limit implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
+        description = "Where the refusals are written for ingest (default: ${DEFAULT-VALUE}).")
+    Path logs;
+
+    @Option(names = "--work", paramLabel = "DIR", defaultValue = "var/probes",
+        description = "Working directories of the srt engine's commands (default: ${DEFAULT-VALUE}).")
+    Path work;
+
+    @Option(names = "--engine", defaultValue = "emitter", description = "emitter or srt (default: ${DEFAULT-VALUE}).")
+    String engine;
+
+    @Option(names = "--pattern", defaultValue = "steady",
+        description = "steady, burst or slow (stays under --under attempts per command and --window) (default: ${DEFAULT-VALUE}).")
+    String pattern;
+
+    @Option(names = "--rate", defaultValue = "10", description = "Attempts per second in all; 0: as fast as possible (default: ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--duration", defaultValue = "10s", description = "How long: 30s, 5m (default: ${DEFAULT-VALUE}).")
+    String duration;
+
+    @Option(names = "--max", defaultValue = "0", description = "Stop after this many attempts; 0: no limit (default: ${DEFAULT-VALUE}).")
+    long max;
+
+    @Option(names = "--commands", defaultValue = "1", description = "Commands retrying at once (default: ${DEFAULT-VALUE}).")
+    int commands;
+
+    @Option(names = "--hosts", split = ",", defaultValue = "example.com:443",
+        description = "host:port targets, spread over the commands (default: ${DEFAULT-VALUE}).")
+    List<String> hosts;
+
+    @Option(names = "--agents", split = ",", defaultValue = LimitPlan.DEFAULT_AGENT,
+        description = "Agent ids, spread over the commands: mix them to mix roles (default: ${DEFAULT-VALUE}).")
+    List<String> agents;
+
+    @Option(names = "--window", defaultValue = "5m", description = "slow: the window to stay under (default: ${DEFAULT-VALUE}).")
+    String window;
+
+    @Option(names = "--under", defaultValue = "4", description = "slow: attempts per command and window (default: ${DEFAULT-VALUE}).")
+    int under;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      LimitPlan plan;
+      try {
+        plan = new LimitPlan(LimitPlan.Pattern.of(pattern), rate, SilenceCommand.Add.parse(duration, "--duration"), max,
+            commands, hosts, agents, SilenceCommand.Add.parse(window, "--window"), under);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(e.getMessage());
+      }
+      switch (engine) {
+        case "emitter" -> {
+          LimitEmitter.Result r = new LimitEmitter(logs, Clock.systemUTC()).run(plan);
+          out.printf(Locale.ROOT, "emitter: %,d refusals for %d commands in %.2f s (%,.0f/s) under %s%n",
+              r.attempts(), r.commandIds().size(), r.seconds(), r.perSecond(), logs);
+          r.commandIds().stream().limit(10).forEach(id -> out.println("  " + id));
+        }
+        case "srt" -> {
+          SrtBridge bridge = RealSandbox.prepare(System.err);
+          List<String> ids = new SrtLimitProbe(bridge, logs, work).run(plan);
+          out.printf(Locale.ROOT, "srt: %d commands ran in the real sandbox, refusals under %s%n", ids.size(), logs);
+          ids.stream().limit(10).forEach(id -> out.println("  " + id));
+        }
+        default -> throw new UsageException("--engine " + Sanitize.text(engine, 40) + " is not emitter or srt");
+      }
+      out.flush();
+      return Knockwatch.OK;
+    }
+  }
+}

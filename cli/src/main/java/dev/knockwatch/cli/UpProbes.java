@@ -1,0 +1,113 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.probes.guard.GuardProbes;
+import dev.knockwatch.probes.guard.GuardRunner;
+import dev.knockwatch.probes.guard.ProbeOutcome;
+import dev.knockwatch.probes.limit.LimitEmitter;
+import dev.knockwatch.probes.limit.LimitPlan;
+import dev.knockwatch.probes.limit.SrtLimitProbe;
+import dev.knockwatch.probes.sandbox.RealSandbox;
+import dev.knockwatch.probes.sandbox.SrtBridge;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The probes of {@code up}: the guard probes at start and every 10 minutes, and a gentle limit
+ * probe whose one command crosses the persistent-retry threshold, so a newcomer sees refusals, an
+ * alert and a timeline within a minute. Everything runs on one background thread; when srt
+ * cannot run here the emitter writes the demo instead, and {@code up} says so once.
+ */
+final class UpProbes implements AutoCloseable {
+
+  static final Duration GUARD_EVERY = Duration.ofMinutes(10);
+  static final int DEMO_ATTEMPTS = 6;
+  static final String DEMO_HOST = "example.com:443";
+
+  private final Path logs;
+  private final Path work;
+  private final PrintWriter out;
+  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "knockwatch-probes");
+    t.setDaemon(true);
+    return t;
+  });
+
+  UpProbes(Path logs, Path work, PrintWriter out) {
+    this.logs = logs;
+    this.work = work;
+    this.out = out;
+  }
+
+  void start() {
+    thread.execute(this::begin);
+  }
+
+  private void begin() {
+    SrtBridge bridge;
+    ByteArrayOutputStream said = new ByteArrayOutputStream();
+    try (PrintStream say = new PrintStream(said, true, StandardCharsets.UTF_8)) {
+      bridge = RealSandbox.prepare(say);
+    } catch (RuntimeException e) {
+      LimitEmitter.Result r = new LimitEmitter(logs, Clock.systemUTC()).run(LimitPlan.demo(DEMO_HOST, DEMO_ATTEMPTS));
+      say("srt cannot run here (" + e.getMessage() + "): no guard probes; the emitter wrote the demo's "
+          + r.attempts() + " refusals for command " + r.commandIds().get(0));
+      return;
+    }
+    if (said.size() > 0) {
+      say(said.toString(StandardCharsets.UTF_8).strip());
+    }
+    thread.scheduleWithFixedDelay(() -> guard(bridge), 0, GUARD_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    thread.execute(() -> demo(bridge));
+  }
+
+  private void guard(SrtBridge bridge) {
+    try {
+      List<ProbeOutcome> outcomes = new GuardRunner(bridge, logs, work.resolve("guard"), Clock.systemUTC())
+          .run(GuardProbes.all(), p -> null);
+      long refused = outcomes.stream().filter(o -> o.ran() && o.refused()).count();
+      StringBuilder line = new StringBuilder("guard probes: " + refused + " of " + outcomes.size() + " refused");
+      for (ProbeOutcome o : outcomes) {
+        if (!o.ran()) {
+          line.append("; ").append(o.probe()).append(" did not run: ").append(o.error());
+        } else if (!o.refused()) {
+          line.append("; WALL BREACH ").append(o.probe()).append(": ").append(o.observed());
+        }
+      }
+      say(line.toString());
+    } catch (RuntimeException e) {
+      say("guard probes did not run: " + e.getMessage());
+    }
+  }
+
+  private void demo(SrtBridge bridge) {
+    try {
+      LimitPlan plan = LimitPlan.demo(DEMO_HOST, DEMO_ATTEMPTS);
+      List<String> ids = new SrtLimitProbe(bridge, logs, work.resolve("limit")).run(plan);
+      say("limit probe: command " + ids.get(0) + " knocked " + DEMO_ATTEMPTS + " times on " + DEMO_HOST
+          + " in the real sandbox (persistent-retry threshold 5)");
+    } catch (RuntimeException e) {
+      say("limit probe did not run: " + e.getMessage());
+    }
+  }
+
+  private void say(String message) {
+    synchronized (out) {
+      out.println("knockwatch: " + message);
+      out.flush();
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+  }
+}

@@ -1,0 +1,103 @@
+package dev.knockwatch.probes.guard;
+
+import dev.knockwatch.events.CommandId;
+import dev.knockwatch.probes.sandbox.NetworkGuard;
+import dev.knockwatch.probes.sandbox.SrtBridge;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Runs guard probes on the real sandbox, one fresh network guard and one fresh workspace each,
+ * and writes each probe's result where ingest reads it. The refusals themselves (violation
+ * records, the annotated stderr) are written by the bridge under the same command id, so they
+ * travel the pipeline like any agent's.
+ */
+public final class GuardRunner {
+
+  /** The agent the guard probes run as; roles.yaml maps it to the role guard-probe. */
+  public static final String AGENT_ID = "knockwatch-guard";
+  static final Duration PROBE_TIMEOUT = Duration.ofSeconds(60);
+
+  private final SrtBridge bridge;
+  private final Path logs;
+  private final ProbeWorkspace workspace;
+  private final Clock clock;
+
+  public GuardRunner(SrtBridge bridge, Path logs, Path workDir, Clock clock) {
+    this.bridge = bridge;
+    this.logs = logs;
+    this.workspace = new ProbeWorkspace(workDir);
+    this.clock = clock;
+  }
+
+  /** The probes' default sandbox settings: nothing allowed out, ~/.ssh hidden, only . writable, .env denied. */
+  public static String defaultSettings() {
+    try (InputStream in = GuardRunner.class.getResourceAsStream("srt-settings.json")) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Runs {@code probes}, each under the settings {@code settingsFor} gives it (null: the default).
+   *
+   * @throws IllegalStateException when the network guard cannot be set up: no probe runs then
+   */
+  public List<ProbeOutcome> run(List<GuardProbe> probes, Function<GuardProbe, Path> settingsFor) {
+    List<ProbeOutcome> outcomes = new ArrayList<>();
+    for (GuardProbe probe : probes) {
+      // checked before each probe: a guard that stopped working stops the run
+      Optional<String> guard = NetworkGuard.check();
+      if (guard.isPresent()) {
+        throw new IllegalStateException("guard probes refuse to run without the network guard: " + guard.get());
+      }
+      outcomes.add(runOne(probe, settingsFor.apply(probe)));
+    }
+    return outcomes;
+  }
+
+  private ProbeOutcome runOne(GuardProbe probe, Path settings) {
+    String commandId = CommandId.random();
+    String at = clock.instant().toString();
+    workspace.reset();
+    try {
+      if (settings == null) {
+        Files.writeString(workspace.settings(), defaultSettings());
+        settings = workspace.settings();
+      }
+      SrtBridge.Run run = bridge.run(settings.toAbsolutePath(), logs.toAbsolutePath(), AGENT_ID, commandId,
+          workspace.work(), Map.of("HOME", workspace.home().toString()),
+          probe.canary() ? GuardProbes.CANARY_PORT : 0, false, probe.command(), PROBE_TIMEOUT);
+      GuardProbe.Verdict v = probe.judge(run, workspace);
+      ProbeOutcome outcome = new ProbeOutcome(probe.name(), commandId, AGENT_ID, probe.kind(), probe.target(),
+          probe.command(), probe.expected(), v.observed(), v.refused(), at, null);
+      publish(outcome);
+      return outcome;
+    } catch (IOException | RuntimeException e) {
+      return new ProbeOutcome(probe.name(), commandId, AGENT_ID, probe.kind(), probe.target(), probe.command(),
+          probe.expected(), null, false, at, String.valueOf(e.getMessage()));
+    } finally {
+      workspace.reset();
+    }
+  }
+
+  private void publish(ProbeOutcome outcome) throws IOException {
+    Path file = logs.resolve(AGENT_ID).resolve(outcome.commandId() + ".probe.jsonl");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, outcome.toJson() + "\n", StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+}
