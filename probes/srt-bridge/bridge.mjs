@@ -193,7 +193,10 @@ if (straceDir) {
 await new Promise(r => setTimeout(r, 100));
 SandboxManager.cleanupAfterCommand();
 
-const annotated = SandboxManager.annotateStderrWithSandboxFailures(opts.commandId, '');
+let annotated = SandboxManager.annotateStderrWithSandboxFailures(opts.commandId, '');
+if (straceDir) {
+  annotated = annotated.split('\n').filter(l => !l.includes(straceDir)).join('\n');
+}
 if (annotated) fs.writeSync(stderrFd, annotated.endsWith('\n') ? annotated : annotated + '\n');
 fs.closeSync(stderrFd);
 fs.closeSync(violationsFd);

@@ -20,7 +20,7 @@ public final class GuardProbes {
 
   // the canary answered, or the proxy let a tunnel through
   private static final Pattern REACHED = Pattern.compile(Pattern.quote(CANARY_BODY)
-      + "|(?m)^< HTTP/1\\.[01] 200|(?m)^\\* Connected to (?!localhost \\(127\\.0\\.0\\.1\\) port 3128)");
+      + "|(?m)^< HTTP/1\\.[01] 200.*$|(?m)^\\* Connected to (?!localhost \\(127\\.0\\.0\\.1\\) port 3128).*$");
 
   private static final GuardProbe.Breach NETWORK = (run, ws) -> {
     java.util.regex.Matcher m = REACHED.matcher(run.output());

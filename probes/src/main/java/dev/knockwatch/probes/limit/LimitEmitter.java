@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -29,6 +31,10 @@ public final class LimitEmitter {
       return seconds <= 0 ? 0 : attempts / seconds;
     }
   }
+
+  /** JavaScript's Date.toISOString(), as srt writes it: always milliseconds. */
+  static final DateTimeFormatter JS_ISO = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
+      .withZone(ZoneOffset.UTC);
 
   private final Path logs;
   private final Clock clock;
@@ -62,7 +68,7 @@ public final class LimitEmitter {
           Thread.sleep(plan.pattern() == LimitPlan.Pattern.BURST ? 5 : 1);
           continue;
         }
-        String ts = clock.instant().toString();
+        String ts = JS_ISO.format(clock.instant());
         for (long k = 0; k < owed && written < max; k++, written++) {
           commands.get(next).write(ts);
           next = next + 1 == commands.size() ? 0 : next + 1;
@@ -115,12 +121,17 @@ public final class LimitEmitter {
       this.out = new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.CREATE,
           StandardOpenOption.APPEND), 1 << 16);
       HostClassifier.HostPort t = HostClassifier.target(target).orElseThrow();
-      String url = (t.port() == 443 ? "https://" : "http://") + target + "/";
-      String command = "curl -s " + url;
+      String command = "curl -s " + url(t, target);
       this.head = ("{\"line\":\"deny network-outbound " + target + " (host is not on the allow list)\","
           + "\"encodedCommand\":\"" + Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8)) + "\","
           + "\"command\":\"" + command + "\",\"timestamp\":\"").getBytes(StandardCharsets.UTF_8);
       this.tail = ("\",\"commandId\":\"" + id + "\",\"agentId\":\"" + agent + "\"}\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** As an agent would type it: the scheme's own port left out. */
+    static String url(HostClassifier.HostPort t, String target) {
+      String host = target.substring(0, target.lastIndexOf(':'));
+      return t.port() == 443 ? "https://" + host : t.port() == 80 ? "http://" + host : "https://" + target + "/";
     }
 
     void write(String timestamp) throws IOException {
