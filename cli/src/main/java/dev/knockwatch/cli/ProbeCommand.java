@@ -170,6 +170,11 @@ final class ProbeCommand implements Callable<Integer> {
           r.commandIds().stream().limit(10).forEach(id -> out.println("  " + id));
         }
         case "srt" -> {
+          try {
+            SrtLimitProbe.attemptsPerCommand(plan);
+          } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage() + " (--rate, --max)");
+          }
           SrtBridge bridge = RealSandbox.prepare(System.err);
           List<String> ids = new SrtLimitProbe(bridge, logs, work).run(plan);
           out.printf(Locale.ROOT, "srt: %d commands ran in the real sandbox, refusals under %s%n", ids.size(), logs);

@@ -1,7 +1,6 @@
 package dev.knockwatch.probes.limit;
 
 import dev.knockwatch.events.CommandId;
-import dev.knockwatch.events.HostClassifier;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -120,18 +119,11 @@ public final class LimitEmitter {
       Files.createDirectories(file.getParent());
       this.out = new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.CREATE,
           StandardOpenOption.APPEND), 1 << 16);
-      HostClassifier.HostPort t = HostClassifier.target(target).orElseThrow();
-      String command = "curl -s " + url(t, target);
+      String command = "curl -s " + LimitPlan.url(target);
       this.head = ("{\"line\":\"deny network-outbound " + target + " (host is not on the allow list)\","
           + "\"encodedCommand\":\"" + Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8)) + "\","
           + "\"command\":\"" + command + "\",\"timestamp\":\"").getBytes(StandardCharsets.UTF_8);
       this.tail = ("\",\"commandId\":\"" + id + "\",\"agentId\":\"" + agent + "\"}\n").getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** As an agent would type it: the scheme's own port left out. */
-    static String url(HostClassifier.HostPort t, String target) {
-      String host = target.substring(0, target.lastIndexOf(':'));
-      return t.port() == 443 ? "https://" + host : t.port() == 80 ? "http://" + host : "https://" + target + "/";
     }
 
     void write(String timestamp) throws IOException {

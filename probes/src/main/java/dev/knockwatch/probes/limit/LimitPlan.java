@@ -77,6 +77,14 @@ public record LimitPlan(Pattern pattern, double rate, Duration duration, long ma
         List.of(DEFAULT_AGENT), Duration.ofMinutes(5), 4);
   }
 
+  /** The URL an agent would type for a validated host:port: the scheme's own port left out. */
+  static String url(String target) {
+    int colon = target.lastIndexOf(':');
+    String host = target.substring(0, colon);
+    String port = target.substring(colon + 1);
+    return port.equals("443") ? "https://" + host : port.equals("80") ? "http://" + host : "https://" + target + "/";
+  }
+
   /** Seconds between two attempts of one command, for slow. */
   double slowInterval() {
     return window.toNanos() / 1e9 / under;

@@ -1,7 +1,6 @@
 package dev.knockwatch.probes.limit;
 
 import dev.knockwatch.events.CommandId;
-import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.probes.guard.GuardRunner;
 import dev.knockwatch.probes.sandbox.SrtBridge;
 import java.io.IOException;
@@ -71,10 +70,18 @@ public final class SrtLimitProbe {
     }
   }
 
-  static long attemptsPerCommand(LimitPlan plan) {
-    long total = plan.pattern() == LimitPlan.Pattern.SLOW
-        ? (long) Math.floor(plan.duration().toSeconds() / plan.slowInterval()) * plan.commands()
-        : (long) Math.ceil(plan.rate() * plan.duration().toSeconds());
+  /** Attempts each command makes; an IllegalArgumentException when the plan cannot run on srt. */
+  public static long attemptsPerCommand(LimitPlan plan) {
+    long total;
+    if (plan.pattern() == LimitPlan.Pattern.SLOW) {
+      total = (long) Math.floor(plan.duration().toSeconds() / plan.slowInterval()) * plan.commands();
+    } else if (plan.rate() > 0) {
+      total = (long) Math.ceil(plan.rate() * plan.duration().toSeconds());
+    } else if (plan.maxAttempts() > 0) {
+      total = plan.maxAttempts();
+    } else {
+      throw new IllegalArgumentException("the srt engine needs a rate above 0 or a maximum number of attempts");
+    }
     if (plan.maxAttempts() > 0) {
       total = Math.min(total, plan.maxAttempts());
     }
@@ -91,9 +98,7 @@ public final class SrtLimitProbe {
 
   /** The shell loop one command runs: curl through the proxy, again and again. */
   static String command(String target, long attempts, double sleep) {
-    HostClassifier.HostPort hp = HostClassifier.target(target).orElseThrow();
-    String url = (hp.port() != null && hp.port() == 80 ? "http://" : "https://") + target + "/";
-    return "for i in $(seq 1 " + attempts + "); do curl -s -o /dev/null --max-time 5 --noproxy '' " + url
+    return "for i in $(seq 1 " + attempts + "); do curl -s -o /dev/null --max-time 5 --noproxy '' " + LimitPlan.url(target)
         + "; sleep " + String.format(Locale.ROOT, "%.3f", sleep) + "; done";
   }
 }

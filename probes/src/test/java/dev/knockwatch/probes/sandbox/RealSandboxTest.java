@@ -89,6 +89,20 @@ class RealSandboxTest {
   }
 
   @Test
+  void theSrtLimitEngineRetriesInTheRealSandbox() throws Exception {
+    Path logs = dir.resolve("logs");
+    dev.knockwatch.probes.limit.LimitPlan plan = new dev.knockwatch.probes.limit.LimitPlan(
+        dev.knockwatch.probes.limit.LimitPlan.Pattern.BURST, 0, Duration.ofSeconds(1), 3, 1,
+        List.of("example.com:443"), List.of("ci-runner-3"), Duration.ofMinutes(5), 4);
+    List<String> ids = new dev.knockwatch.probes.limit.SrtLimitProbe(bridge, logs, dir.resolve("work")).run(plan);
+    assertThat(ids).hasSize(1);
+    assertThat(Files.readAllLines(logs.resolve("ci-runner-3").resolve(ids.get(0) + ".violations.jsonl")))
+        .hasSize(3).allSatisfy(l -> assertThat(l)
+            .startsWith("{\"line\":\"deny network-outbound example.com:443 (host is not on the allow list)\"")
+            .contains("\"commandId\":\"" + ids.get(0) + "\""));
+  }
+
+  @Test
   void aBadCommandIdIsRefusedByTheBridgeWithItsReason() {
     Path settings = dir.resolve("s.json");
     assertThatThrownBy(() -> {

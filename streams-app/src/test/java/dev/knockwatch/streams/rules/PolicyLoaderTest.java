@@ -29,8 +29,13 @@ class PolicyLoaderTest {
     Policy p = PolicyLoader.load(Path.of("../alert-rules"));
     assertThat(p.rules()).extracting(Rule::id)
         .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard", "wall-breach");
-    assertThat(p.rules().get(0)).isEqualTo(Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING,
-        Duration.ofMinutes(1)));
+    assertThat(p.rules().get(0)).usingRecursiveComparison().ignoringFields("match").isEqualTo(
+        Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)));
+    // the guard probes' expected refusals page no one; only wall-breach reads the guard's results
+    assertThat(p.rules()).filteredOn(r -> r.detector() != Detector.WALL_BREACH)
+        .allSatisfy(r -> assertThat(r.match().except().roles()).containsExactly("guard-probe"));
+    assertThat(p.rules().get(5).match().except()).isNull();
+    assertThat(p.roleOf("knockwatch-guard")).isEqualTo("guard-probe");
     assertThat(p.rules().get(2).classes())
         .containsExactlyInAnyOrder(AddressClass.LOOPBACK, AddressClass.LINK_LOCAL, AddressClass.CLOUD_METADATA);
     assertThat(p.rules().get(4).paths()).isEqualTo(PolicyLoader.DEFAULT_GUARDED_PATHS);
@@ -62,6 +67,38 @@ class PolicyLoaderTest {
         rules + ":18: rule shadowy: match.role \"research\" is not defined in roles.yaml",
         rules + ":25: rule hopper: resolveAfter \"soon\" is not a duration (like 30s, 5m, 1h)",
         rules + ":24: rule hopper: hop 10m must not be longer than the window");
+  }
+
+  @Test
+  void exceptTakesMatchingRefusalsBackOutAndIsCheckedLikeMatch() throws IOException {
+    Files.writeString(dir.resolve("roles.yaml"), "roles:\n  guard-probe:\n    hosts: []\n  ci:\n    hosts: []\n");
+    Policy p = PolicyLoader.load(write("""
+        rules:
+          - id: off
+            detector: off-role
+            severity: page
+            match: {kind: network}
+            except: {role: guard-probe, host: "*.internal"}
+        """));
+    RuleMatch m = p.rules().get(0).match();
+    dev.knockwatch.events.ViolationEvent.Builder e = dev.knockwatch.events.ViolationEvent.builder()
+        .commandId("PolicyLoaderTestCommand1").kind(dev.knockwatch.events.Kind.NETWORK).host("example.com");
+    assertThat(m.matches(e.build(), "ci")).isTrue();
+    assertThat(m.matches(e.build(), "guard-probe")).as("role and host both given: both must match").isTrue();
+    assertThat(m.matches(e.host("db.internal").build(), "guard-probe")).isFalse();
+    assertThat(m.matches(e.host("db.internal").build(), "ci")).isTrue();
+
+    write("""
+        rules:
+          - id: off
+            detector: off-role
+            severity: page
+            except: {role: nobody, colour: red}
+        """);
+    String rules = dir.resolve("rules.yaml").toString();
+    assertThat(PolicyLoader.check(dir)).containsExactly(
+        rules + ":5: rule off: except: unknown key \"colour\" (known: agent, host, kind, role, source)",
+        rules + ":5: rule off: except.role \"nobody\" is not defined in roles.yaml");
   }
 
   @Test
