@@ -40,7 +40,8 @@ import picocli.CommandLine.Spec;
 /** Benchmarks that run the real parts: {@code bench ingest}, {@code bench streams}. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure knockwatch on this machine.",
-    subcommands = {BenchCommand.Ingest.class, BenchCommand.Streams.class, BenchCommand.Query.class})
+    subcommands = {BenchCommand.Ingest.class, BenchCommand.Streams.class, BenchCommand.Query.class,
+        BenchCommand.Emitter.class})
 final class BenchCommand implements Callable<Integer> {
 
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BenchCommand.class);
@@ -661,6 +662,104 @@ final class BenchCommand implements Callable<Integer> {
         EmbeddedKafkaBroker.wipe(tmp);
       }
       return Knockwatch.OK;
+    }
+  }
+
+  /**
+   * The limit probes' two engines: the emitter's lines per second (as fast as it can, spread over
+   * many commands, to a fresh directory each run), and with --srt what the real sandbox gives.
+   */
+  @Command(name = "emitter", mixinStandardHelpOptions = true,
+      description = {"Lines/s the limit emitter writes (srt records, as the bridge writes them); --srt: refusals/s through the real srt."})
+  static final class Emitter implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--lines", defaultValue = "2000000", description = "Lines a run (default: ${DEFAULT-VALUE}).")
+    long lines;
+
+    @Option(names = "--commands", defaultValue = "100", description = "Commands the lines are spread over (default: ${DEFAULT-VALUE}).")
+    int commands;
+
+    @Option(names = "--runs", defaultValue = "5", description = "Runs; the median is reported (default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--srt", description = "Also time the real srt: 4 commands of 10 retries each, and the 10 guard probes.")
+    boolean srt;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      if (lines < 1 || commands < 1 || runs < 1) {
+        throw new UsageException("--lines, --commands and --runs must be at least 1");
+      }
+      Path tmp = Files.createTempDirectory("knockwatch-bench-emitter-");
+      try {
+        List<Long> perSecond = new ArrayList<>();
+        long bytes = 0;
+        for (int i = 0; i < runs; i++) {
+          Path logs = tmp.resolve("run-" + i);
+          dev.knockwatch.probes.limit.LimitEmitter.Result r = new dev.knockwatch.probes.limit.LimitEmitter(logs,
+              java.time.Clock.systemUTC()).run(new dev.knockwatch.probes.limit.LimitPlan(
+                  dev.knockwatch.probes.limit.LimitPlan.Pattern.STEADY, 0, Duration.ZERO, lines, commands,
+                  List.of("example.com:443", "169.254.169.254:80", "registry.npmjs.org:443"),
+                  List.of("ci-runner-1", "assistant-1", "unknown-agent"), Duration.ofMinutes(5), 4));
+          perSecond.add(Math.round(r.perSecond()));
+          try (java.util.stream.Stream<Path> files = Files.walk(logs)) {
+            bytes = files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+          }
+          log.info("emitter run {}: {} lines/s", i + 1, Math.round(r.perSecond()));
+          deleteTree(logs);
+        }
+        List<Long> sorted = perSecond.stream().sorted().toList();
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("lines", lines);
+        result.put("commands", commands);
+        result.put("bytesPerRun", bytes);
+        result.put("linesPerSecondRuns", perSecond);
+        result.put("linesPerSecondMedian", percentile(sorted, 50));
+        result.put("linesPerSecondMin", sorted.get(0));
+        if (srt) {
+          dev.knockwatch.probes.sandbox.SrtBridge bridge = dev.knockwatch.probes.sandbox.RealSandbox.prepare(System.err);
+          long t0 = System.nanoTime();
+          List<String> ids = new dev.knockwatch.probes.limit.SrtLimitProbe(bridge, tmp.resolve("srt-logs"),
+              tmp.resolve("srt-work")).run(new dev.knockwatch.probes.limit.LimitPlan(
+                  dev.knockwatch.probes.limit.LimitPlan.Pattern.BURST, 0, Duration.ZERO, 40, 4, List.of("example.com:443"),
+                  List.of("ci-runner-1"), Duration.ofMinutes(5), 4));
+          double srtSeconds = (System.nanoTime() - t0) / 1e9;
+          long refusals = 0;
+          for (String id : ids) {
+            refusals += Files.readAllLines(tmp.resolve("srt-logs/ci-runner-1").resolve(id + ".violations.jsonl")).size();
+          }
+          result.put("srtRefusals", refusals);
+          result.put("srtSeconds", Math.round(srtSeconds * 100) / 100.0);
+          result.put("srtRefusalsPerSecond", Math.round(refusals / srtSeconds * 10) / 10.0);
+          long g0 = System.nanoTime();
+          List<dev.knockwatch.probes.guard.ProbeOutcome> guard = new dev.knockwatch.probes.guard.GuardRunner(bridge,
+              tmp.resolve("guard-logs"), tmp.resolve("guard-work"), java.time.Clock.systemUTC())
+              .run(dev.knockwatch.probes.guard.GuardProbes.all(), p -> null);
+          result.put("guardProbes", guard.size());
+          result.put("guardRefused", guard.stream().filter(o -> o.ran() && o.refused()).count());
+          result.put("guardSeconds", Math.round((System.nanoTime() - g0) / 1e7) / 100.0);
+        }
+        print(spec, result, json);
+        return Knockwatch.OK;
+      } finally {
+        deleteTree(tmp);
+      }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+      if (!Files.exists(root)) {
+        return;
+      }
+      try (java.util.stream.Stream<Path> s = Files.walk(root)) {
+        for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
     }
   }
 }
