@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,21 +42,36 @@ final class UpProbes implements AutoCloseable {
     return t;
   });
 
+  private final Function<PrintStream, SrtBridge> sandbox;
+
   UpProbes(Path logs, Path work, PrintWriter out) {
+    this(logs, work, out, RealSandbox::prepare);
+  }
+
+  /** {@code sandbox} makes the real sandbox ready, or throws saying why it cannot run here. */
+  UpProbes(Path logs, Path work, PrintWriter out, Function<PrintStream, SrtBridge> sandbox) {
     this.logs = logs;
     this.work = work;
     this.out = out;
+    this.sandbox = sandbox;
   }
 
   void start() {
     thread.execute(this::begin);
   }
 
+  /** Waits until what was started has run (the first guard run and the demo); for tests. */
+  boolean awaitStarted(Duration timeout) throws InterruptedException {
+    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+    thread.execute(done::countDown);
+    return done.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   private void begin() {
     SrtBridge bridge;
     ByteArrayOutputStream said = new ByteArrayOutputStream();
     try (PrintStream say = new PrintStream(said, true, StandardCharsets.UTF_8)) {
-      bridge = RealSandbox.prepare(say);
+      bridge = sandbox.apply(say);
     } catch (RuntimeException e) {
       LimitEmitter.Result r = new LimitEmitter(logs, Clock.systemUTC()).run(LimitPlan.demo(DEMO_HOST, DEMO_ATTEMPTS));
       say("srt cannot run here (" + e.getMessage() + "): no guard probes; the emitter wrote the demo's "
