@@ -51,6 +51,18 @@ class RealSandboxTest {
   }
 
   @Test
+  void theGuardsCheckRefusesANamespaceWithMoreThanLoopback() throws Exception {
+    // the guard's own script, run in this machine's namespace (which has a real interface):
+    // it must refuse to start the command and say what it found
+    Process p = new ProcessBuilder("sh", "-c", NetworkGuard.SCRIPT, "guard", "echo", "ran").redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isEqualTo(NetworkGuard.NOT_ONLY_LO);
+    assertThat(out).startsWith("knockwatch network guard: the namespace must hold only lo (up), found: lo ")
+        .doesNotContain("ran");
+  }
+
+  @Test
   void theBridgeWritesTheRefusalsWhereIngestReadsThem() throws Exception {
     Path logs = dir.resolve("logs");
     Path cwd = Files.createDirectories(dir.resolve("home/work"));
