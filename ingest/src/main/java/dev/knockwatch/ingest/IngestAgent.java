@@ -323,9 +323,12 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /** Reads and parses up to one batch of lines. */
+  /** The sources whose lag was reported: set back to 0 once their files are read. */
+  private final java.util.Set<String> lagSources = new java.util.HashSet<>();
+
   private Batch read() {
     int handled = 0;
-    long lag = 0;
+    Map<String, Long> lag = new HashMap<>();
     List<Object> records = new ArrayList<>();
     Map<Counter.Child, Integer> published = new HashMap<>();
     List<FileTailer.Mark> marks = new ArrayList<>(feeds.size());
@@ -333,7 +336,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     for (Feed feed : feeds) {
       if (!full) {
         List<TailedLine> lines = feed.tailer().poll(BATCH - handled);
-        lag += feed.tailer().lagBytes();
+        feed.tailer().lagBytes(rel -> feed.context().apply(rel).type().wireName(), lag);
         for (TailedLine line : lines) {
           handle(feed, line, records, published);
         }
@@ -342,7 +345,11 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       }
       marks.add(feed.tailer().mark());
     }
-    IngestMetrics.LAG_BYTES.set(lag);
+    // a source once seen keeps its series, at 0 when it is caught up
+    lagSources.addAll(lag.keySet());
+    for (String source : lagSources) {
+      IngestMetrics.LAG_BYTES.labels(source).set(lag.getOrDefault(source, 0L));
+    }
     return new Batch(records, marks, handled, published);
   }
 

@@ -38,8 +38,8 @@ final class IngestMetrics {
       .name("knockwatch_ingest_checkpoint_timestamp_seconds")
       .help("When positions were last committed (age: time() minus this).").register();
   static final Gauge LAG_BYTES = Gauge.build()
-      .name("knockwatch_ingest_lag_bytes").help("Bytes written to sandbox logs and not read yet.")
-      .register();
+      .name("knockwatch_ingest_lag_bytes").help("Bytes written to sandbox logs and not read yet, by source.")
+      .labelNames("source").register();
 
   /** The per-line counters of one source, looked up once (a labels() lookup per line costs more than the count). */
   record PerSource(Counter.Child lines, Counter.Child bytes, Counter.Child published) {

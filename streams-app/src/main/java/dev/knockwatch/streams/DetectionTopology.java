@@ -93,6 +93,15 @@ public final class DetectionTopology {
       (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors : detectors).add("detect-" + rule.id());
     }
     t.addProcessor("count-refusals", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
+      private final StreamsMetrics.RefusalCounters refusals = new StreamsMetrics.RefusalCounters();
+      private PolicyView view;
+
+      @Override
+      public void init(org.apache.kafka.streams.processor.api.ProcessorContext<String, ViolationEvent> context) {
+        super.init(context);
+        view = PolicyView.of(policy, context);
+      }
+
       @Override
       public void process(Record<String, ViolationEvent> r) {
         ViolationEvent e = r.value();
@@ -103,7 +112,7 @@ public final class DetectionTopology {
           return;
         }
         if (e != null) {
-          StreamsMetrics.REFUSALS.labels(label(e.source()), label(e.kind())).inc();
+          refusals.inc(e, view.current().roleOf(e.agentId()));
         }
         context().forward(r, "cross-source-dedup");
       }
@@ -185,10 +194,6 @@ public final class DetectionTopology {
     t.addSink("pass-through-sink", sinkTopic, Serdes.String().serializer(), EVENT_SERDE.serializer(),
         "violations-source");
     return t;
-  }
-
-  private static String label(Enum<?> value) {
-    return value == null ? "unknown" : value.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 
   /** Event time is when the sandbox refused, not when Kafka received it. */

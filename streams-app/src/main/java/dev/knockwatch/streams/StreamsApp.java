@@ -50,6 +50,7 @@ public final class StreamsApp implements AutoCloseable {
     this.clientProps = clientProps;
     this.streams = new KafkaStreams(topology,
         DetectionTopology.streamsConfig(applicationId, bootstrapServers, stateDir, clientProps));
+    KafkaStreamsMetrics.add(applicationId, streams, topology.describe());
     streams.setUncaughtExceptionHandler(e -> {
       log.error("detection stopped on an error; replacing the stream thread", e);
       return StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -131,6 +132,7 @@ public final class StreamsApp implements AutoCloseable {
    */
   @Override
   public void close() {
+    KafkaStreamsMetrics.remove(applicationId);
     streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
         .withTimeout(Duration.ofSeconds(30)));
   }

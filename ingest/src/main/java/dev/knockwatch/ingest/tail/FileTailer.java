@@ -175,10 +175,20 @@ public final class FileTailer {
 
   /** Bytes not yet read, summed over the files seen: how far behind the tailer is. */
   public long lagBytes() {
+    return lagBytes(rel -> "all", new HashMap<>());
+  }
+
+  /**
+   * Bytes not yet read, added into {@code into} under the key {@code group} gives each file
+   * (its relative path); returns the total.
+   */
+  public long lagBytes(java.util.function.Function<String, String> group, Map<String, Long> into) {
     long lag = 0;
     for (Map.Entry<String, FileState> e : files.entrySet()) {
       try {
-        lag += Math.max(0, Files.size(root.resolve(e.getKey())) - e.getValue().position);
+        long behind = Math.max(0, Files.size(root.resolve(e.getKey())) - e.getValue().position);
+        lag += behind;
+        into.merge(group.apply(e.getKey()), behind, Long::sum);
       } catch (IOException ignored) {
         // the file went away; nothing left to read from it
       }

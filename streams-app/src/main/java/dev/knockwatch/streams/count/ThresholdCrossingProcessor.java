@@ -78,6 +78,9 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
       WindowCount before = store.fetch(commandId, start);
       WindowCount after = add(before, event, Instant.ofEpochMilli(ts));
       store.put(commandId, after, start);
+      if (after.count() == rule.threshold()) {
+        StreamsMetrics.CROSSINGS.labels(rule.id()).inc();
+      }
       if (after.count() >= rule.threshold()) {
         context.forward(new Record<>(commandId, hit(commandId, role, event, after, start, end), ts));
       }

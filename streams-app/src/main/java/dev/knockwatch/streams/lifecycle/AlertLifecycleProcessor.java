@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.HashMap;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.Set;
@@ -166,6 +168,20 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       store.put(k, live.get(k));
     }
     dirty.clear();
+    Map<List<String>, Long> firing = new HashMap<>();
+    for (AlertState s : live.values()) {
+      Alert a = s.alert();
+      firing.merge(List.of(a.rule(), a.severity().name().toLowerCase(Locale.ROOT), a.shadow() == null ? "enforce" : "shadow"),
+          1L, Long::sum);
+    }
+    FiringAlerts.report(context.taskId().toString(), firing);
+  }
+
+  @Override
+  public void close() {
+    if (context != null) {
+      FiringAlerts.withdraw(context.taskId().toString());
+    }
   }
 
   private long now(long recordTimestamp) {
