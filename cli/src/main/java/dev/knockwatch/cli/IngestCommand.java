@@ -5,10 +5,8 @@ import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.ingest.config.SourcesConfig;
-import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.HTTPServer;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -31,15 +29,15 @@ final class IngestCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
+  @Option(names = "--logs", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_LOGS:-var/logs}",
       description = "Logs to watch, laid out <DIR>/<agentId>/<commandId>.<suffix> (default: ${DEFAULT-VALUE}).")
   Path logs;
 
-  @Option(names = "--var", paramLabel = "DIR", defaultValue = "var",
+  @Option(names = "--var", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_VAR:-var}",
       description = "Where the checkpoints live, under ingest/ (default: ${DEFAULT-VALUE}).")
   Path var;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS", defaultValue = "127.0.0.1:9092",
+  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS", defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
       description = "The Kafka cluster (default: ${DEFAULT-VALUE}).")
   String bootstrapServers;
 
@@ -47,9 +45,13 @@ final class IngestCommand implements Callable<Integer> {
       description = "Sources as YAML (path globs with {agentId}/{commandId}, type, fields, logformat, mapping); replaces --logs.")
   Path config;
 
-  @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "0",
-      description = "Serve /metrics on 127.0.0.1:N (default: off).")
+  @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_METRICS_PORT:-0}",
+      description = "Serve /metrics on port N (default: ${DEFAULT-VALUE}, off; env KNOCKWATCH_METRICS_PORT).")
   int metricsPort;
+
+  @Option(names = "--metrics-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_METRICS_BIND:-127.0.0.1}",
+      description = "Address /metrics listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_BIND).")
+  String metricsBind;
 
   @Override
   public Integer call() throws Exception {
@@ -67,8 +69,7 @@ final class IngestCommand implements Callable<Integer> {
     }
     TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(60));
     TopicCreator.createMissing(bootstrapServers, Map.of());
-    HTTPServer metrics = metricsPort == 0 ? null
-        : new HTTPServer(new InetSocketAddress("127.0.0.1", metricsPort), CollectorRegistry.defaultRegistry, true);
+    HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind, metricsPort, false);
     KafkaEventSink sink = KafkaEventSink.create(bootstrapServers, Map.of());
     IngestAgent agent = feeds != null
         ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL)
@@ -88,7 +89,7 @@ final class IngestCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     out.println("knockwatch ingest: watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.namesBySuffix() + ")")
         + " -> " + bootstrapServers
-        + (metrics == null ? "" : "; metrics on http://127.0.0.1:" + metrics.getPort() + "/metrics"));
+        + (metrics == null ? "" : "; metrics on http://" + metricsBind + ":" + metrics.getPort() + "/metrics"));
     out.flush();
     stopped.await();
     return Knockwatch.OK;

@@ -17,14 +17,10 @@ import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.rules.PolicyPublisher;
-import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.HTTPServer;
-import io.prometheus.client.hotspot.DefaultExports;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.PrintStream;
-import java.net.BindException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -195,13 +191,9 @@ final class UpCommand implements Callable<Integer> {
   }
 
   private HTTPServer startMetrics() throws IOException {
-    DefaultExports.initialize();
-    try {
-      return new HTTPServer(new InetSocketAddress("127.0.0.1", metricsPort), CollectorRegistry.defaultRegistry, true);
-    } catch (BindException e) {
-      return new HTTPServer(new InetSocketAddress("127.0.0.1", 0), CollectorRegistry.defaultRegistry, true);
-    }
+    return MetricsEndpoint.start("127.0.0.1", metricsPort, true);
   }
+
 
   /** {@code port}, or a free one when it is taken. */
   private static int freeOr(int port) throws IOException {

@@ -1,0 +1,33 @@
+package dev.knockwatch.cli;
+
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.exporter.HTTPServer;
+import io.prometheus.client.hotspot.DefaultExports;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+
+/** {@code /metrics} of a knockwatch process: every module's metrics and the JVM's (hotspot). */
+final class MetricsEndpoint {
+
+  private MetricsEndpoint() {}
+
+  /**
+   * Serves the default registry on {@code bind:port}; a taken port falls back to a free one when
+   * {@code fallBack}, else fails.
+   */
+  static HTTPServer start(String bind, int port, boolean fallBack) throws IOException {
+    if (port < 0 || port > 65535) {
+      throw new UsageException("--metrics-port " + port + " is not a port (0-65535)");
+    }
+    DefaultExports.initialize();
+    try {
+      return new HTTPServer(new InetSocketAddress(bind, port), CollectorRegistry.defaultRegistry, true);
+    } catch (BindException e) {
+      if (!fallBack) {
+        throw new UsageException("--metrics-port " + port + " on " + bind + " is taken");
+      }
+      return new HTTPServer(new InetSocketAddress(bind, 0), CollectorRegistry.defaultRegistry, true);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.notify.AlertDispatcher;
+import dev.knockwatch.notify.Notifiers;
+import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.pipeline.Backoff;
+import io.prometheus.client.exporter.HTTPServer;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** The notifier alone: reads the alerts and delivers them to the receivers of receivers.yaml, until Ctrl-C. */
+@Command(name = "notify", mixinStandardHelpOptions = true,
+    description = {"Deliver alerts to Slack, PagerDuty, webhooks and the console (receivers.yaml), until Ctrl-C."})
+final class NotifyCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
+      defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
+      description = "Kafka (default: ${DEFAULT-VALUE}; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
+  String bootstrapServers;
+
+  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
+      description = "The directory holding receivers.yaml (default: ${DEFAULT-VALUE}; env KNOCKWATCH_RULES).")
+  Path rules;
+
+  @Option(names = "--group", defaultValue = "knockwatch-notify",
+      description = "Consumer group; every notifier of one deployment shares it (default: ${DEFAULT-VALUE}).")
+  String group;
+
+  @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_METRICS_PORT:-9466}",
+      description = "Port of /metrics (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_PORT).")
+  int metricsPort;
+
+  @Option(names = "--metrics-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_METRICS_BIND:-127.0.0.1}",
+      description = "Address /metrics listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_BIND).")
+  String metricsBind;
+
+  @Override
+  public Integer call() throws Exception {
+    ReceiversConfig receivers = Rules.receivers(rules);
+    TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(120));
+    TopicCreator.createMissing(bootstrapServers, Map.of());
+    HTTPServer metrics = MetricsEndpoint.start(metricsBind, metricsPort, false);
+    AlertDispatcher dispatcher = new AlertDispatcher(bootstrapServers, group, Map.of(), receivers,
+        Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")), Backoff.DEFAULT);
+    Thread worker = new Thread(dispatcher, "knockwatch-notify");
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      dispatcher.close();
+      metrics.close();
+      stopped.countDown();
+    }, "knockwatch-notify-shutdown"));
+    worker.start();
+    PrintWriter out = spec.commandLine().getOut();
+    out.println("knockwatch notify: " + Rules.describe(receivers) + " from " + rules.resolve(ReceiversConfig.FILE)
+        + ", group " + group + " on " + bootstrapServers + "; metrics on http://" + metricsBind + ":" + metrics.getPort()
+        + "/metrics");
+    out.flush();
+    stopped.await();
+    return Knockwatch.OK;
+  }
+}

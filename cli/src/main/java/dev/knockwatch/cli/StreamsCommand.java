@@ -1,0 +1,154 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.notify.silence.SilencesApi;
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.StreamsApp;
+import dev.knockwatch.streams.api.QueryApi;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyFiles;
+import dev.knockwatch.streams.rules.PolicyLoader;
+import dev.knockwatch.streams.rules.PolicyPublisher;
+import dev.knockwatch.streams.timeline.TimelineTopology;
+import io.prometheus.client.exporter.HTTPServer;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * One streams instance of a deployment: detection, the timeline and the query API, against any
+ * Kafka. It publishes the rules directory's policy and follows its changes. Run N of them with the
+ * same application ids and Kafka Streams spreads the partitions over them.
+ */
+@Command(name = "streams", mixinStandardHelpOptions = true,
+    description = {"Detection, the timeline and the query API against any Kafka, until Ctrl-C (one instance of N)."})
+final class StreamsCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
+      defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
+      description = "Kafka (default: ${DEFAULT-VALUE}; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
+  String bootstrapServers;
+
+  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
+      description = "The alert-rules directory (default: ${DEFAULT-VALUE}; env KNOCKWATCH_RULES).")
+  Path rules;
+
+  @Option(names = "--var", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_VAR:-var}",
+      description = "Where the state stores live (default: ${DEFAULT-VALUE}; env KNOCKWATCH_VAR).")
+  Path var;
+
+  @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_METRICS_PORT:-9465}",
+      description = "Port of /metrics (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_PORT).")
+  int metricsPort;
+
+  @Option(names = "--metrics-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_METRICS_BIND:-127.0.0.1}",
+      description = "Address /metrics listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_BIND).")
+  String metricsBind;
+
+  @Option(names = "--api-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_API_PORT:-8080}",
+      description = "Port of the query API (default: ${DEFAULT-VALUE}; env KNOCKWATCH_API_PORT).")
+  int apiPort;
+
+  @Option(names = "--api-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_API_BIND:-127.0.0.1}",
+      description = "Address the query API listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_API_BIND).")
+  String apiBind;
+
+  @Option(names = "--api-host", paramLabel = "HOST", defaultValue = "${env:KNOCKWATCH_API_HOST:-}",
+      description = "How the other instances reach this one's API (default: the bind address, or the host name for 0.0.0.0; env KNOCKWATCH_API_HOST).")
+  String apiHost;
+
+  @Option(names = "--api-token-file", paramLabel = "FILE",
+      description = "The API's bearer token (else env KNOCKWATCH_API_TOKEN, else one is generated and printed).")
+  Path apiTokenFile;
+
+  @Option(names = "--timeline-retention", paramLabel = "DURATION", defaultValue = "30d",
+      description = "How long the timeline keeps an idle command (default: ${DEFAULT-VALUE}).")
+  String timelineRetention;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    Policy policy = Rules.load(rules);
+    ApiToken token = ApiToken.resolve(apiTokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
+    Duration retention = SilenceCommand.Add.parse(timelineRetention, "--timeline-retention");
+    if (apiPort < 1 || apiPort > 65535) {
+      throw new UsageException("--api-port " + apiPort + " is not a port (1-65535)");
+    }
+    List<AutoCloseable> running = new CopyOnWriteArrayList<>();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      for (AutoCloseable c : running) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          System.err.println("knockwatch: while stopping: " + e.getMessage());
+        }
+      }
+      stopped.countDown();
+    }, "knockwatch-streams-shutdown"));
+
+    TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(120));
+    TopicCreator.createMissing(bootstrapServers, Map.of());
+    HTTPServer metrics = MetricsEndpoint.start(metricsBind, metricsPort, false);
+    running.add(0, metrics::close);
+
+    PolicyFiles files = PolicyLoader.files(rules);
+    PolicyPublisher.publish(bootstrapServers, Map.of(), files);
+    AtomicReference<StreamsApp> detection = new AtomicReference<>(detection(policy));
+    running.add(0, () -> detection.get().close());
+    PolicyWatcher watcher = new PolicyWatcher(rules, bootstrapServers, files, next -> {
+      synchronized (detection) {
+        detection.get().close();
+        detection.set(detection(next));
+      }
+    }, new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
+    Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
+    watcherThread.setDaemon(true);
+    watcherThread.start();
+    running.add(0, watcher::close);
+
+    String advertised = apiHost != null && !apiHost.isBlank() ? apiHost
+        : "0.0.0.0".equals(apiBind) ? Pipeline.hostName() : apiBind;
+    StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrapServers,
+        var.resolve("timeline"), TimelineTopology.build(policy, retention),
+        Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort));
+    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, apiPort, new HostInfo(advertised, apiPort));
+    SilencesApi silences = new SilencesApi(bootstrapServers, Map.of());
+    api.mount("/api/silences", silences);
+    running.add(0, silences);
+    running.add(0, timeline);
+    running.add(0, api);
+    timeline.start(Duration.ofSeconds(300));
+
+    out.println("knockwatch streams: " + DetectionTopology.DEFAULT_APPLICATION_ID + " and "
+        + TimelineTopology.DEFAULT_APPLICATION_ID + " on " + bootstrapServers + "; rules " + rules + " ("
+        + Rules.describe(policy) + ")");
+    out.println("  api      http://" + apiBind + ":" + apiPort + "/api/commands/{commandId}; bearer token "
+        + token.describe());
+    out.println("  metrics  http://" + metricsBind + ":" + metrics.getPort() + "/metrics");
+    out.flush();
+    stopped.await();
+    return Knockwatch.OK;
+  }
+
+  private StreamsApp detection(Policy policy) {
+    return new StreamsApp(DetectionTopology.DEFAULT_APPLICATION_ID, bootstrapServers, var.resolve("streams"), policy,
+        AlertLifecycleProcessor.Clock.WALL, Map.of()).start(Duration.ofSeconds(300));
+  }
+}
