@@ -95,6 +95,9 @@ async function show(id) {
   }
 }
 
+// deep links (#command=ID, #agent=GLOB&role=NAME), as Grafana's drill-down links them
+function linked() { return new URLSearchParams(location.hash.slice(1)); }
+
 async function lists() {
   try {
     const firing = await api('/api/alerts?status=firing');
@@ -102,7 +105,9 @@ async function lists() {
       cell(tr, a.severity, a.severity); cell(tr, a.rule); commandLink(cell(tr, ''), a.commandId); cell(tr, a.count);
       cell(tr, a.summary);
     });
-    const recent = await api('/api/commands?limit=50');
+    const q = new URLSearchParams({ limit: '50' });
+    for (const k of ['agent', 'role']) { if (linked().get(k)) { q.set(k, linked().get(k)); } }
+    const recent = await api('/api/commands?' + q.toString());
     rows($('recent').querySelector('table'), recent.commands || [], (tr, c) => {
       commandLink(cell(tr, ''), c.commandId); cell(tr, c.agentId); cell(tr, c.role); cell(tr, c.events);
       cell(tr, c.alerts); cell(tr, c.lastSeen);
@@ -117,6 +122,8 @@ function signedIn() {
   $('search').hidden = false;
   $('app').hidden = false;
   lists();
+  const id = linked().get('command');
+  if (id) { $('command').value = id; show(id); }
 }
 
 function signOut(why) {
