@@ -1,0 +1,39 @@
+package dev.knockwatch.cli;
+
+import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.events.Topics;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code knockwatch topics}: creates knockwatch's topics that are missing (the one-shot step of a deployment). */
+@Command(name = "topics", mixinStandardHelpOptions = true,
+    description = "Wait for Kafka, create the topics knockwatch needs that are missing, list them, exit.")
+final class TopicsCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
+      defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
+      description = "Kafka (default: ${DEFAULT-VALUE}; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
+  String bootstrapServers;
+
+  @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "120s",
+      description = "How long to wait for Kafka (default: ${DEFAULT-VALUE}).")
+  String waitFor;
+
+  @Override
+  public Integer call() {
+    TopicCreator.awaitReady(bootstrapServers, SilenceCommand.Add.parse(waitFor, "--wait"));
+    TopicCreator.createMissing(bootstrapServers, Map.of());
+    PrintWriter out = spec.commandLine().getOut();
+    Topics.ALL.forEach(t -> out.println(t.name() + " (" + t.partitions() + " partitions)"));
+    out.flush();
+    return Knockwatch.OK;
+  }
+}
