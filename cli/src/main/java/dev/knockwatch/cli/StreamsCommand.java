@@ -77,6 +77,11 @@ final class StreamsCommand implements Callable<Integer> {
       description = "The API's bearer token (else env KNOCKWATCH_API_TOKEN, else one is generated and printed).")
   Path apiTokenFile;
 
+  @Option(names = "--streams-config", paramLabel = "KEY=VALUE",
+      description = "A Kafka Streams or client setting for both apps (num.standby.replicas=1, replication.factor=3, "
+          + "security.protocol=SSL ...); repeatable.")
+  Map<String, String> streamsConfig = new java.util.LinkedHashMap<>();
+
   @Option(names = "--timeline-retention", paramLabel = "DURATION", defaultValue = "30d",
       description = "How long the timeline keeps an idle command (default: ${DEFAULT-VALUE}).")
   String timelineRetention;
@@ -104,7 +109,7 @@ final class StreamsCommand implements Callable<Integer> {
     }, "knockwatch-streams-shutdown"));
 
     TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(120));
-    TopicCreator.createMissing(bootstrapServers, Map.of());
+    TopicCreator.createMissing(bootstrapServers, clientProps(Map.of()));
     HTTPServer metrics = MetricsEndpoint.start(metricsBind, metricsPort, false);
     running.add(0, metrics::close);
 
@@ -126,8 +131,8 @@ final class StreamsCommand implements Callable<Integer> {
     String advertised = apiHost != null && !apiHost.isBlank() ? apiHost
         : "0.0.0.0".equals(apiBind) ? Pipeline.hostName() : apiBind;
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrapServers,
-        var.resolve("timeline"), TimelineTopology.build(policy, retention),
-        Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort));
+        var.resolve("timeline"), TimelineTopology.build(policy, retention), clientProps(
+            Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort)));
     QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, apiPort, new HostInfo(advertised, apiPort));
     SilencesApi silences = new SilencesApi(bootstrapServers, Map.of());
     api.mount("/api/silences", silences);
@@ -149,6 +154,12 @@ final class StreamsCommand implements Callable<Integer> {
 
   private StreamsApp detection(Policy policy) {
     return new StreamsApp(DetectionTopology.DEFAULT_APPLICATION_ID, bootstrapServers, var.resolve("streams"), policy,
-        AlertLifecycleProcessor.Clock.WALL, Map.of()).start(Duration.ofSeconds(300));
+        AlertLifecycleProcessor.Clock.WALL, clientProps(Map.of())).start(Duration.ofSeconds(300));
+  }
+
+  private Map<String, Object> clientProps(Map<String, Object> extra) {
+    Map<String, Object> p = new java.util.HashMap<>(streamsConfig);
+    p.putAll(extra);
+    return p;
   }
 }
