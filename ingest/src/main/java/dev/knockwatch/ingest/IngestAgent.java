@@ -336,7 +336,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     for (Feed feed : feeds) {
       if (!full) {
         List<TailedLine> lines = feed.tailer().poll(BATCH - handled);
-        feed.tailer().lagBytes(rel -> feed.context().apply(rel).type().wireName(), lag);
+        feed.tailer().lagBytes(rel -> sourceLabel(feed.context().apply(rel).type()), lag);
         for (TailedLine line : lines) {
           handle(feed, line, records, published);
         }
@@ -365,12 +365,17 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     publisher.flush();
   }
 
+  /** The {@code source} label: the format's name, "unknown" while it cannot be told. */
+  private static String sourceLabel(SourceType type) {
+    return type == null ? "unknown" : type.wireName();
+  }
+
   private void handle(Feed feed, TailedLine tailed, List<Object> out, Map<Counter.Child, Integer> published) {
     FileContext ctx = feed.context().apply(tailed.file());
     TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
         tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8(), tailed.binary());
     SourceType type = ctx.type();
-    String sourceLabel = type == null ? "unknown" : type.wireName();
+    String sourceLabel = sourceLabel(type);
     IngestMetrics.PerSource meters = this.meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of);
     meters.lines().inc();
     meters.bytes().inc(line.end() - line.offset());
