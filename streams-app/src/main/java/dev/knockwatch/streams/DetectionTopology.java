@@ -112,7 +112,7 @@ public final class DetectionTopology {
           return;
         }
         if (e != null) {
-          refusals.inc(e, view.current().roleOf(e.agentId()));
+          refusals.inc(e, view.roleOf(e.agentId()));
         }
         context().forward(r, "cross-source-dedup");
       }

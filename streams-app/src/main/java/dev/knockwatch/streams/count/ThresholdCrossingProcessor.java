@@ -59,7 +59,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     if (commandId == null || event == null) {
       return;
     }
-    String role = view.current().roleOf(event.agentId());
+    String role = view.roleOf(event.agentId());
     if (!rule.match().matches(event, role)) {
       return;
     }

@@ -80,7 +80,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
     if (commandId == null || e == null || e.kind() != Kind.NETWORK) {
       return;
     }
-    String role = view.current().roleOf(e.agentId());
+    String role = view.roleOf(e.agentId());
     if (!rule.match().matches(e, role)) {
       return;
     }

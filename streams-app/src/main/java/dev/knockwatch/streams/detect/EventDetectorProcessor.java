@@ -50,7 +50,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
       return;
     }
     Policy now = view.current();
-    String role = now.roleOf(e.agentId());
+    String role = view.roleOf(e.agentId());
     if (!rule.match().matches(e, role)) {
       return;
     }

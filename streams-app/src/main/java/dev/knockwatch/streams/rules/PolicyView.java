@@ -45,6 +45,31 @@ public final class PolicyView {
     return new PolicyView(built, store, System::currentTimeMillis);
   }
 
+  /** Roles already worked out, for {@link #roleOf}: the globs are matched once per agent, not per refusal. */
+  private final java.util.Map<String, String> roles = new java.util.HashMap<>();
+  private Policy rolesOf;
+
+  /** The role of {@code agentId} under the current policy (a processor's view: not thread-safe). */
+  public String roleOf(String agentId) {
+    Policy p = current();
+    if (p != rolesOf) {
+      roles.clear();
+      rolesOf = p;
+    }
+    if (agentId == null) {
+      return p.roleOf(null);
+    }
+    String role = roles.get(agentId);
+    if (role == null) {
+      role = p.roleOf(agentId);
+      if (roles.size() >= 10_000) {
+        roles.clear(); // bounded: agents are many only under a flood
+      }
+      roles.put(agentId, role);
+    }
+    return role;
+  }
+
   public Policy current() {
     long now = clock.getAsLong();
     if (store != null && now - checkedAt >= CHECK_EVERY_MS) {

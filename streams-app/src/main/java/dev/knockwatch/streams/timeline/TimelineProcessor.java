@@ -76,7 +76,7 @@ public final class TimelineProcessor implements Processor<String, TimelineInput,
       if (seq >= 2L * KEEP) {
         events.delete(eventKey(commandId, seq - KEEP)); // leaves the first KEEP and the last KEEP
       }
-      String role = e.role() != null ? e.role() : view.current().roleOf(e.agentId());
+      String role = e.role() != null ? e.role() : view.roleOf(e.agentId());
       s = s.with(e, role, Instant.ofEpochMilli(record.timestamp()));
     } else if (in.alert() != null) {
       s = s.with(in.alert());
