@@ -323,12 +323,17 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /** Reads and parses up to one batch of lines. */
+  private static final long LAG_EVERY_NANOS = 1_000_000_000L;
+  private long lagAt = System.nanoTime() - LAG_EVERY_NANOS;
+
   /** The sources whose lag was reported: set back to 0 once their files are read. */
   private final java.util.Set<String> lagSources = new java.util.HashSet<>();
 
   private Batch read() {
     int handled = 0;
     Map<String, Long> lag = new HashMap<>();
+    // the lag costs a stat per known file: once a second is enough for a gauge scraped every 15 s
+    boolean lagDue = System.nanoTime() - lagAt >= LAG_EVERY_NANOS;
     List<Object> records = new ArrayList<>();
     Map<Counter.Child, Integer> published = new HashMap<>();
     List<FileTailer.Mark> marks = new ArrayList<>(feeds.size());
@@ -336,7 +341,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     for (Feed feed : feeds) {
       if (!full) {
         List<TailedLine> lines = feed.tailer().poll(BATCH - handled);
-        feed.tailer().lagBytes(rel -> sourceLabel(feed.context().apply(rel).type()), lag);
+        if (lagDue) {
+          feed.tailer().lagBytes(rel -> sourceLabel(feed.context().apply(rel).type()), lag);
+        }
         for (TailedLine line : lines) {
           handle(feed, line, records, published);
         }
@@ -345,10 +352,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       }
       marks.add(feed.tailer().mark());
     }
-    // a source once seen keeps its series, at 0 when it is caught up
-    lagSources.addAll(lag.keySet());
-    for (String source : lagSources) {
-      IngestMetrics.LAG_BYTES.labels(source).set(lag.getOrDefault(source, 0L));
+    if (lagDue) {
+      lagAt = System.nanoTime();
+      // a source once seen keeps its series, at 0 when it is caught up
+      lagSources.addAll(lag.keySet());
+      for (String source : lagSources) {
+        IngestMetrics.LAG_BYTES.labels(source).set(lag.getOrDefault(source, 0L));
+      }
     }
     return new Batch(records, marks, handled, published);
   }

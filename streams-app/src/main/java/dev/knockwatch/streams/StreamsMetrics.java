@@ -1,6 +1,8 @@
 package dev.knockwatch.streams;
 
+import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import io.prometheus.client.Counter;
 
@@ -36,55 +38,69 @@ public final class StreamsMetrics {
       .help("Guard probe results read: refused=true the wall held, refused=false it did not (wall-breach).")
       .labelNames("refused").register();
 
+  /** The reason classes, in the order of {@link #reasonClassIndex}. */
+  static final String[] REASON_CLASSES = {"filesystem", "resolved-address", "opaque-tunnel", "not-on-allowlist",
+      "proxy-auth", "syscall", "configured", "unknown"};
+
   /**
    * The reason of a refusal, as one word of a fixed set (the reason text itself is the sandbox's
    * and, for configured deny reasons, the operator's: never a label).
    */
   public static String reasonClass(ViolationEvent e) {
+    return REASON_CLASSES[reasonClassIndex(e)];
+  }
+
+  static int reasonClassIndex(ViolationEvent e) {
     if (e.kind() == Kind.FILESYSTEM) {
-      return "filesystem";
+      return 0;
     }
     String r = e.reason() == null ? "" : e.reason();
     if (r.startsWith("resolved to ")) {
-      return "resolved-address";
+      return 1;
     }
     if (r.contains("refuseOpaqueTunnels") || r.contains("does not tunnel")) {
-      return "opaque-tunnel";
+      return 2;
     }
     if (r.equals("host is not on the allow list") || "blocked-by-allowlist".equals(e.proxyError())) {
-      return "not-on-allowlist";
+      return 3;
     }
     if (r.contains("407") || r.contains("Proxy Authentication")) {
-      return "proxy-auth";
+      return 4;
     }
     if (e.errno() != null) {
-      return "syscall";
+      return 5;
     }
-    return r.isEmpty() && e.proxyError() == null ? "unknown" : "configured";
+    return r.isEmpty() && e.proxyError() == null ? 7 : 6;
   }
 
   /**
-   * The per-refusal counter's children, looked up once per combination (a labels() lookup per
-   * refusal would cost more than the count). Not thread-safe: one per stream task.
+   * The per-refusal counter's children, looked up once per combination: by role, then by an index
+   * made of the four enum-like labels (a labels() lookup, or a string key, per refusal would cost
+   * more than the count). Not thread-safe: one per stream task.
    */
   public static final class RefusalCounters {
-    private final java.util.Map<String, Counter.Child> children = new java.util.HashMap<>();
-    private final StringBuilder key = new StringBuilder();
+    private static final int SOURCES = Source.values().length + 1;
+    private static final int KINDS = Kind.values().length + 1;
+    private static final int ADDRESSES = AddressClass.values().length + 1;
+    private static final int SIZE = SOURCES * KINDS * REASON_CLASSES.length * ADDRESSES;
+
+    private final java.util.Map<String, Counter.Child[]> byRole = new java.util.HashMap<>();
 
     public void inc(ViolationEvent e, String role) {
-      String source = label(e.source());
-      String kind = label(e.kind());
-      String reason = reasonClass(e);
-      String address = label(e.addressClass()); // ingest classified it, where it could
-      key.setLength(0);
-      key.append(source).append('|').append(kind).append('|').append(reason).append('|').append(address).append('|')
-          .append(role);
-      Counter.Child c = children.get(key.toString());
+      Counter.Child[] children = byRole.computeIfAbsent(role, r -> new Counter.Child[SIZE]);
+      int reason = reasonClassIndex(e);
+      int i = ((ordinal(e.source()) * KINDS + ordinal(e.kind())) * REASON_CLASSES.length + reason) * ADDRESSES
+          + ordinal(e.addressClass());
+      Counter.Child c = children[i];
       if (c == null) {
-        c = REFUSALS.labels(source, kind, reason, address, role);
-        children.put(key.toString(), c);
+        c = REFUSALS.labels(label(e.source()), label(e.kind()), REASON_CLASSES[reason], label(e.addressClass()), role);
+        children[i] = c;
       }
       c.inc();
+    }
+
+    private static int ordinal(Enum<?> v) {
+      return v == null ? 0 : v.ordinal() + 1;
     }
   }
 

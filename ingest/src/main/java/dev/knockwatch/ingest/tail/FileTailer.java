@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,12 +124,13 @@ public final class FileTailer {
   /** Returns up to {@code maxLines} new complete lines, across files, in file-then-offset order. */
   public List<TailedLine> poll(int maxLines) {
     List<TailedLine> out = new ArrayList<>();
-    for (Path file : discover()) {
+    for (Map.Entry<Path, BasicFileAttributes> found : discover()) {
       if (out.size() >= maxLines) {
         break;
       }
+      Path file = found.getKey();
       try {
-        readNew(file, out, maxLines);
+        readNew(file, found.getValue(), out, maxLines);
       } catch (NoSuchFileException e) {
         files.remove(relative(file));
       } catch (IOException e) {
@@ -173,7 +173,7 @@ public final class FileTailer {
     });
   }
 
-  /** Bytes not yet read, summed over the files seen: how far behind the tailer is. */
+  /** Bytes not yet read, summed over the files seen: how far behind the tailer is (a stat per file). */
   public long lagBytes() {
     return lagBytes(rel -> "all", new HashMap<>());
   }
@@ -196,21 +196,39 @@ public final class FileTailer {
     return lag;
   }
 
-  private List<Path> discover() {
+  /**
+   * The files to read, sorted by path, each with the attributes the directory walk already read
+   * (one stat per file and poll: with one file per command there are tens of thousands).
+   */
+  private List<Map.Entry<Path, BasicFileAttributes>> discover() {
     if (!Files.isDirectory(root)) {
       return List.of();
     }
-    try (Stream<Path> walk = Files.walk(root)) {
-      return walk.filter(Files::isRegularFile).filter(matches).sorted().toList();
+    java.util.TreeMap<Path, BasicFileAttributes> found = new java.util.TreeMap<>();
+    try {
+      Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+        @Override
+        public java.nio.file.FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+          if (attrs.isRegularFile() && matches.test(file)) {
+            found.put(file, attrs);
+          }
+          return java.nio.file.FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+          return java.nio.file.FileVisitResult.CONTINUE; // gone between listing and reading
+        }
+      });
     } catch (IOException | UncheckedIOException e) {
       log.warn("cannot list {}: {}", root, e.getMessage());
       return List.of();
     }
+    return new ArrayList<>(found.entrySet());
   }
 
-  private void readNew(Path file, List<TailedLine> out, int maxLines) throws IOException {
+  private void readNew(Path file, BasicFileAttributes attrs, List<TailedLine> out, int maxLines) throws IOException {
     String rel = relative(file);
-    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
     FileState state = files.computeIfAbsent(rel, k -> new FileState());
     Object key = attrs.fileKey() == null ? null : attrs.fileKey().toString();
     if (state.fileKey != null && key != null && !Objects.equals(state.fileKey, key)) {
