@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * What the real sandbox needs on this machine: bubblewrap, socat and ripgrep (srt will not start
  * without them), Node and npm for the bridge, curl for the network probes, unshare and ip for the
- * network guard. Missing tools are installed with apt-get when we are root; otherwise the
+ * network guard (strace only when a bridge run asks for it: not checked here). Missing tools are installed with apt-get when we are root; otherwise the
  * exception says exactly what to install.
  */
 public final class Prerequisites {
@@ -30,7 +30,6 @@ public final class Prerequisites {
     TOOLS.put("curl", "curl");
     TOOLS.put("unshare", "util-linux");
     TOOLS.put("ip", "iproute2");
-    TOOLS.put("strace", "strace");
   }
 
   private Prerequisites() {}
