@@ -13,8 +13,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * What the real sandbox needs on this machine: bubblewrap, socat and ripgrep (srt will not start
  * without them), Node and npm for the bridge, curl for the network probes, unshare and ip for the
- * network guard (strace only when a bridge run asks for it: not checked here). Missing tools are installed with apt-get when we are root; otherwise the
- * exception says exactly what to install.
+ * network guard (strace only when a bridge run asks for it: not checked here). Missing tools
+ * are installed with apt-get when we are root; otherwise the exception says exactly what to
+ * install.
  */
 public final class Prerequisites {
 
