@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -37,9 +38,7 @@ final class IngestCommand implements Callable<Integer> {
       description = "Where the checkpoints live, under ingest/ (default: ${DEFAULT-VALUE}).")
   Path var;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS", defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
-      description = "The Kafka cluster (default: ${DEFAULT-VALUE}).")
-  String bootstrapServers;
+  @Mixin ClusterOptions cluster;
 
   @Option(names = "--config", paramLabel = "FILE",
       description = "Sources as YAML (path globs with {agentId}/{commandId}, type, fields, logformat, mapping); replaces --logs.")
@@ -67,10 +66,10 @@ final class IngestCommand implements Callable<Integer> {
     } else {
       Files.createDirectories(logs);
     }
-    TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(60));
-    TopicCreator.createMissing(bootstrapServers, Map.of());
+    TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(60));
+    TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
     HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind, metricsPort, false);
-    KafkaEventSink sink = KafkaEventSink.create(bootstrapServers, Map.of());
+    KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, Map.of());
     IngestAgent agent = feeds != null
         ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL)
         : IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
@@ -88,7 +87,7 @@ final class IngestCommand implements Callable<Integer> {
     worker.start();
     PrintWriter out = spec.commandLine().getOut();
     out.println("knockwatch ingest: watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.namesBySuffix() + ")")
-        + " -> " + bootstrapServers
+        + " -> " + cluster.bootstrapServers
         + (metrics == null ? "" : "; metrics on http://" + metricsBind + ":" + metrics.getPort() + "/metrics"));
     out.flush();
     stopped.await();

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,10 +26,7 @@ final class NotifyCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
-      defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
-      description = "Kafka (default: ${DEFAULT-VALUE}; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
-  String bootstrapServers;
+  @Mixin ClusterOptions cluster;
 
   @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
       description = "The directory holding receivers.yaml (default: ${DEFAULT-VALUE}; env KNOCKWATCH_RULES).")
@@ -49,10 +47,10 @@ final class NotifyCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ReceiversConfig receivers = Rules.receivers(rules);
-    TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(120));
-    TopicCreator.createMissing(bootstrapServers, Map.of());
+    TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(120));
+    TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind, metricsPort, false);
-    AlertDispatcher dispatcher = new AlertDispatcher(bootstrapServers, group, Map.of(), receivers,
+    AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, Map.of(), receivers,
         Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")), Backoff.DEFAULT);
     Thread worker = new Thread(dispatcher, "knockwatch-notify");
     CountDownLatch stopped = new CountDownLatch(1);
@@ -64,7 +62,7 @@ final class NotifyCommand implements Callable<Integer> {
     worker.start();
     PrintWriter out = spec.commandLine().getOut();
     out.println("knockwatch notify: " + Rules.describe(receivers) + " from " + rules.resolve(ReceiversConfig.FILE)
-        + ", group " + group + " on " + bootstrapServers + "; metrics on http://" + metricsBind + ":" + metrics.getPort()
+        + ", group " + group + " on " + cluster.bootstrapServers + "; metrics on http://" + metricsBind + ":" + metrics.getPort()
         + "/metrics");
     out.flush();
     stopped.await();

@@ -34,18 +34,11 @@ final class SilenceCommand implements Callable<Integer> {
     return Knockwatch.USAGE;
   }
 
-  /** Where the silences live. */
-  static final class Cluster {
-    @Option(names = "--bootstrap-servers", paramLabel = "HOSTS", defaultValue = "127.0.0.1:9092",
-        description = "Kafka (default: ${DEFAULT-VALUE}, the broker of ./knockwatch up).")
-    String bootstrapServers;
-  }
-
   @Command(name = "add", mixinStandardHelpOptions = true,
       description = "Add a silence; prints its id. Give at least one matcher; values may be globs (* and ?).")
   static final class Add implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin Cluster cluster;
+    @Mixin ClusterOptions cluster;
     @Option(names = "--rule", paramLabel = "GLOB") String rule;
     @Option(names = "--command", paramLabel = "GLOB", description = "The commandId.") String commandId;
     @Option(names = "--agent", paramLabel = "GLOB") String agentId;
@@ -115,7 +108,7 @@ final class SilenceCommand implements Callable<Integer> {
   @Command(name = "list", mixinStandardHelpOptions = true, description = "List silences: active, pending and expired.")
   static final class ListCmd implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin Cluster cluster;
+    @Mixin ClusterOptions cluster;
     @Option(names = "--json", description = "One JSON object per silence.") boolean json;
 
     @Override
@@ -142,7 +135,7 @@ final class SilenceCommand implements Callable<Integer> {
   @Command(name = "expire", mixinStandardHelpOptions = true, description = "End a silence now.")
   static final class Expire implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin Cluster cluster;
+    @Mixin ClusterOptions cluster;
     @Parameters(paramLabel = "ID") String id;
 
     @Override

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,10 +41,7 @@ final class StreamsCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
-      defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
-      description = "Kafka (default: ${DEFAULT-VALUE}; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
-  String bootstrapServers;
+  @Mixin ClusterOptions cluster;
 
   @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
       description = "The alert-rules directory (default: ${DEFAULT-VALUE}; env KNOCKWATCH_RULES).")
@@ -108,16 +106,16 @@ final class StreamsCommand implements Callable<Integer> {
       stopped.countDown();
     }, "knockwatch-streams-shutdown"));
 
-    TopicCreator.awaitReady(bootstrapServers, Duration.ofSeconds(120));
-    TopicCreator.createMissing(bootstrapServers, clientProps(Map.of()));
+    TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(120));
+    TopicCreator.createMissing(cluster.bootstrapServers, clientProps(Map.of()));
     HTTPServer metrics = MetricsEndpoint.start(metricsBind, metricsPort, false);
     running.add(0, metrics::close);
 
     PolicyFiles files = PolicyLoader.files(rules);
-    PolicyPublisher.publish(bootstrapServers, Map.of(), files);
+    PolicyPublisher.publish(cluster.bootstrapServers, Map.of(), files);
     AtomicReference<StreamsApp> detection = new AtomicReference<>(detection(policy));
     running.add(0, () -> detection.get().close());
-    PolicyWatcher watcher = new PolicyWatcher(rules, bootstrapServers, files, next -> {
+    PolicyWatcher watcher = new PolicyWatcher(rules, cluster.bootstrapServers, files, next -> {
       synchronized (detection) {
         detection.get().close();
         detection.set(detection(next));
@@ -130,11 +128,11 @@ final class StreamsCommand implements Callable<Integer> {
 
     String advertised = apiHost != null && !apiHost.isBlank() ? apiHost
         : "0.0.0.0".equals(apiBind) ? Pipeline.hostName() : apiBind;
-    StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrapServers,
+    StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, cluster.bootstrapServers,
         var.resolve("timeline"), TimelineTopology.build(policy, retention), clientProps(
             Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort)));
     QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, apiPort, new HostInfo(advertised, apiPort));
-    SilencesApi silences = new SilencesApi(bootstrapServers, Map.of());
+    SilencesApi silences = new SilencesApi(cluster.bootstrapServers, Map.of());
     api.mount("/api/silences", silences);
     running.add(0, silences);
     running.add(0, timeline);
@@ -142,7 +140,7 @@ final class StreamsCommand implements Callable<Integer> {
     timeline.start(Duration.ofSeconds(300));
 
     out.println("knockwatch streams: " + DetectionTopology.DEFAULT_APPLICATION_ID + " and "
-        + TimelineTopology.DEFAULT_APPLICATION_ID + " on " + bootstrapServers + "; rules " + rules + " ("
+        + TimelineTopology.DEFAULT_APPLICATION_ID + " on " + cluster.bootstrapServers + "; rules " + rules + " ("
         + Rules.describe(policy) + ")");
     out.println("  api      http://" + apiBind + ":" + apiPort + "/api/commands/{commandId}; bearer token "
         + token.describe());
@@ -153,7 +151,7 @@ final class StreamsCommand implements Callable<Integer> {
   }
 
   private StreamsApp detection(Policy policy) {
-    return new StreamsApp(DetectionTopology.DEFAULT_APPLICATION_ID, bootstrapServers, var.resolve("streams"), policy,
+    return new StreamsApp(DetectionTopology.DEFAULT_APPLICATION_ID, cluster.bootstrapServers, var.resolve("streams"), policy,
         AlertLifecycleProcessor.Clock.WALL, clientProps(Map.of())).start(Duration.ofSeconds(300));
   }
 

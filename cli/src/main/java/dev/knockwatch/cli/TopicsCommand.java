@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,10 +19,7 @@ final class TopicsCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
-      defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
-      description = "Kafka (default: ${DEFAULT-VALUE}; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
-  String bootstrapServers;
+  @Mixin ClusterOptions cluster;
 
   @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "120s",
       description = "How long to wait for Kafka (default: ${DEFAULT-VALUE}).")
@@ -29,8 +27,8 @@ final class TopicsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    TopicCreator.awaitReady(bootstrapServers, SilenceCommand.Add.parse(waitFor, "--wait"));
-    TopicCreator.createMissing(bootstrapServers, Map.of());
+    TopicCreator.awaitReady(cluster.bootstrapServers, SilenceCommand.Add.parse(waitFor, "--wait"));
+    TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
     PrintWriter out = spec.commandLine().getOut();
     Topics.ALL.forEach(t -> out.println(t.name() + " (" + t.partitions() + " partitions)"));
     out.flush();

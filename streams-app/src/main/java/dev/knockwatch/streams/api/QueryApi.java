@@ -204,7 +204,10 @@ public final class QueryApi implements AutoCloseable {
       forward(ex, where.activeHost());
       return;
     }
-    CommandSummary s = commandsStore().get(commandId);
+    // the command's own partition: while its task is still restoring here, that is a 503, not a
+    // 404 from the stores that happen to be ready
+    Integer partition = where == null || where.partition() < 0 ? null : where.partition();
+    CommandSummary s = commandsStore(partition).get(commandId);
     if (s == null) {
       send(ex, 404, error("unknown command " + commandId));
       return;
@@ -212,7 +215,7 @@ public final class QueryApi implements AutoCloseable {
     ObjectNode out = Json.MAPPER.valueToTree(s);
     ArrayNode events = out.putArray("timeline");
     String[] range = TimelineProcessor.eventRange(commandId);
-    try (KeyValueIterator<String, ViolationEvent> it = eventsStore().range(range[0], range[1])) {
+    try (KeyValueIterator<String, ViolationEvent> it = eventsStore(partition).range(range[0], range[1])) {
       it.forEachRemaining(kv -> events.add(Json.MAPPER.valueToTree(kv.value)));
     }
     out.put("omitted", s.events() - events.size());
@@ -324,13 +327,20 @@ public final class QueryApi implements AutoCloseable {
   }
 
   private ReadOnlyKeyValueStore<String, CommandSummary> commandsStore() {
-    return streams.store(StoreQueryParameters.fromNameAndType(TimelineProcessor.COMMANDS,
-        QueryableStoreTypes.<String, CommandSummary>keyValueStore()));
+    return commandsStore(null);
   }
 
-  private ReadOnlyKeyValueStore<String, ViolationEvent> eventsStore() {
-    return streams.store(StoreQueryParameters.fromNameAndType(TimelineProcessor.EVENTS,
-        QueryableStoreTypes.<String, ViolationEvent>keyValueStore()));
+  /** The store of one partition (an InvalidStateStoreException while it is not ready here), or of all with null. */
+  private ReadOnlyKeyValueStore<String, CommandSummary> commandsStore(Integer partition) {
+    StoreQueryParameters<ReadOnlyKeyValueStore<String, CommandSummary>> q = StoreQueryParameters.fromNameAndType(
+        TimelineProcessor.COMMANDS, QueryableStoreTypes.<String, CommandSummary>keyValueStore());
+    return streams.store(partition == null ? q : q.withPartition(partition));
+  }
+
+  private ReadOnlyKeyValueStore<String, ViolationEvent> eventsStore(Integer partition) {
+    StoreQueryParameters<ReadOnlyKeyValueStore<String, ViolationEvent>> q = StoreQueryParameters.fromNameAndType(
+        TimelineProcessor.EVENTS, QueryableStoreTypes.<String, ViolationEvent>keyValueStore());
+    return streams.store(partition == null ? q : q.withPartition(partition));
   }
 
   private static int intParam(Map<String, String> q, String name, int dflt) {

@@ -1,0 +1,12 @@
+package dev.knockwatch.cli;
+
+import picocli.CommandLine.Option;
+
+/** {@code --bootstrap-servers}, shared by every command that talks to a Kafka cluster it does not start. */
+final class ClusterOptions {
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
+      defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
+      description = "Kafka (default: ${DEFAULT-VALUE}, the broker of ./knockwatch up; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
+  String bootstrapServers;
+}
