@@ -3,7 +3,6 @@ package dev.knockwatch.cli;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.events.Topics;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

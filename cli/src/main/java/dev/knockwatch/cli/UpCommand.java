@@ -23,7 +23,6 @@ import java.io.PrintWriter;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
