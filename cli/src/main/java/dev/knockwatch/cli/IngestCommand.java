@@ -48,9 +48,7 @@ final class IngestCommand implements Callable<Integer> {
       description = "Serve /metrics on port N (default: ${DEFAULT-VALUE}, off; env KNOCKWATCH_METRICS_PORT).")
   int metricsPort;
 
-  @Option(names = "--metrics-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_METRICS_BIND:-127.0.0.1}",
-      description = "Address /metrics listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_BIND).")
-  String metricsBind;
+  @Mixin MetricsEndpoint.Bind metricsBind;
 
   @Override
   public Integer call() throws Exception {
@@ -68,7 +66,7 @@ final class IngestCommand implements Callable<Integer> {
     }
     TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(60));
     TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
-    HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind, metricsPort, false);
+    HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, Map.of());
     IngestAgent agent = feeds != null
         ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL)

@@ -6,9 +6,17 @@ import io.prometheus.client.hotspot.DefaultExports;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import picocli.CommandLine.Option;
 
 /** {@code /metrics} of a knockwatch process: every module's metrics and the JVM's (hotspot). */
 final class MetricsEndpoint {
+
+  /** {@code --metrics-bind}, shared by the commands that run one stage (the port's default is each one's own). */
+  static final class Bind {
+    @Option(names = "--metrics-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_METRICS_BIND:-127.0.0.1}",
+        description = "Address /metrics listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_BIND).")
+    String address;
+  }
 
   private MetricsEndpoint() {}
 

@@ -40,16 +40,14 @@ final class NotifyCommand implements Callable<Integer> {
       description = "Port of /metrics (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_PORT).")
   int metricsPort;
 
-  @Option(names = "--metrics-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_METRICS_BIND:-127.0.0.1}",
-      description = "Address /metrics listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_BIND).")
-  String metricsBind;
+  @Mixin MetricsEndpoint.Bind metricsBind;
 
   @Override
   public Integer call() throws Exception {
     ReceiversConfig receivers = Rules.receivers(rules);
     TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(120));
     TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
-    HTTPServer metrics = MetricsEndpoint.start(metricsBind, metricsPort, false);
+    HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, Map.of(), receivers,
         Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")), Backoff.DEFAULT);
     Thread worker = new Thread(dispatcher, "knockwatch-notify");

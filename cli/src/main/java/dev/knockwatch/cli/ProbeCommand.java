@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -41,6 +42,17 @@ final class ProbeCommand implements Callable<Integer> {
     return Knockwatch.USAGE;
   }
 
+  /** Where the probes write for ingest, and their own working directories. */
+  static final class Dirs {
+    @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
+        description = "Where the refusals (and guard results) are written for ingest (default: ${DEFAULT-VALUE}).")
+    Path logs;
+
+    @Option(names = "--work", paramLabel = "DIR", defaultValue = "var/probes",
+        description = "The probes' own HOME and working directories (default: ${DEFAULT-VALUE}).")
+    Path work;
+  }
+
   @Command(name = "guard", mixinStandardHelpOptions = true,
       description = {"Run the guard probes on the real srt: each command must be refused.",
           "Exit 0 when every probe was refused, 3 when any was not (its result raises wall-breach),",
@@ -48,13 +60,7 @@ final class ProbeCommand implements Callable<Integer> {
   static final class Guard implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
-        description = "Where the refusals and results are written for ingest (default: ${DEFAULT-VALUE}).")
-    Path logs;
-
-    @Option(names = "--work", paramLabel = "DIR", defaultValue = "var/probes",
-        description = "The probes' own HOME and working directory (default: ${DEFAULT-VALUE}).")
-    Path work;
+    @Mixin Dirs dirs;
 
     @Option(names = "--settings", paramLabel = "FILE",
         description = "srt settings to test instead of the built-in ones (nothing allowed out, ~/.ssh hidden, "
@@ -83,7 +89,7 @@ final class ProbeCommand implements Callable<Integer> {
         throw new UsageException("--settings " + settings + " is not a file");
       }
       SrtBridge bridge = RealSandbox.prepare(System.err);
-      List<ProbeOutcome> outcomes = new GuardRunner(bridge, logs, work, Clock.systemUTC())
+      List<ProbeOutcome> outcomes = new GuardRunner(bridge, dirs.logs, dirs.work, Clock.systemUTC())
           .run(probes, p -> settings);
       for (ProbeOutcome o : outcomes) {
         if (json) {
@@ -94,7 +100,7 @@ final class ProbeCommand implements Callable<Integer> {
         }
       }
       if (!json) {
-        out.println("results and refusals written under " + logs.resolve(GuardRunner.AGENT_ID));
+        out.println("results and refusals written under " + dirs.logs.resolve(GuardRunner.AGENT_ID));
       }
       out.flush();
       if (outcomes.stream().anyMatch(o -> o.ran() && !o.refused())) {
@@ -111,13 +117,7 @@ final class ProbeCommand implements Callable<Integer> {
   static final class Limit implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
-        description = "Where the refusals are written for ingest (default: ${DEFAULT-VALUE}).")
-    Path logs;
-
-    @Option(names = "--work", paramLabel = "DIR", defaultValue = "var/probes",
-        description = "Working directories of the srt engine's commands (default: ${DEFAULT-VALUE}).")
-    Path work;
+    @Mixin Dirs dirs;
 
     @Option(names = "--engine", defaultValue = "emitter", description = "emitter or srt (default: ${DEFAULT-VALUE}).")
     String engine;
@@ -164,9 +164,9 @@ final class ProbeCommand implements Callable<Integer> {
       }
       switch (engine) {
         case "emitter" -> {
-          LimitEmitter.Result r = new LimitEmitter(logs, Clock.systemUTC()).run(plan);
+          LimitEmitter.Result r = new LimitEmitter(dirs.logs, Clock.systemUTC()).run(plan);
           out.printf(Locale.ROOT, "emitter: %,d refusals for %d commands in %.2f s (%,.0f/s) under %s%n",
-              r.attempts(), r.commandIds().size(), r.seconds(), r.perSecond(), logs);
+              r.attempts(), r.commandIds().size(), r.seconds(), r.perSecond(), dirs.logs);
           r.commandIds().stream().limit(10).forEach(id -> out.println("  " + id));
         }
         case "srt" -> {
@@ -176,8 +176,8 @@ final class ProbeCommand implements Callable<Integer> {
             throw new UsageException(e.getMessage() + " (--rate, --max)");
           }
           SrtBridge bridge = RealSandbox.prepare(System.err);
-          List<String> ids = new SrtLimitProbe(bridge, logs, work).run(plan);
-          out.printf(Locale.ROOT, "srt: %d commands ran in the real sandbox, refusals under %s%n", ids.size(), logs);
+          List<String> ids = new SrtLimitProbe(bridge, dirs.logs, dirs.work).run(plan);
+          out.printf(Locale.ROOT, "srt: %d commands ran in the real sandbox, refusals under %s%n", ids.size(), dirs.logs);
           ids.stream().limit(10).forEach(id -> out.println("  " + id));
         }
         default -> throw new UsageException("--engine " + Sanitize.text(engine, 40) + " is not emitter or srt");

@@ -55,9 +55,7 @@ final class StreamsCommand implements Callable<Integer> {
       description = "Port of /metrics (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_PORT).")
   int metricsPort;
 
-  @Option(names = "--metrics-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_METRICS_BIND:-127.0.0.1}",
-      description = "Address /metrics listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_BIND).")
-  String metricsBind;
+  @Mixin MetricsEndpoint.Bind metricsBind;
 
   @Option(names = "--api-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_API_PORT:-8080}",
       description = "Port of the query API (default: ${DEFAULT-VALUE}; env KNOCKWATCH_API_PORT).")
@@ -108,7 +106,7 @@ final class StreamsCommand implements Callable<Integer> {
 
     TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(120));
     TopicCreator.createMissing(cluster.bootstrapServers, clientProps(Map.of()));
-    HTTPServer metrics = MetricsEndpoint.start(metricsBind, metricsPort, false);
+    HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     running.add(0, metrics::close);
 
     PolicyFiles files = PolicyLoader.files(rules);

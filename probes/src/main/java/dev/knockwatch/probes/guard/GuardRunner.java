@@ -57,13 +57,14 @@ public final class GuardRunner {
    * @throws IllegalStateException when the network guard cannot be set up: no probe runs then
    */
   public List<ProbeOutcome> run(List<GuardProbe> probes, Function<GuardProbe, Path> settingsFor) {
+    // checked once here; each probe's own namespace is checked again inside it before its command
+    // starts (NetworkGuard.SCRIPT), and a probe whose guard fails does not run
+    Optional<String> guard = NetworkGuard.check();
+    if (guard.isPresent()) {
+      throw new IllegalStateException("guard probes refuse to run without the network guard: " + guard.get());
+    }
     List<ProbeOutcome> outcomes = new ArrayList<>();
     for (GuardProbe probe : probes) {
-      // checked before each probe: a guard that stopped working stops the run
-      Optional<String> guard = NetworkGuard.check();
-      if (guard.isPresent()) {
-        throw new IllegalStateException("guard probes refuse to run without the network guard: " + guard.get());
-      }
       outcomes.add(runOne(probe, settingsFor.apply(probe)));
     }
     return outcomes;
