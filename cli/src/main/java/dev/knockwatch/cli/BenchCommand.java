@@ -89,6 +89,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--lines", defaultValue = "1000000", description = "Lines to generate (default: ${DEFAULT-VALUE}).")
     int lines;
 
+    @Option(names = "--warmup", defaultValue = "500000", paramLabel = "N",
+        description = "Lines (of another generated tree) the in-process agent handles first, unmeasured, so the"
+            + " figures are the sustained rate and not the JIT's first compilations (default: ${DEFAULT-VALUE}; 0: a cold start).")
+    int warmup;
+
     @Option(names = "--no-kafka", description = "Tail and parse only (events are counted, not published): where the time goes.")
     boolean noKafka;
 
@@ -108,6 +113,9 @@ final class BenchCommand implements Callable<Integer> {
       if (lines < 1) {
         throw new UsageException("--lines must be at least 1");
       }
+      if (warmup < 0) {
+        throw new UsageException("--warmup must be 0 or more");
+      }
       Path tmp = Files.createTempDirectory("knockwatch-bench-");
       try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
         broker.createTopics();
@@ -117,15 +125,30 @@ final class BenchCommand implements Callable<Integer> {
         result.put("lines", lines);
         result.put("bytes", Files.size(files.get(0)) + Files.size(files.get(1)));
         result.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
+        if (warmup > 0 && agentJvm == null) {
+          Path warm = tmp.resolve("warmup");
+          generate(warm, warmup);
+          log.info("warm-up: {} lines", warmup);
+          runIngest(broker, warm, noKafka);
+          EmbeddedKafkaBroker.wipe(warm);
+        }
+        // kafkacat runs before and after the agent, and the faster run is the ceiling: the broker
+        // shares this JVM, whose compilers and collector are busier at some times than at others
+        Optional<Side> kcatBefore = runKafkacat(broker, files, "bench.raw.before");
         Side ours = agentJvm != null ? runAgentJvm(broker, logs, tmp, lines, agentJvm) : runIngest(broker, logs, noKafka);
         result.put("published", !noKafka);
         result.put("agent", agentJvm != null ? "own JVM " + agentJvm : "in process");
+        result.put("warmupLines", agentJvm != null ? 0 : warmup);
         result.put("seconds", ours.seconds());
         result.put("cpuSeconds", ours.cpuSeconds());
         result.put("linesPerSecond", Math.round(lines / ours.seconds()));
         result.put("linesPerCpuSecond", Math.round(lines / ours.cpuSeconds()));
         result.put("peakHeapBytes", ours.peakHeap());
-        Optional<Side> kcat = runKafkacat(broker, files);
+        Optional<Side> kcatAfter = runKafkacat(broker, files, "bench.raw.after");
+        kcatBefore.ifPresent(k -> log.info("kafkacat before the agent: {} s", String.format("%.2f", k.seconds())));
+        kcatAfter.ifPresent(k -> log.info("kafkacat after the agent: {} s", String.format("%.2f", k.seconds())));
+        Optional<Side> kcat = kcatBefore.isEmpty() ? kcatAfter : kcatAfter.isEmpty() ? kcatBefore
+            : Optional.of(kcatBefore.get().seconds() <= kcatAfter.get().seconds() ? kcatBefore.get() : kcatAfter.get());
         kcat.ifPresent(k -> {
           result.put("kcatSeconds", k.seconds());
           result.put("kcatCpuSeconds", k.cpuSeconds());
@@ -206,6 +229,8 @@ final class BenchCommand implements Callable<Integer> {
       System.gc();
       heap.forEach(MemoryPoolMXBean::resetPeakUsage);
       Map<Long, Long> cpuBefore = cpuOfIngestThreads(threads);
+      Map<Long, Long> allBefore = cpuOfAllThreads(threads);
+      long processBefore = processCpuNanos();
       long t0 = System.nanoTime();
       try (EventSink sink = noKafka ? new CountingSink() : KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
         IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> !p.getFileName().toString().startsWith("all-"),
@@ -224,6 +249,7 @@ final class BenchCommand implements Callable<Integer> {
           byThread.append(String.format(" %s %.2f s;", threads.getThreadInfo(e.getKey()).getThreadName(), used / 1e9));
         }
         log.info("ingest took {} s; CPU by thread:{}", String.format("%.2f", seconds), byThread);
+        logProcessCpu(threads, allBefore, processBefore);
         agent.close();
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         return new Side(seconds, cpu / 1e9, peak);
@@ -299,6 +325,42 @@ final class BenchCommand implements Callable<Integer> {
       public void close() {}
     }
 
+    /**
+     * The whole process's CPU over the run, and where it went: the largest groups of threads by
+     * name (digits folded), and what no Java thread accounts for (the collector, the compilers).
+     */
+    private static void logProcessCpu(ThreadMXBean threads, Map<Long, Long> before, long processBefore) {
+      long process = processCpuNanos() - processBefore;
+      Map<String, Long> byGroup = new java.util.HashMap<>();
+      long java = 0;
+      for (Map.Entry<Long, Long> e : cpuOfAllThreads(threads).entrySet()) {
+        ThreadInfo info = threads.getThreadInfo(e.getKey());
+        long used = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+        if (info != null && used > 0) {
+          java += used;
+          byGroup.merge(info.getThreadName().replaceAll("\\d+", "N"), used, Long::sum);
+        }
+      }
+      StringBuilder top = new StringBuilder();
+      byGroup.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+          .forEach(e -> top.append(String.format(" %s %.2f s;", e.getKey(), e.getValue() / 1e9)));
+      log.info("process CPU {} s: Java threads {} s, the rest (GC, JIT) {} s; largest:{}",
+          String.format("%.2f", process / 1e9), String.format("%.2f", java / 1e9),
+          String.format("%.2f", (process - java) / 1e9), top);
+    }
+
+    private static Map<Long, Long> cpuOfAllThreads(ThreadMXBean threads) {
+      Map<Long, Long> out = new java.util.HashMap<>();
+      for (long id : threads.getAllThreadIds()) {
+        out.put(id, threads.getThreadCpuTime(id));
+      }
+      return out;
+    }
+
+    private static long processCpuNanos() {
+      return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
     /** CPU time of the producer I/O threads (the ingest thread itself is measured directly). */
     private static Map<Long, Long> cpuOfIngestThreads(ThreadMXBean threads) {
       Map<Long, Long> out = new LinkedHashMap<>();
@@ -312,13 +374,13 @@ final class BenchCommand implements Callable<Integer> {
       return out;
     }
 
-    private Optional<Side> runKafkacat(EmbeddedKafkaBroker broker, List<Path> files) throws Exception {
+    private Optional<Side> runKafkacat(EmbeddedKafkaBroker broker, List<Path> files, String topic) throws Exception {
       try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-        admin.createTopics(List.of(new NewTopic("bench.raw", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        admin.createTopics(List.of(new NewTopic(topic, 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
       }
       String bin = "$(command -v " + kafkacat + " || command -v kafkacat)";
       String script = "cat " + files.get(0) + " " + files.get(1) + " | " + bin + " -P -b " + broker.bootstrapServers()
-          + " -t bench.raw -z lz4 -X acks=all -X linger.ms=5; rc=$?; times; exit $rc";
+          + " -t " + topic + " -z lz4 -X acks=all -X linger.ms=5; rc=$?; times; exit $rc";
       long t0 = System.nanoTime();
       Process p;
       try {

@@ -1,184 +1,283 @@
 package dev.knockwatch.events;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.SerializableString;
-import com.fasterxml.jackson.core.io.SerializedString;
-import com.fasterxml.jackson.core.util.ByteArrayBuilder;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
  * Writes a {@link ViolationEvent} as the bytes {@link Json#MAPPER} writes for it (same fields,
- * same order, absent fields left out), through Jackson's streaming generator: no serializer
- * lookup, no property introspection. Ingest writes one event per line it reads, so this is on its
- * hot path; a test holds it to the mapper's output.
+ * same order, absent fields left out), straight into a byte array: no serializer lookup, no
+ * generator. Ingest writes one event per line it reads, so this is on its hot path; a test holds
+ * it to the mapper's output.
  *
- * <p>Field names and enum values are encoded once. The values that repeat from one event to the
- * next (a command's id, agent, command text and file are the same for each of its refusals) are
- * encoded once per run of equal values: each thread keeps the last value of each such field with
- * its JSON bytes.
+ * <p>Field names and enum values are encoded once. A string of printable ASCII with nothing to
+ * escape (most of them) is copied as it is; any other goes through Jackson's own string
+ * encoder, so escaping is the mapper's (but for a character beyond U+FFFF, written as its four
+ * UTF-8 bytes where the mapper escapes its two surrogates: the same JSON string). The values that repeat from one event to the next (a
+ * command's id, agent, command text and file are the same for each of its refusals) are encoded
+ * once per run of equal values: each thread keeps the last value of each such field with its
+ * JSON bytes.
  */
 public final class EventWriter {
 
-  private static final SerializedString SCHEMA = new SerializedString("schema");
-  private static final SerializedString EVENT_ID = new SerializedString("eventId");
-  private static final SerializedString COMMAND_ID = new SerializedString("commandId");
-  private static final SerializedString AGENT_ID = new SerializedString("agentId");
-  private static final SerializedString ROLE = new SerializedString("role");
-  private static final SerializedString SOURCE = new SerializedString("source");
-  private static final SerializedString KIND = new SerializedString("kind");
-  private static final SerializedString ACTION = new SerializedString("action");
-  private static final SerializedString HOST = new SerializedString("host");
-  private static final SerializedString PORT = new SerializedString("port");
-  private static final SerializedString METHOD = new SerializedString("method");
-  private static final SerializedString URL = new SerializedString("url");
-  private static final SerializedString PATH = new SerializedString("path");
-  private static final SerializedString ADDRESS_CLASS = new SerializedString("addressClass");
-  private static final SerializedString REASON = new SerializedString("reason");
-  private static final SerializedString PROXY_ERROR = new SerializedString("proxyError");
-  private static final SerializedString ERRNO = new SerializedString("errno");
-  private static final SerializedString SYSCALL = new SerializedString("syscall");
-  private static final SerializedString PID = new SerializedString("pid");
-  private static final SerializedString OBSERVED_AT = new SerializedString("observedAt");
-  private static final SerializedString INGESTED_AT = new SerializedString("ingestedAt");
-  private static final SerializedString COMMAND_TEXT = new SerializedString("commandText");
-  private static final SerializedString ORIGIN = new SerializedString("origin");
-  private static final SerializedString FILE = new SerializedString("file");
-  private static final SerializedString OFFSET = new SerializedString("offset");
-  private static final SerializedString INGEST_HOST = new SerializedString("ingestHost");
-  private static final SerializedString PROBE = new SerializedString("probe");
-  private static final SerializedString NAME = new SerializedString("name");
-  private static final SerializedString EXPECTED = new SerializedString("expected");
-  private static final SerializedString OBSERVED = new SerializedString("observed");
-  private static final SerializedString REFUSED = new SerializedString("refused");
+  private static final byte[] SCHEMA = ascii("{\"schema\":");
+  private static final byte[] EVENT_ID = name("eventId");
+  private static final byte[] COMMAND_ID = name("commandId");
+  private static final byte[] AGENT_ID = name("agentId");
+  private static final byte[] ROLE = name("role");
+  private static final byte[] SOURCE = name("source");
+  private static final byte[] KIND = name("kind");
+  private static final byte[] ACTION = name("action");
+  private static final byte[] HOST = name("host");
+  private static final byte[] PORT = name("port");
+  private static final byte[] METHOD = name("method");
+  private static final byte[] URL = name("url");
+  private static final byte[] PATH = name("path");
+  private static final byte[] ADDRESS_CLASS = name("addressClass");
+  private static final byte[] REASON = name("reason");
+  private static final byte[] PROXY_ERROR = name("proxyError");
+  private static final byte[] ERRNO = name("errno");
+  private static final byte[] SYSCALL = name("syscall");
+  private static final byte[] PID = name("pid");
+  private static final byte[] OBSERVED_AT = name("observedAt");
+  private static final byte[] INGESTED_AT = name("ingestedAt");
+  private static final byte[] COMMAND_TEXT = name("commandText");
+  private static final byte[] ORIGIN = ascii(",\"origin\":{");
+  private static final byte[] FILE = name("file");
+  private static final byte[] OFFSET = name("offset");
+  private static final byte[] INGEST_HOST = name("ingestHost");
+  private static final byte[] PROBE = ascii(",\"probe\":{");
+  private static final byte[] NAME = name("name");
+  private static final byte[] EXPECTED = name("expected");
+  private static final byte[] OBSERVED = name("observed");
+  private static final byte[] REFUSED = name("refused");
+  private static final byte[] TRUE = ascii("true");
+  private static final byte[] FALSE = ascii("false");
 
-  private static final SerializedString[] SOURCES = wireNames(Source.values());
-  private static final SerializedString[] KINDS = wireNames(Kind.values());
-  private static final SerializedString[] ADDRESS_CLASSES = wireNames(AddressClass.values());
+  private static final byte[][] SOURCES = wireNames(Source.values());
+  private static final byte[][] KINDS = wireNames(Kind.values());
+  private static final byte[][] ADDRESS_CLASSES = wireNames(AddressClass.values());
+
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGHS = 0x8080808080808080L;
+  private static final long SPACES = ONES * 0x20;
+  private static final long QUOTES = ONES * '"';
+  private static final long BACKSLASHES = ONES * '\\';
+
+  /**
+   * Bytes to copy as they are: printable ASCII (DEL included: the mapper does not escape it)
+   * but {@code "} and {@code \}. Eight bytes at a time; a flag in a word means at least one
+   * such byte (a borrow only follows a byte below 0x20).
+   */
+  static boolean plain(byte[] b) {
+    int i = 0;
+    for (; i + 8 <= b.length; i += 8) {
+      long x = (long) LONGS.get(b, i);
+      long quote = x ^ QUOTES;
+      long backslash = x ^ BACKSLASHES;
+      long flags = ((x - SPACES) & ~x) | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | x;
+      if ((flags & HIGHS) != 0) {
+        return false;
+      }
+    }
+    for (; i < b.length; i++) {
+      byte c = b[i];
+      if (c < 0x20 || c == '"' || c == '\\') { // non-ASCII bytes are negative
+        return false;
+      }
+    }
+    return true;
+  }
 
   /** The fields whose last value each thread keeps encoded. */
   private enum Repeated { COMMAND_ID, AGENT_ID, ROLE, ACTION, HOST, REASON, PROXY_ERROR, COMMAND_TEXT, FILE, INGEST_HOST }
 
-  private static final ThreadLocal<Last> LAST = ThreadLocal.withInitial(Last::new);
-
-  private static final class Last {
-    final String[] raw = new String[Repeated.values().length];
-    final SerializedString[] encoded = new SerializedString[Repeated.values().length];
-
-    SerializableString of(Repeated field, String value) {
-      int i = field.ordinal();
-      if (!value.equals(raw[i])) {
-        raw[i] = value;
-        encoded[i] = new SerializedString(value);
-      }
-      return encoded[i];
-    }
-  }
+  private static final ThreadLocal<Out> OUT = ThreadLocal.withInitial(Out::new);
 
   private EventWriter() {}
 
   public static byte[] toBytes(ViolationEvent e) {
-    ByteArrayBuilder out = new ByteArrayBuilder(640);
-    try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out, JsonEncoding.UTF8)) {
-      write(g, e, LAST.get());
-    } catch (IOException ex) {
-      throw new UncheckedIOException(ex);
-    }
-    return out.toByteArray();
-  }
-
-  private static void write(JsonGenerator g, ViolationEvent e, Last last) throws IOException {
-    g.writeStartObject();
-    g.writeFieldName(SCHEMA);
-    g.writeNumber(e.schema());
-    string(g, EVENT_ID, e.eventId());
-    string(g, COMMAND_ID, e.commandId(), last, Repeated.COMMAND_ID);
-    string(g, AGENT_ID, e.agentId(), last, Repeated.AGENT_ID);
-    string(g, ROLE, e.role(), last, Repeated.ROLE);
-    wire(g, SOURCE, SOURCES, e.source());
-    wire(g, KIND, KINDS, e.kind());
-    string(g, ACTION, e.action(), last, Repeated.ACTION);
-    string(g, HOST, e.host(), last, Repeated.HOST);
-    number(g, PORT, e.port());
-    string(g, METHOD, e.method());
-    string(g, URL, e.url());
-    string(g, PATH, e.path());
-    wire(g, ADDRESS_CLASS, ADDRESS_CLASSES, e.addressClass());
-    string(g, REASON, e.reason(), last, Repeated.REASON);
-    string(g, PROXY_ERROR, e.proxyError(), last, Repeated.PROXY_ERROR);
-    string(g, ERRNO, e.errno());
-    string(g, SYSCALL, e.syscall());
-    number(g, PID, e.pid());
-    instant(g, OBSERVED_AT, e.observedAt());
-    instant(g, INGESTED_AT, e.ingestedAt());
-    string(g, COMMAND_TEXT, e.commandText(), last, Repeated.COMMAND_TEXT);
+    Out o = OUT.get();
+    o.len = 0;
+    o.raw(SCHEMA);
+    o.number(e.schema());
+    o.string(EVENT_ID, e.eventId());
+    o.repeated(COMMAND_ID, e.commandId(), Repeated.COMMAND_ID);
+    o.repeated(AGENT_ID, e.agentId(), Repeated.AGENT_ID);
+    o.repeated(ROLE, e.role(), Repeated.ROLE);
+    o.wire(SOURCE, SOURCES, e.source());
+    o.wire(KIND, KINDS, e.kind());
+    o.repeated(ACTION, e.action(), Repeated.ACTION);
+    o.repeated(HOST, e.host(), Repeated.HOST);
+    o.number(PORT, e.port());
+    o.string(METHOD, e.method());
+    o.string(URL, e.url());
+    o.string(PATH, e.path());
+    o.wire(ADDRESS_CLASS, ADDRESS_CLASSES, e.addressClass());
+    o.repeated(REASON, e.reason(), Repeated.REASON);
+    o.repeated(PROXY_ERROR, e.proxyError(), Repeated.PROXY_ERROR);
+    o.string(ERRNO, e.errno());
+    o.string(SYSCALL, e.syscall());
+    o.number(PID, e.pid());
+    o.instant(OBSERVED_AT, e.observedAt());
+    o.instant(INGESTED_AT, e.ingestedAt());
+    o.repeated(COMMAND_TEXT, e.commandText(), Repeated.COMMAND_TEXT);
     if (e.origin() != null) {
-      g.writeFieldName(ORIGIN);
-      g.writeStartObject();
-      string(g, FILE, e.origin().file(), last, Repeated.FILE);
-      g.writeFieldName(OFFSET);
-      g.writeNumber(e.origin().offset());
-      string(g, INGEST_HOST, e.origin().ingestHost(), last, Repeated.INGEST_HOST);
-      g.writeEndObject();
+      o.raw(ORIGIN);
+      o.repeated(FILE, e.origin().file(), Repeated.FILE);
+      o.field(OFFSET);
+      o.number(e.origin().offset());
+      o.repeated(INGEST_HOST, e.origin().ingestHost(), Repeated.INGEST_HOST);
+      o.raw((byte) '}');
     }
     if (e.probe() != null) {
-      g.writeFieldName(PROBE);
-      g.writeStartObject();
-      string(g, NAME, e.probe().name());
-      string(g, EXPECTED, e.probe().expected());
-      string(g, OBSERVED, e.probe().observed());
-      g.writeFieldName(REFUSED);
-      g.writeBoolean(e.probe().refused());
-      g.writeEndObject();
+      o.raw(PROBE);
+      o.string(NAME, e.probe().name());
+      o.string(EXPECTED, e.probe().expected());
+      o.string(OBSERVED, e.probe().observed());
+      o.field(REFUSED);
+      o.raw(e.probe().refused() ? TRUE : FALSE);
+      o.raw((byte) '}');
     }
-    g.writeEndObject();
+    o.raw((byte) '}');
+    return Arrays.copyOf(o.buf, o.len);
   }
 
-  private static void string(JsonGenerator g, SerializableString name, String value) throws IOException {
-    if (value != null) {
-      g.writeFieldName(name);
-      g.writeString(value);
+  /** One thread's output buffer, reused from event to event, and its last repeated values. */
+  private static final class Out {
+    byte[] buf = new byte[1024];
+    int len;
+    final String[] lastRaw = new String[Repeated.values().length];
+    final byte[][] lastQuoted = new byte[Repeated.values().length][];
+
+    void room(int n) {
+      if (len + n > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+      }
+    }
+
+    void raw(byte b) {
+      room(1);
+      buf[len++] = b;
+    }
+
+    void raw(byte[] bytes) {
+      room(bytes.length);
+      System.arraycopy(bytes, 0, buf, len, bytes.length);
+      len += bytes.length;
+    }
+
+    /** A field's name, after a comma unless it is the first of its object. */
+    void field(byte[] name) {
+      room(name.length + 1);
+      if (buf[len - 1] != '{') {
+        buf[len++] = ',';
+      }
+      System.arraycopy(name, 0, buf, len, name.length);
+      len += name.length;
+    }
+
+    void string(byte[] name, String value) {
+      if (value != null) {
+        field(name);
+        quoted(value);
+      }
+    }
+
+    void repeated(byte[] name, String value, Repeated which) {
+      if (value != null) {
+        field(name);
+        int i = which.ordinal();
+        if (!value.equals(lastRaw[i])) {
+          int start = len;
+          quoted(value);
+          lastRaw[i] = value;
+          lastQuoted[i] = Arrays.copyOfRange(buf, start, len);
+        } else {
+          raw(lastQuoted[i]);
+        }
+      }
+    }
+
+    void quoted(String s) {
+      byte[] utf8 = s.getBytes(StandardCharsets.UTF_8); // an array copy when the text is ASCII
+      room(utf8.length + 2);
+      buf[len++] = '"';
+      if (plain(utf8)) {
+        System.arraycopy(utf8, 0, buf, len, utf8.length);
+        len += utf8.length;
+      } else { // something to escape or to encode: Jackson's own encoder does it
+        raw(JsonStringEncoder.getInstance().quoteAsUTF8(s));
+      }
+      raw((byte) '"');
+    }
+
+    void number(byte[] name, Integer value) {
+      if (value != null) {
+        field(name);
+        number(value.longValue());
+      }
+    }
+
+    void number(long v) {
+      if (v == Long.MIN_VALUE) {
+        raw(ascii(Long.toString(v)));
+        return;
+      }
+      room(20);
+      if (v < 0) {
+        buf[len++] = '-';
+        v = -v;
+      }
+      int digits = 1;
+      for (long p = 10; p <= v && digits < 19; p *= 10) {
+        digits++;
+      }
+      for (int i = len + digits - 1; i >= len; i--) {
+        buf[i] = (byte) ('0' + v % 10);
+        v /= 10;
+      }
+      len += digits;
+    }
+
+    void instant(byte[] name, Instant value) {
+      if (value != null) {
+        field(name);
+        room(IsoInstant.MAX_LENGTH + 2);
+        buf[len++] = '"';
+        len = IsoInstant.write(value, buf, len);
+        buf[len++] = '"';
+      }
+    }
+
+    void wire(byte[] name, byte[][] names, Enum<?> value) {
+      if (value != null) {
+        field(name);
+        raw(names[value.ordinal()]);
+      }
     }
   }
 
-  private static void string(JsonGenerator g, SerializableString name, String value, Last last, Repeated field)
-      throws IOException {
-    if (value != null) {
-      g.writeFieldName(name);
-      g.writeString(last.of(field, value));
-    }
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 
-  private static void number(JsonGenerator g, SerializableString name, Integer value) throws IOException {
-    if (value != null) {
-      g.writeFieldName(name);
-      g.writeNumber(value);
-    }
+  /** {@code "name":} */
+  private static byte[] name(String name) {
+    return ascii("\"" + name + "\":");
   }
 
-  private static void instant(JsonGenerator g, SerializableString name, Instant value) throws IOException {
-    if (value != null) {
-      g.writeFieldName(name);
-      g.writeString(IsoInstant.format(value));
-    }
-  }
-
-  private static void wire(JsonGenerator g, SerializableString name, SerializedString[] names, Enum<?> value)
-      throws IOException {
-    if (value != null) {
-      g.writeFieldName(name);
-      g.writeString(names[value.ordinal()]);
-    }
-  }
-
-  /** The enums' wire names: {@code SRT_VIOLATION} is {@code srt-violation}. */
-  private static SerializedString[] wireNames(Enum<?>[] values) {
-    SerializedString[] out = new SerializedString[values.length];
+  /** The enums' wire names, quoted: {@code SRT_VIOLATION} is {@code "srt-violation"}. */
+  private static byte[][] wireNames(Enum<?>[] values) {
+    byte[][] out = new byte[values.length][];
     for (Enum<?> v : values) {
-      out[v.ordinal()] = new SerializedString(v.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+      out[v.ordinal()] = ascii("\"" + v.name().toLowerCase(Locale.ROOT).replace('_', '-') + "\"");
     }
     return out;
   }

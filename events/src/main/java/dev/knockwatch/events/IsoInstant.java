@@ -19,12 +19,26 @@ public final class IsoInstant {
   private IsoInstant() {}
 
   public static String format(Instant t) {
+    byte[] out = new byte[MAX_LENGTH];
+    return new String(out, 0, write(t, out, 0), java.nio.charset.StandardCharsets.US_ASCII);
+  }
+
+  /** The longest text {@link #write} writes (the JDK's, for the largest instant). */
+  public static final int MAX_LENGTH = Instant.MAX.toString().length();
+
+  /**
+   * Writes {@link #format}'s text as ASCII into {@code out} from {@code at}, which must have room
+   * for {@link #MAX_LENGTH} bytes; returns where the text ends.
+   */
+  public static int write(Instant t, byte[] out, int at) {
     long sec = t.getEpochSecond();
     if (sec < 0 || sec > MAX_FAST_SECOND) {
-      return t.toString();
+      byte[] text = t.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      System.arraycopy(text, 0, out, at, text.length);
+      return at + text.length;
     }
     int nano = t.getNano();
-    char[] out = new char[nano == 0 ? 20 : nano % 1_000_000 == 0 ? 24 : nano % 1000 == 0 ? 27 : 30];
+    int length = nano == 0 ? 20 : nano % 1_000_000 == 0 ? 24 : nano % 1000 == 0 ? 27 : 30;
     long days = sec / 86_400;
     int secOfDay = (int) (sec % 86_400);
     // civil date from days since 1970-01-01 (H. Hinnant's algorithm, era of 400 years)
@@ -37,26 +51,26 @@ public final class IsoInstant {
     int day = (int) (doy - (153 * mp + 2) / 5 + 1);
     int month = (int) (mp < 10 ? mp + 3 : mp - 9);
     int year = (int) (yoe + era * 400 + (month <= 2 ? 1 : 0));
-    digits(out, 0, year, 4);
-    out[4] = '-';
-    digits(out, 5, month, 2);
-    out[7] = '-';
-    digits(out, 8, day, 2);
-    out[10] = 'T';
-    digits(out, 11, secOfDay / 3600, 2);
-    out[13] = ':';
-    digits(out, 14, secOfDay / 60 % 60, 2);
-    out[16] = ':';
-    digits(out, 17, secOfDay % 60, 2);
-    int i = 19;
+    digits(out, at, year, 4);
+    out[at + 4] = '-';
+    digits(out, at + 5, month, 2);
+    out[at + 7] = '-';
+    digits(out, at + 8, day, 2);
+    out[at + 10] = 'T';
+    digits(out, at + 11, secOfDay / 3600, 2);
+    out[at + 13] = ':';
+    digits(out, at + 14, secOfDay / 60 % 60, 2);
+    out[at + 16] = ':';
+    digits(out, at + 17, secOfDay % 60, 2);
+    int i = at + 19;
     if (nano != 0) {
       out[i++] = '.';
-      int width = out.length - 21;
+      int width = length - 21;
       digits(out, i, nano / pow10(9 - width), width);
       i += width;
     }
     out[i] = 'Z';
-    return new String(out);
+    return i + 1;
   }
 
   /**
@@ -125,9 +139,9 @@ public final class IsoInstant {
     return p;
   }
 
-  private static void digits(char[] out, int at, int value, int width) {
+  private static void digits(byte[] out, int at, int value, int width) {
     for (int k = at + width - 1; k >= at; k--) {
-      out[k] = (char) ('0' + value % 10);
+      out[k] = (byte) ('0' + value % 10);
       value /= 10;
     }
   }

@@ -87,6 +87,9 @@ public final class Redactor {
    */
   private static final Hint[][] BY_PAIR = new Hint[1 << 14][];
   private static final Hint[][] BY_CHAR = new Hint[128][];
+  /** Which pairs (and single characters) start a hint, a bit each: the scan looks the tables up only then. */
+  private static final long[] PAIRS = new long[(1 << 14) / 64];
+  private static final long[] CHARS = new long[2];
 
   static {
     for (int r = 0; r < RULES.size(); r++) {
@@ -94,9 +97,11 @@ public final class Redactor {
         Hint hint = new Hint(r, h);
         if (h.length() == 1) {
           BY_CHAR[fold(h.charAt(0))] = append(BY_CHAR[fold(h.charAt(0))], hint);
+          CHARS[fold(h.charAt(0)) >>> 6] |= 1L << fold(h.charAt(0));
         } else {
           int key = fold(h.charAt(0)) << 7 | fold(h.charAt(1));
           BY_PAIR[key] = append(BY_PAIR[key], hint);
+          PAIRS[key >>> 6] |= 1L << key;
         }
       }
     }
@@ -133,21 +138,19 @@ public final class Redactor {
     int[] from = new int[RULES.size()];
     java.util.Arrays.fill(from, -1);
     int n = text.length();
+    char c1 = n > 0 ? fold(text.charAt(0)) : 0;
     for (int i = 0; i < n; i++) {
-      char c0 = fold(text.charAt(i));
+      char c0 = c1;
+      c1 = i + 1 < n ? fold(text.charAt(i + 1)) : 0x80; // past the end: no pair
       if (c0 >= 128) {
         continue;
       }
-      Hint[] single = BY_CHAR[c0];
-      if (single != null) {
-        found(single, text, i, from);
+      if ((CHARS[c0 >>> 6] & 1L << c0) != 0) {
+        found(BY_CHAR[c0], text, i, from);
       }
-      if (i + 1 < n) {
-        char c1 = fold(text.charAt(i + 1));
-        Hint[] pair = c1 < 128 ? BY_PAIR[c0 << 7 | c1] : null;
-        if (pair != null) {
-          found(pair, text, i, from);
-        }
+      int key = c0 << 7 | c1;
+      if (c1 < 128 && (PAIRS[key >>> 6] & 1L << key) != 0) {
+        found(BY_PAIR[key], text, i, from);
       }
     }
     return from;

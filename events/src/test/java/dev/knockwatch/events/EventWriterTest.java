@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The streaming writer must write what the mapper writes, for any event: the same bytes, except
- * that a character beyond U+FFFF in a repeated value is written as its four UTF-8 bytes where the
+ * that a character beyond U+FFFF is written as its four UTF-8 bytes where the
  * mapper escapes its two surrogates (the same JSON string either way).
  */
 class EventWriterTest {
@@ -32,8 +32,8 @@ class EventWriterTest {
           .eventId(maybe(r, "e")).commandId(maybe(r, "xhfHytmXL-L6RsYw2CrSjA")).agentId(maybe(r, hostile))
           .role(maybe(r, "ci")).source(maybe(r, Source.class)).kind(maybe(r, Kind.class)).action(maybe(r, "connect"))
           .host(maybe(r, "example.com")).port(r.nextBoolean() ? null : r.nextInt(65536)).method(maybe(r, "GET"))
-          .url(maybe(r, "http://h/?q=")).path(maybe(r, "/root/.ssh/")).addressClass(maybe(r, AddressClass.class))
-          .reason(maybe(r, hostile)).proxyError(maybe(r, "blocked-by-allowlist")).errno(maybe(r, "EPERM"))
+          .url(maybe(r, "http://h/?q=" + hostile)).path(maybe(r, "/root/.ssh/é\n😀")).addressClass(maybe(r, AddressClass.class))
+          .reason(maybe(r, hostile)).proxyError(maybe(r, "blocked-by-allowlist")).errno(maybe(r, "EPERM\u007f\t"))
           .syscall(maybe(r, "openat")).pid(r.nextBoolean() ? null : r.nextInt())
           .observedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000_000)))
           .ingestedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochMilli(r.nextLong() >>> 24))
@@ -50,6 +50,26 @@ class EventWriterTest {
       if (!mappers.contains("\\uD83D")) {
         assertThat(ours).isEqualTo(mappers);
       }
+    }
+  }
+
+  @Test
+  void theWordAtATimeScanFindsEveryByteToEscapeAtEveryPlace() {
+    Random r = new Random(5);
+    byte[] specials = {0, 0x1f, 0x20, '"', '\\', 0x7f, (byte) 0x80, (byte) 0xc3, (byte) 0xff, '!', '#', '[', ']', 'a'};
+    for (int n = 0; n < 200_000; n++) {
+      byte[] b = new byte[r.nextInt(40)];
+      for (int i = 0; i < b.length; i++) {
+        b[i] = (byte) (0x21 + r.nextInt(0x5e)); // printable, maybe '"' or '\\'
+      }
+      if (b.length > 0 && r.nextBoolean()) {
+        b[r.nextInt(b.length)] = specials[r.nextInt(specials.length)];
+      }
+      boolean expected = true;
+      for (byte c : b) {
+        expected &= c >= 0x20 && c <= 0x7f && c != '"' && c != '\\';
+      }
+      assertThat(EventWriter.plain(b)).as(java.util.Arrays.toString(b)).isEqualTo(expected);
     }
   }
 }

@@ -13,7 +13,8 @@ class IsoInstantTest {
   @ParameterizedTest
   @ValueSource(strings = {"1970-01-01T00:00:00Z", "2026-11-29T21:57:57Z", "2024-02-29T23:59:59.999Z",
       "2000-03-01T00:00:00.000001Z", "2100-02-28T12:00:00.123456789Z", "9999-12-31T23:59:59.100Z",
-      "1969-12-31T23:59:59.5Z", "+10000-01-01T00:00:00Z", "0001-01-01T00:00:00Z"})
+      "1969-12-31T23:59:59.5Z", "+10000-01-01T00:00:00Z", "0001-01-01T00:00:00Z",
+      "+1000000000-12-31T23:59:59.999999999Z", "-1000000000-01-01T00:00:00Z"})
   void writesWhatInstantToStringWrites(String text) {
     Instant t = Instant.parse(text);
     assertThat(IsoInstant.format(t)).isEqualTo(t.toString());

@@ -2,6 +2,8 @@ package dev.knockwatch.ingest;
 
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.ViolationEvent;
+import java.util.List;
+import java.util.function.Consumer;
 
 /** Where the ingest agent puts what it read: events, and the lines it could not use. */
 public interface EventSink extends AutoCloseable {
@@ -12,6 +14,28 @@ public interface EventSink extends AutoCloseable {
 
   /** Returns once everything handed over so far is safely stored; throws if any of it was not. */
   void flush() throws PublishException;
+
+  /**
+   * Hands over a batch of events and rejected lines without waiting: {@code done} is called
+   * once, with null when every record of it is safely stored, else with why one was not (on any
+   * thread). This default publishes each record and flushes.
+   */
+  default void send(List<?> records, Consumer<Exception> done) {
+    try {
+      for (Object r : records) {
+        if (r instanceof ViolationEvent e) {
+          publish(e);
+        } else {
+          reject((RejectedLine) r);
+        }
+      }
+      flush();
+    } catch (PublishException | RuntimeException e) {
+      done.accept(e);
+      return;
+    }
+    done.accept(null);
+  }
 
   @Override
   void close();

@@ -3,7 +3,6 @@ package dev.knockwatch.ingest;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink.PublishException;
 import dev.knockwatch.ingest.tail.FileTailer;
 import dev.knockwatch.ingest.tail.TailedLine;
@@ -12,12 +11,13 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Function;
@@ -36,6 +36,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   public static final int MAX_LINE_BYTES = 64 * 1024;
   static final int MAX_REJECTED_LINE_CHARS = 8192;
   private static final int BATCH = 5_000;
+  /** Batches handed to Kafka and not yet answered, at most: 20,000 lines' events in memory. */
+  static final int MAX_IN_FLIGHT = 4;
   private static final int MAX_OPEN_PARSERS = 10_000;
   static final Duration MIN_BACKOFF = Duration.ofMillis(100);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
@@ -120,14 +122,33 @@ public final class IngestAgent implements Runnable, AutoCloseable {
 
   /**
    * What one poll read, parsed: the events and rejected lines to publish, in order, and where
-   * each tailer stood after it.
+   * each tailer stood after it; {@code failure} and then {@code done} are set when Kafka has
+   * answered for all of it.
    */
-  private record Batch(List<Object> records, List<FileTailer.Mark> marks, int lines, Map<Counter.Child, Integer> published) {}
+  private static final class Batch {
+    /** Let go once handed to the sink: the events then live only as the producer's bytes. */
+    List<Object> records;
+    final List<FileTailer.Mark> marks;
+    final int lines;
+    final Map<Counter.Child, Integer> published;
+    final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
+    volatile String failure;
+    volatile boolean done;
+
+    Batch(List<Object> records, List<FileTailer.Mark> marks, int lines, Map<Counter.Child, Integer> published) {
+      this.records = records;
+      this.marks = marks;
+      this.lines = lines;
+      this.published = published;
+    }
+  }
 
   /**
    * Polls until closed, on two threads: this one reads and parses the next batch while a
-   * publisher thread hands the previous one to Kafka and waits for its acknowledgement; a
-   * batch's positions are committed (here) only once Kafka took it and every batch before it.
+   * publisher thread hands the ones before it to Kafka without waiting for their
+   * acknowledgement (at most {@link #MAX_IN_FLIGHT} batches unanswered, so reading stays bounded
+   * when Kafka is slow); a batch's positions are committed (here) only once Kafka took it and
+   * every batch before it.
    * When Kafka does not take a batch, the agent stops reading, lets the batches in flight
    * drain, goes back to the last committed positions (those lines are read again), backs off up
    * to {@link #MAX_BACKOFF}, says so in the log once a minute and in
@@ -157,7 +178,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
           failure = out.failure();
           if (failure == null) {
             Batch batch = read();
-            n = batch.lines();
+            n = batch.lines;
             if (n > 0) {
               out.submit(batch);
             }
@@ -177,7 +198,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
             lastComplaint = Instant.now();
           }
         }
-        caughtUp = failure == null && n == 0 && out.idle() && out.acknowledged.isEmpty();
+        caughtUp = failure == null && n == 0 && out.idle();
         Duration pause = failure != null ? backoff : n == 0 ? pollInterval : Duration.ZERO;
         if (!pause.isZero() && running) {
           Thread.sleep(Math.max(1, pause.toMillis()));
@@ -196,35 +217,44 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /**
-   * The publisher thread and its hand-over: at most two batches wait for it, so reading stays
-   * bounded when Kafka is slow; acknowledged marks come back in order. After a failure it
-   * drops what it is given until the reader resets it.
+   * The publisher thread and its hand-over. The reader hands over batches and commits the
+   * answered ones, oldest first; the publisher gives each to the sink, which answers on its own
+   * thread. After a failure the publisher drops what it is given until the reader resets it.
    */
   private final class Publisher implements Runnable {
-    private final BlockingQueue<Batch> queue = new ArrayBlockingQueue<>(2);
-    private final BlockingQueue<Batch> acknowledged = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Batch> queue = new LinkedBlockingQueue<>();
+    /** Handed over and not yet committed, oldest first; the reader's alone. */
+    private final Deque<Batch> pending = new ArrayDeque<>();
     private final Object lock = new Object();
+    /** Handed over and not yet answered. */
     private int inFlight;
-    private volatile String failure;
+    /** The first failure since the last reset: what the log says. */
+    private final java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
 
+    /** Hands a batch over, first waiting while {@link #MAX_IN_FLIGHT} are unanswered. */
     void submit(Batch batch) throws InterruptedException {
       synchronized (lock) {
+        while (inFlight >= MAX_IN_FLIGHT) {
+          lock.wait();
+        }
         inFlight++;
       }
+      pending.add(batch);
       queue.put(batch);
     }
 
     String failure() {
-      return failure;
+      return failure.get();
     }
 
+    /** Nothing handed over is unanswered or uncommitted. */
     boolean idle() {
       synchronized (lock) {
-        return inFlight == 0;
+        return inFlight == 0 && pending.isEmpty();
       }
     }
 
-    /** Waits until every batch handed over is published or dropped. */
+    /** Waits until every batch handed over is answered (published, failed or dropped). */
     void drain() throws InterruptedException {
       synchronized (lock) {
         while (inFlight > 0) {
@@ -233,19 +263,18 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       }
     }
 
-    /** After a failure: waits for the batches in flight to be dropped, forgets their marks, and takes batches again. */
+    /** After a failure: waits for the batches in flight to be answered, forgets them, and takes batches again. */
     void drainAndReset() throws InterruptedException {
       drain();
-      acknowledged.clear();
-      failure = null;
+      pending.clear();
+      failure.set(null);
     }
 
-    /** Commits the positions of the batches Kafka took, oldest first; returns how many. */
+    /** Commits the positions of the batches Kafka took, oldest first, up to the first one not (yet) taken; returns how many. */
     int commitAcknowledged() {
       int n = 0;
-      Batch batch;
-      while ((batch = acknowledged.poll()) != null) {
-        commit(batch);
+      while (!pending.isEmpty() && pending.peek().done && pending.peek().failure == null) {
+        commit(pending.poll());
         n++;
       }
       return n;
@@ -256,26 +285,45 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       try {
         while (true) {
           Batch batch = queue.take();
+          if (failure.get() != null) {
+            answered(batch, "dropped after an earlier batch failed", 0);
+            continue;
+          }
+          long started = System.nanoTime();
+          List<Object> records = batch.records;
+          batch.records = null;
           try {
-            if (failure == null) {
-              long started = System.nanoTime();
-              send(batch);
-              IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
-              acknowledged.add(batch);
-            }
-          } catch (PublishException | RuntimeException e) {
-            failure = e.getMessage() == null ? e.toString() : e.getMessage();
-          } finally {
-            synchronized (lock) {
-              inFlight--;
-              lock.notifyAll();
-            }
+            publisher.send(records, e -> answered(batch, e == null ? null : message(e), started));
+          } catch (RuntimeException e) {
+            answered(batch, message(e), started);
           }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }
+
+    /** Kafka answered for the whole batch (on the producer's thread): null when it took all of it. */
+    private void answered(Batch batch, String why, long started) {
+      if (batch.answered.getAndSet(true)) {
+        return;
+      }
+      if (why == null) {
+        IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
+      } else {
+        failure.compareAndSet(null, why);
+        batch.failure = why;
+      }
+      batch.done = true;
+      synchronized (lock) {
+        inFlight--;
+        lock.notifyAll();
+      }
+    }
+  }
+
+  private static String message(Exception e) {
+    return e.getMessage() == null ? e.toString() : e.getMessage();
   }
 
   /**
@@ -298,28 +346,33 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    */
   public int pollOnce() throws PublishException {
     Batch batch = read();
-    if (batch.lines() == 0) {
+    if (batch.lines == 0) {
       return 0;
     }
     long started = System.nanoTime();
+    java.util.concurrent.CompletableFuture<Exception> answer = new java.util.concurrent.CompletableFuture<>();
     try {
-      send(batch);
-    } catch (PublishException | RuntimeException e) {
+      publisher.send(batch.records, answer::complete);
+    } catch (RuntimeException e) {
+      answer.complete(e);
+    }
+    Exception failed = answer.join();
+    if (failed != null) {
       feeds.forEach(f -> f.tailer().rewind());
-      throw e;
+      throw failed instanceof PublishException p ? p : new PublishException(message(failed), failed);
     }
     IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
     commit(batch);
-    return batch.lines();
+    return batch.lines;
   }
 
   /** Kafka took the batch: its positions become durable and its events count as published. */
   private void commit(Batch batch) {
     for (int i = 0; i < feeds.size(); i++) {
-      feeds.get(i).tailer().commit(batch.marks().get(i));
+      feeds.get(i).tailer().commit(batch.marks.get(i));
     }
     IngestMetrics.CHECKPOINT_TIME.setToCurrentTime();
-    batch.published().forEach((meter, n) -> meter.inc(n));
+    batch.published.forEach((meter, n) -> meter.inc(n));
   }
 
   /** Reads and parses up to one batch of lines. */
@@ -361,18 +414,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       }
     }
     return new Batch(records, marks, handled, published);
-  }
-
-  /** Hands a batch to Kafka and waits until all of it is acknowledged. */
-  private void send(Batch batch) throws PublishException {
-    for (Object r : batch.records()) {
-      if (r instanceof ViolationEvent e) {
-        publisher.publish(e);
-      } else {
-        publisher.reject((RejectedLine) r);
-      }
-    }
-    publisher.flush();
   }
 
   /** The {@code source} label: the format's name, "unknown" while it cannot be told. */

@@ -7,8 +7,11 @@ import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -77,6 +80,47 @@ public final class KafkaEventSink implements EventSink {
   public void reject(RejectedLine rejected) {
     producer.send(new ProducerRecord<>(Topics.REJECTED.name(), null,
         rejected.rejectedAt().toEpochMilli(), rejected.key(), rejected), onAck);
+  }
+
+  /**
+   * Sends every record with a callback and returns: {@code done} runs on the producer's I/O
+   * thread once the last record is acknowledged, with the first failure if any. Batches follow
+   * each other without waiting for the one before (no flush), so the producer, the broker and
+   * the reader all work at once.
+   */
+  @Override
+  public void send(List<?> records, Consumer<Exception> done) {
+    // one count per record, plus one held until every record was handed to the producer
+    AtomicInteger pending = new AtomicInteger(records.size() + 1);
+    AtomicReference<Exception> first = new AtomicReference<>();
+    Callback each = (metadata, e) -> {
+      if (e != null) {
+        first.compareAndSet(null, e);
+      }
+      if (pending.decrementAndGet() == 0) {
+        done.accept(first.get());
+      }
+    };
+    int handed = 0;
+    try {
+      for (Object r : records) {
+        if (r instanceof ViolationEvent event) {
+          producer.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null,
+              event.observedAt().toEpochMilli(), event.commandId(), event), each);
+        } else {
+          RejectedLine rejected = (RejectedLine) r;
+          producer.send(new ProducerRecord<>(Topics.REJECTED.name(), null,
+              rejected.rejectedAt().toEpochMilli(), rejected.key(), rejected), each);
+        }
+        handed++;
+      }
+    } catch (RuntimeException e) { // the producer refused a record outright (closed, too large, interrupted)
+      first.compareAndSet(null, e);
+      pending.addAndGet(-(records.size() - handed));
+    }
+    if (pending.decrementAndGet() == 0) {
+      done.accept(first.get());
+    }
   }
 
   /** Waits until everything sent so far is acknowledged; throws if any send failed. */

@@ -124,6 +124,116 @@ class IngestAgentTest {
     public void close() {}
   }
 
+  /** A sink that answers for a batch only when the test says so, in any order. */
+  static final class HeldSink implements EventSink {
+    record Sent(java.util.List<?> records, java.util.function.Consumer<Exception> done) {}
+
+    final java.util.concurrent.BlockingQueue<Sent> sent = new java.util.concurrent.LinkedBlockingQueue<>();
+
+    @Override
+    public void send(java.util.List<?> records, java.util.function.Consumer<Exception> done) {
+      sent.add(new Sent(records, done));
+    }
+
+    Sent next() throws InterruptedException {
+      Sent s = sent.poll(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(s).as("a batch was sent").isNotNull();
+      return s;
+    }
+
+    @Override
+    public void publish(ViolationEvent event) {
+      throw new AssertionError("the running agent sends batches");
+    }
+
+    @Override
+    public void reject(RejectedLine line) {
+      throw new AssertionError("the running agent sends batches");
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  }
+
+  /** How many lines an agent restarted from a copy of the checkpoint would read again. */
+  private int linesLeftAfterRestart() throws Exception {
+    Path copy = logs.resolveSibling(logs.getFileName() + "-checkpoint-copy.json");
+    if (Files.exists(logs.resolve(".checkpoint.json"))) {
+      Files.copy(logs.resolve(".checkpoint.json"), copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } else {
+      Files.deleteIfExists(copy);
+    }
+    IngestAgent restarted = IngestAgent.forLogDirectory(logs, p -> !p.toString().contains("checkpoint"), copy,
+        new ListSink(), "host-a", Duration.ofMillis(10));
+    int n = 0;
+    for (int read; (read = restarted.pollOnce()) > 0; ) {
+      n += read;
+    }
+    return n;
+  }
+
+  @Test
+  void batchesAnsweredOutOfOrderAreCommittedInOrderAndAFailedOneIsReadAgainWithAllAfterIt() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    int lines = 12_000; // three batches of at most 5,000
+    Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), (RECORD + "\n").repeat(lines));
+    HeldSink held = new HeldSink();
+    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
+        "host-a", Duration.ofMillis(10));
+    Thread t = new Thread(agent);
+    t.start();
+    HeldSink.Sent first = held.next();
+    try {
+      HeldSink.Sent second = held.next();
+      HeldSink.Sent third = held.next();
+      assertThat(first.records().size() + second.records().size() + third.records().size()).isEqualTo(lines);
+      // all three are in flight at once: the agent did not wait for the first answer
+      third.done().accept(null);
+      second.done().accept(null);
+      Thread.sleep(200);
+      assertThat(linesLeftAfterRestart()).as("nothing committed before the first batch is taken").isEqualTo(lines);
+
+      first.done().accept(new IllegalStateException("broker down"));
+      // every line is read and sent again, from the first batch on
+      java.util.Set<String> ids = new java.util.HashSet<>();
+      int resent = 0;
+      while (resent < lines) {
+        HeldSink.Sent again = held.next();
+        resent += again.records().size();
+        again.records().forEach(r -> ids.add(((ViolationEvent) r).eventId()));
+        again.done().accept(null);
+      }
+      assertThat(resent).isEqualTo(lines);
+      assertThat(ids).hasSize(lines);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!agent.caughtUp() && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(agent.caughtUp()).isTrue();
+      assertThat(linesLeftAfterRestart()).as("everything committed").isZero();
+    } finally {
+      // a failing run may leave batches unanswered: answer whatever comes until the agent stops
+      Thread answering = new Thread(() -> {
+        try {
+          while (true) {
+            held.sent.take().done().accept(null);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      answering.setDaemon(true);
+      answering.start();
+      first.done().accept(null); // no effect once answered
+      agent.close();
+      t.join(30_000);
+      answering.interrupt();
+    }
+  }
+
   @Test
   void aRestartResumesAfterWhatWasPublished() throws Exception {
     Files.createDirectories(logs.resolve("a"));

@@ -49,4 +49,39 @@ class KafkaEventSinkTest {
     sink.publish(EVENT);
     sink.flush();
   }
+
+  @Test
+  void aBatchIsAnsweredOnceWhenItsLastRecordIsAndWithItsFirstFailure() {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    java.util.List<Exception> answers = new java.util.ArrayList<>();
+    sink.send(java.util.List.of(EVENT, EVENT, EVENT, EVENT), answers::add);
+    assertThat(answers).isEmpty();
+    p.completeNext();
+    p.errorNext(new TimeoutException("broker down"));
+    p.completeNext();
+    assertThat(answers).as("one record still unanswered").isEmpty();
+    p.errorNext(new TimeoutException("later"));
+    assertThat(answers).singleElement().satisfies(e -> assertThat(e).hasMessage("broker down"));
+
+    java.util.List<Exception> ok = new java.util.ArrayList<>();
+    sink.send(java.util.List.of(EVENT, EVENT), ok::add);
+    p.completeNext();
+    p.completeNext();
+    assertThat(ok).containsExactly((Exception) null);
+
+    java.util.List<Exception> empty = new java.util.ArrayList<>();
+    sink.send(java.util.List.of(), empty::add);
+    assertThat(empty).containsExactly((Exception) null);
+  }
+
+  @Test
+  void aRecordTheProducerRefusesOutrightFailsItsBatchAtOnce() {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    p.close();
+    java.util.List<Exception> answers = new java.util.ArrayList<>();
+    sink.send(java.util.List.of(EVENT, EVENT), answers::add);
+    assertThat(answers).singleElement().isInstanceOf(IllegalStateException.class);
+  }
 }

@@ -82,8 +82,7 @@ public final class SquidAccessLogParser implements LineParser {
     String target = f.getOrDefault("url", "-");
     Optional<HostPort> hp = method.equals("CONNECT") ? HostClassifier.hostPort(target) : HostClassifier.fromUrl(target);
 
-    String header = f.entrySet().stream().filter(e -> e.getKey().equals("header:x-command-id"))
-        .map(Map.Entry::getValue).findFirst().orElse("-");
+    String header = f.getOrDefault("header:x-command-id", "-");
     String user = f.getOrDefault("user", "-");
     String headerId = header.equals("-") ? null : percentDecode(header);
     Optional<String> userId = decodeSrtUser(user);
@@ -115,6 +114,9 @@ public final class SquidAccessLogParser implements LineParser {
 
   /** Squid URL-encodes header values except '%' itself: decode %XX pairs only, leave a lone '%'. */
   static String percentDecode(String s) {
+    if (s.indexOf('%') < 0) {
+      return s;
+    }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Matcher m = PERCENT.matcher(s);
     int i = 0;
