@@ -134,6 +134,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("group.initial.rebalance.delay.ms", "0");
     p.put("auto.create.topics.enable", "false");
     p.put("log.flush.interval.messages", "10000");
+    // The log cleaner allocates its whole dedupe buffer on the heap at start (128 MB by default):
+    // half of a 256 MB heap the broker shares with the process. 16 MB holds some 600,000 keys
+    // per cleaning pass, far more than knockwatch's compacted topics hold here.
+    p.put("log.cleaner.dedupe.buffer.size", String.valueOf(16 * 1024 * 1024));
     return p;
   }
 
