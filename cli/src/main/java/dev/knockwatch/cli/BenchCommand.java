@@ -455,15 +455,17 @@ final class BenchCommand implements Callable<Integer> {
         // Rounds alternate the two topologies, each on a fresh application id (so from the first
         // event); only the last round counts: the first ones pay for the JIT, which on two cores
         // competes with the work measured.
-        double passThrough = 0;
-        double detection = 0;
+        Run passThroughRun = null;
+        Run detectionRun = null;
         for (int round = 1; round <= rounds; round++) {
-          passThrough = run(broker, tmp, "bench-pass-through-" + round,
+          passThroughRun = run(broker, tmp, "bench-pass-through-" + round,
               dev.knockwatch.streams.DetectionTopology.passThrough("bench.pass-through"));
-          detection = run(broker, tmp, "bench-detection-" + round,
+          detectionRun = run(broker, tmp, "bench-detection-" + round,
               dev.knockwatch.streams.DetectionTopology.buildTopology(policy,
                   dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor.Clock.WALL));
         }
+        double passThrough = passThroughRun.seconds();
+        double detection = detectionRun.seconds();
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("events", events);
         result.put("rounds", rounds);
@@ -472,6 +474,10 @@ final class BenchCommand implements Callable<Integer> {
         result.put("passThroughSeconds", passThrough);
         result.put("passThroughEventsPerSecond", Math.round(events / passThrough));
         result.put("ratio", Math.round(passThrough / detection * 1000) / 1000.0);
+        // CPU of the app's own threads (stream thread, its producer): steadier than wall time on a shared VM
+        result.put("eventsPerCpuSecond", Math.round(events / detectionRun.cpuSeconds()));
+        result.put("passThroughEventsPerCpuSecond", Math.round(events / passThroughRun.cpuSeconds()));
+        result.put("cpuRatio", Math.round(passThroughRun.cpuSeconds() / detectionRun.cpuSeconds() * 1000) / 1000.0);
         if (latencySeconds > 0) {
           List<Long> ms;
           // its own broker: the events of the throughput phase must not be a backlog here
@@ -491,15 +497,38 @@ final class BenchCommand implements Callable<Integer> {
       return Knockwatch.OK;
     }
 
-    /** Seconds from RUNNING until the app's committed position is at the end of the violations topic. */
-    private static double run(EmbeddedKafkaBroker broker, Path tmp, String appId, org.apache.kafka.streams.Topology topology) {
+    record Run(double seconds, double cpuSeconds) {}
+
+    /**
+     * Seconds from RUNNING until the app's committed position is at the end of the violations
+     * topic, and the CPU its own threads (named after the application id) used meanwhile.
+     */
+    private static Run run(EmbeddedKafkaBroker broker, Path tmp, String appId, org.apache.kafka.streams.Topology topology) {
       try (dev.knockwatch.streams.StreamsApp app = new dev.knockwatch.streams.StreamsApp(appId, broker.bootstrapServers(),
           tmp.resolve(appId), topology, Map.of())) {
         app.start(Duration.ofSeconds(120));
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> before = cpuOfThreadsNamed(threads, appId);
         long t0 = System.nanoTime();
         app.awaitCaughtUp(Duration.ofMinutes(20));
-        return (System.nanoTime() - t0) / 1e9;
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long cpu = 0;
+        for (Map.Entry<Long, Long> e : cpuOfThreadsNamed(threads, appId).entrySet()) {
+          cpu += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+        }
+        log.info("{}: {} s, {} CPU-s on its threads", appId, String.format("%.2f", seconds), String.format("%.2f", cpu / 1e9));
+        return new Run(seconds, cpu / 1e9);
       }
+    }
+
+    private static Map<Long, Long> cpuOfThreadsNamed(ThreadMXBean threads, String part) {
+      Map<Long, Long> out = new java.util.HashMap<>();
+      for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+        if (info != null && info.getThreadName().contains(part)) {
+          out.put(info.getThreadId(), threads.getThreadCpuTime(info.getThreadId()));
+        }
+      }
+      return out;
     }
 
     /** Event time moves as it would at 50,000 refusals a second (window stores roll segments by event time). */

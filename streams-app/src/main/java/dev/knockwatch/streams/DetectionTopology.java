@@ -46,7 +46,7 @@ public final class DetectionTopology {
 
   static final Serde<ViolationEvent> EVENT_SERDE = Json.serde(ViolationEvent.class);
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
-  static final Serde<WindowCount> COUNT_SERDE = Json.serde(WindowCount.class);
+  static final Serde<WindowCount> COUNT_SERDE = new dev.knockwatch.streams.count.WindowCountSerde();
   static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);
   static final Serde<BypassProcessor.ProxyRefusal> PROXY_REFUSAL_SERDE = Json.serde(BypassProcessor.ProxyRefusal.class);
   static final String DEDUP_STORE = "cross-source-dedup";
