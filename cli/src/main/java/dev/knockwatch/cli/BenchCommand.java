@@ -80,6 +80,17 @@ final class BenchCommand implements Callable<Integer> {
    * same broker (the ceiling: it parses, keys and redacts nothing). CPU is counted per side: the
    * ingest thread plus its producer's I/O thread, and kafkacat's own process.
    */
+  /** CPU nanoseconds so far of each live thread whose name {@code name} accepts, by thread id. */
+  static Map<Long, Long> threadCpu(ThreadMXBean threads, java.util.function.Predicate<String> name) {
+    Map<Long, Long> out = new LinkedHashMap<>();
+    for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && name.test(info.getThreadName())) {
+        out.put(info.getThreadId(), threads.getThreadCpuTime(info.getThreadId()));
+      }
+    }
+    return out;
+  }
+
   @Command(name = "ingest", mixinStandardHelpOptions = true,
       description = {"Tail -> parse -> publish N generated lines on an embedded broker, beside kafkacat -P on the same bytes."})
   static final class Ingest implements Callable<Integer> {
@@ -228,8 +239,8 @@ final class BenchCommand implements Callable<Integer> {
           .filter(p -> p.getType() == MemoryType.HEAP).toList();
       System.gc();
       heap.forEach(MemoryPoolMXBean::resetPeakUsage);
-      Map<Long, Long> cpuBefore = cpuOfIngestThreads(threads);
-      Map<Long, Long> allBefore = cpuOfAllThreads(threads);
+      Map<Long, Long> cpuBefore = threadCpu(threads, Ingest::ingestThread);
+      Map<Long, Long> allBefore = threadCpu(threads, name -> true);
       long processBefore = processCpuNanos();
       long t0 = System.nanoTime();
       try (EventSink sink = noKafka ? new CountingSink() : KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
@@ -243,7 +254,7 @@ final class BenchCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - t0) / 1e9;
         long cpu = 0;
         StringBuilder byThread = new StringBuilder();
-        for (Map.Entry<Long, Long> e : cpuOfIngestThreads(threads).entrySet()) {
+        for (Map.Entry<Long, Long> e : threadCpu(threads, Ingest::ingestThread).entrySet()) {
           long used = e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L);
           cpu += used;
           byThread.append(String.format(" %s %.2f s;", threads.getThreadInfo(e.getKey()).getThreadName(), used / 1e9));
@@ -333,7 +344,7 @@ final class BenchCommand implements Callable<Integer> {
       long process = processCpuNanos() - processBefore;
       Map<String, Long> byGroup = new java.util.HashMap<>();
       long java = 0;
-      for (Map.Entry<Long, Long> e : cpuOfAllThreads(threads).entrySet()) {
+      for (Map.Entry<Long, Long> e : threadCpu(threads, name -> true).entrySet()) {
         ThreadInfo info = threads.getThreadInfo(e.getKey());
         long used = e.getValue() - before.getOrDefault(e.getKey(), 0L);
         if (info != null && used > 0) {
@@ -349,29 +360,13 @@ final class BenchCommand implements Callable<Integer> {
           String.format("%.2f", (process - java) / 1e9), top);
     }
 
-    private static Map<Long, Long> cpuOfAllThreads(ThreadMXBean threads) {
-      Map<Long, Long> out = new java.util.HashMap<>();
-      for (long id : threads.getAllThreadIds()) {
-        out.put(id, threads.getThreadCpuTime(id));
-      }
-      return out;
-    }
-
     private static long processCpuNanos() {
       return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
-    /** CPU time of the producer I/O threads (the ingest thread itself is measured directly). */
-    private static Map<Long, Long> cpuOfIngestThreads(ThreadMXBean threads) {
-      Map<Long, Long> out = new LinkedHashMap<>();
-      for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-        // the reader, the publisher, and the producer's I/O thread
-        if (info != null && (info.getThreadName().startsWith("knockwatch-ingest")
-            || info.getThreadName().startsWith("kafka-producer-network-thread | knockwatch-ingest"))) {
-          out.put(info.getThreadId(), threads.getThreadCpuTime(info.getThreadId()));
-        }
-      }
-      return out;
+    /** The agent's threads: the reader, the publisher, and the producer's I/O thread. */
+    private static boolean ingestThread(String name) {
+      return name.startsWith("knockwatch-ingest") || name.startsWith("kafka-producer-network-thread | knockwatch-ingest");
     }
 
     private Optional<Side> runKafkacat(EmbeddedKafkaBroker broker, List<Path> files, String topic) throws Exception {
@@ -508,27 +503,17 @@ final class BenchCommand implements Callable<Integer> {
           tmp.resolve(appId), topology, Map.of())) {
         app.start(Duration.ofSeconds(120));
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        Map<Long, Long> before = cpuOfThreadsNamed(threads, appId);
+        Map<Long, Long> before = threadCpu(threads, name -> name.contains(appId));
         long t0 = System.nanoTime();
         app.awaitCaughtUp(Duration.ofMinutes(20));
         double seconds = (System.nanoTime() - t0) / 1e9;
         long cpu = 0;
-        for (Map.Entry<Long, Long> e : cpuOfThreadsNamed(threads, appId).entrySet()) {
+        for (Map.Entry<Long, Long> e : threadCpu(threads, name -> name.contains(appId)).entrySet()) {
           cpu += e.getValue() - before.getOrDefault(e.getKey(), 0L);
         }
         log.info("{}: {} s, {} CPU-s on its threads", appId, String.format("%.2f", seconds), String.format("%.2f", cpu / 1e9));
         return new Run(seconds, cpu / 1e9);
       }
-    }
-
-    private static Map<Long, Long> cpuOfThreadsNamed(ThreadMXBean threads, String part) {
-      Map<Long, Long> out = new java.util.HashMap<>();
-      for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-        if (info != null && info.getThreadName().contains(part)) {
-          out.put(info.getThreadId(), threads.getThreadCpuTime(info.getThreadId()));
-        }
-      }
-      return out;
     }
 
     /** Event time moves as it would at 50,000 refusals a second (window stores roll segments by event time). */

@@ -72,14 +72,20 @@ public final class KafkaEventSink implements EventSink {
 
   @Override
   public void publish(ViolationEvent event) {
-    producer.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null,
-        event.observedAt().toEpochMilli(), event.commandId(), event), onAck);
+    producer.send(record(event), onAck);
   }
 
   @Override
   public void reject(RejectedLine rejected) {
-    producer.send(new ProducerRecord<>(Topics.REJECTED.name(), null,
-        rejected.rejectedAt().toEpochMilli(), rejected.key(), rejected), onAck);
+    producer.send(record(rejected), onAck);
+  }
+
+  private static ProducerRecord<String, Object> record(ViolationEvent event) {
+    return new ProducerRecord<>(Topics.VIOLATIONS.name(), null, event.observedAt().toEpochMilli(), event.commandId(), event);
+  }
+
+  private static ProducerRecord<String, Object> record(RejectedLine rejected) {
+    return new ProducerRecord<>(Topics.REJECTED.name(), null, rejected.rejectedAt().toEpochMilli(), rejected.key(), rejected);
   }
 
   /**
@@ -104,14 +110,7 @@ public final class KafkaEventSink implements EventSink {
     int handed = 0;
     try {
       for (Object r : records) {
-        if (r instanceof ViolationEvent event) {
-          producer.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null,
-              event.observedAt().toEpochMilli(), event.commandId(), event), each);
-        } else {
-          RejectedLine rejected = (RejectedLine) r;
-          producer.send(new ProducerRecord<>(Topics.REJECTED.name(), null,
-              rejected.rejectedAt().toEpochMilli(), rejected.key(), rejected), each);
-        }
+        producer.send(r instanceof ViolationEvent event ? record(event) : record((RejectedLine) r), each);
         handed++;
       }
     } catch (RuntimeException e) { // the producer refused a record outright (closed, too large, interrupted)
