@@ -32,6 +32,9 @@ public final class HostClassifier {
   /** Addresses of cloud instance-metadata services (AWS, GCP, Azure, Oracle, Alibaba, AWS ECS). */
   private static final Set<String> METADATA_ADDRESSES = Set.of(
       "169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254");
+  private static final Set<Long> METADATA_V4 = METADATA_ADDRESSES.stream()
+      .map(a -> numericV4(a)).filter(OptionalLong::isPresent).map(OptionalLong::getAsLong)
+      .collect(java.util.stream.Collectors.toUnmodifiableSet());
   /** Names that reach the metadata service from inside a cloud. */
   private static final Set<String> METADATA_NAMES = Set.of(
       "metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal",
@@ -149,7 +152,7 @@ public final class HostClassifier {
     if (host == null) {
       return null;
     }
-    if (isPlainName(host)) {
+    if (isPlainName(host) || dottedQuad(host) >= 0) {
       return host;
     }
     String h = Sanitize.text(host.strip(), MAX_HOST_CHARS + 2).toLowerCase(Locale.ROOT);
@@ -175,6 +178,10 @@ public final class HostClassifier {
 
   /** The class of what {@code host} names; empty for a name only DNS could classify. */
   public static Optional<AddressClass> classify(String host) {
+    long quad = host == null ? -1 : dottedQuad(host);
+    if (quad >= 0) {
+      return Optional.of(classOfV4(quad));
+    }
     String h = canonical(host);
     if (h == null || h.isEmpty()) {
       return Optional.empty();
@@ -216,6 +223,39 @@ public final class HostClassifier {
       value = last ? value | v : value | (v << (8 * (3 - i)));
     }
     return OptionalLong.of(value);
+  }
+
+  /**
+   * The address of a canonical dotted quad ({@code 10.0.0.5}: four decimal parts of at most 255,
+   * no leading zeros), else -1. The common IPv4 literal, read without the general path's copies.
+   */
+  private static long dottedQuad(String h) {
+    int n = h.length();
+    if (n < 7 || n > 15) {
+      return -1;
+    }
+    long value = 0;
+    int i = 0;
+    for (int part = 0; part < 4; part++) {
+      int start = i;
+      int v = 0;
+      while (i < n && h.charAt(i) >= '0' && h.charAt(i) <= '9') {
+        v = v * 10 + (h.charAt(i) - '0');
+        i++;
+      }
+      int digits = i - start;
+      if (digits == 0 || digits > 3 || v > 255 || (digits > 1 && h.charAt(start) == '0')) {
+        return -1;
+      }
+      value = (value << 8) | v;
+      if (part < 3) {
+        if (i >= n || h.charAt(i) != '.') {
+          return -1;
+        }
+        i++;
+      }
+    }
+    return i == n ? value : -1;
   }
 
   /** One to four dot-separated parts, each a digit followed by digits, hex letters or 'x'. */
@@ -343,7 +383,7 @@ public final class HostClassifier {
   }
 
   private static AddressClass classOfV4(long v) {
-    if (METADATA_ADDRESSES.contains(dotted(v))) {
+    if (METADATA_V4.contains(v)) {
       return AddressClass.CLOUD_METADATA;
     }
     long a = v >>> 24;

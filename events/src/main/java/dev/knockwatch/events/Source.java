@@ -12,8 +12,10 @@ public enum Source {
   /** A guard probe's result (see {@link ViolationEvent.ProbeResult}), not a refusal. */
   @JsonProperty("probe-result") PROBE_RESULT;
 
+  private final String wireName = name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+
   /** The wire name, e.g. {@code srt-violation}. */
   public String wireName() {
-    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    return wireName;
   }
 }

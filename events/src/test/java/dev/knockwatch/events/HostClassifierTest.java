@@ -15,6 +15,9 @@ class HostClassifierTest {
       "bücher.de           | xn--bcher-kva.de",
       "BÜCHER.de           | xn--bcher-kva.de",
       "127.0.0.1           | 127.0.0.1",
+      "255.255.255.255     | 255.255.255.255",
+      "010.0.0.1           | 8.0.0.1",
+      "192.168.001.010     | 192.168.1.8",
       "127.1               | 127.0.0.1",
       "127.0.1             | 127.0.0.1",
       "2130706433          | 127.0.0.1",
@@ -81,7 +84,7 @@ class HostClassifierTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"example.com", "loopback-alias.test", "999.1.1.1", "ab:cd:zz", "1.2.3.4.5"})
+  @CsvSource({"example.com", "loopback-alias.test", "999.1.1.1", "1.2.3.256", "1..2.3", "ab:cd:zz", "1.2.3.4.5"})
   void namesAndNonAddressesAreLeftToTheSandbox(String host) {
     assertThat(HostClassifier.classify(host)).isEmpty();
   }

@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest;
 
 import dev.knockwatch.events.Hashes;
+import java.nio.charset.StandardCharsets;
 
 
 /**
@@ -15,8 +16,10 @@ public final class EventIds {
   private static final long MAX_OFFSET = (1L << 48) - 1;
   private static final int MAX_INDEX = 0xffff;
 
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
+
   /** Lines of one file arrive together: one file's prefix per thread spares a hash per line. */
-  private static final ThreadLocal<String[]> LAST_FILE = ThreadLocal.withInitial(() -> new String[2]);
+  private static final ThreadLocal<Object[]> LAST_FILE = ThreadLocal.withInitial(() -> new Object[2]);
 
   private EventIds() {}
 
@@ -24,24 +27,23 @@ public final class EventIds {
     if (offset < 0 || offset > MAX_OFFSET || index < 0 || index > MAX_INDEX) {
       return Hashes.sha256Hex(file + "\u0000" + offset + "\u0000" + index, 16);
     }
-    return filePrefix(file) + hex(offset << 16 | index);
-  }
-
-  private static String filePrefix(String file) {
-    String[] last = LAST_FILE.get();
-    if (!file.equals(last[0])) {
-      last[0] = file;
-      last[1] = Hashes.sha256Hex(file, 8);
-    }
-    return last[1];
-  }
-
-  private static String hex(long v) {
-    char[] c = new char[16];
-    for (int i = 15; i >= 0; i--) {
-      c[i] = Character.forDigit((int) (v & 0xf), 16);
+    byte[] id = new byte[32];
+    System.arraycopy(filePrefix(file), 0, id, 0, 16);
+    long v = offset << 16 | index;
+    for (int i = 31; i >= 16; i--) {
+      id[i] = HEX[(int) (v & 0xf)];
       v >>>= 4;
     }
-    return new String(c);
+    return new String(id, StandardCharsets.ISO_8859_1);
+  }
+
+  /** The file's 16 hex digits, as bytes. */
+  private static byte[] filePrefix(String file) {
+    Object[] last = LAST_FILE.get();
+    if (!file.equals(last[0])) {
+      last[0] = file;
+      last[1] = Hashes.sha256Hex(file, 8).getBytes(StandardCharsets.ISO_8859_1);
+    }
+    return (byte[]) last[1];
   }
 }

@@ -130,6 +130,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     List<Object> records;
     final List<FileTailer.Mark> marks;
     final int lines;
+    /** The reader found the end of every file: nothing more to batch with these records. */
+    final boolean atEnd;
     final Map<Counter.Child, Integer> published;
     final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
     volatile String failure;
@@ -139,6 +141,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       this.records = records;
       this.marks = marks;
       this.lines = lines;
+      this.atEnd = lines < BATCH;
       this.published = published;
     }
   }
@@ -294,6 +297,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
           batch.records = null;
           try {
             publisher.send(records, e -> answered(batch, e == null ? null : message(e), started));
+            if (batch.atEnd && queue.isEmpty()) {
+              // Caught up: the producer would hold these last records for its linger, waiting for
+              // more that are not coming, so send them now. Under a backlog batches fill instead.
+              publisher.flush();
+            }
+          } catch (EventSink.PublishException e) {
+            // the flush's complaint: the batch answers for itself through its callback
           } catch (RuntimeException e) {
             answered(batch, message(e), started);
           }

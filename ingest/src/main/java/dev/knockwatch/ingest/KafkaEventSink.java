@@ -48,7 +48,10 @@ public final class KafkaEventSink implements EventSink {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+    // Under a backlog batches fill for up to 50 ms: at 10 ms they closed at a tenth of batch.size,
+    // each with its own lz4 buffers (128 KB), request and log append (bench ingest: ~15 % less
+    // CPU per line). A caught-up agent flushes instead of waiting (IngestAgent's publisher).
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 50);
     // Events are ~0.5 KB: larger batches mean fewer requests and lz4 frames per event.
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");

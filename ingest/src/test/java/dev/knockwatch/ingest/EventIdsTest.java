@@ -15,6 +15,15 @@ class EventIdsTest {
     assertThat(EventIds.of("ci-1/a.violations.jsonl", 1234, 0)).isEqualTo(first).hasSize(32).matches("[0-9a-f]{32}");
   }
 
+  /** Ids must not change between versions: a line re-sent after an upgrade is still the same line. */
+  @Test
+  void idsAreTheOnesEarlierVersionsGave() {
+    assertThat(EventIds.of("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", 0, 0)).isEqualTo("3f0a5c9485b29ddf0000000000000000");
+    assertThat(EventIds.of("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", 1234, 2)).isEqualTo("3f0a5c9485b29ddf0000000004d20002");
+    assertThat(EventIds.of("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", (1L << 48) - 1, 0xffff))
+        .isEqualTo("3f0a5c9485b29ddfffffffffffffffff");
+  }
+
   @Test
   void everyOffsetAndIndexOfAFileHasItsOwnId() {
     Set<String> ids = new HashSet<>();

@@ -129,9 +129,12 @@ class IngestAgentTest {
     record Sent(java.util.List<?> records, java.util.function.Consumer<Exception> done) {}
 
     final java.util.concurrent.BlockingQueue<Sent> sent = new java.util.concurrent.LinkedBlockingQueue<>();
+    /** "send N" and "flush", in the order the agent called them. */
+    final java.util.List<String> calls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
     @Override
     public void send(java.util.List<?> records, java.util.function.Consumer<Exception> done) {
+      calls.add("send " + records.size());
       sent.add(new Sent(records, done));
     }
 
@@ -152,10 +155,48 @@ class IngestAgentTest {
     }
 
     @Override
-    public void flush() {}
+    public void flush() {
+      calls.add("flush");
+    }
 
     @Override
     public void close() {}
+  }
+
+  /**
+   * Under a backlog the producer is left to fill its batches (its linger); once the reader is at
+   * the end of its files, what it sent is flushed at once rather than held for the linger.
+   */
+  @Test
+  void aCaughtUpAgentSendsItsLastRecordsAtOnceAndABacklogIsLeftToBatch() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    Path f = logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl");
+    Files.writeString(f, (RECORD + "\n").repeat(12_000));
+    HeldSink held = new HeldSink();
+    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
+        "host-a", Duration.ofMillis(10));
+    Thread t = new Thread(agent);
+    t.start();
+    try {
+      for (int i = 0; i < 3; i++) {
+        held.next().done().accept(null);
+      }
+      waitFor(() -> agent.caughtUp());
+      Files.writeString(f, (RECORD + "\n").repeat(3), java.nio.file.StandardOpenOption.APPEND);
+      held.next().done().accept(null);
+      waitFor(() -> held.calls.size() == 6);
+      assertThat(held.calls).containsExactly("send 5000", "send 5000", "send 2000", "flush", "send 3", "flush");
+    } finally {
+      agent.close();
+      t.join(30_000);
+    }
+  }
+
+  private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
   }
 
   /** How many lines an agent restarted from a copy of the checkpoint would read again. */

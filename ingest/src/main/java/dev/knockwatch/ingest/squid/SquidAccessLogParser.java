@@ -21,7 +21,6 @@ import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -60,9 +59,9 @@ public final class SquidAccessLogParser implements LineParser {
 
   @Override
   public Parsed parse(SourceLine src) {
-    Map<String, String> f = null;
+    SquidLogFormat.Fields f = null;
     for (SquidLogFormat format : formats) {
-      Optional<Map<String, String>> read = format.read(src.text());
+      Optional<SquidLogFormat.Fields> read = format.read(src.text());
       if (read.isPresent()) {
         f = read.get();
         break;
@@ -72,18 +71,18 @@ public final class SquidAccessLogParser implements LineParser {
       return Parsed.rejected(Rejection.UNPARSEABLE, "not a Squid access log line in the "
           + (formats.size() == 1 ? "configured logformat" : "squid, knock or combined format"));
     }
-    String status = f.getOrDefault("status", "");
-    String result = f.getOrDefault("result", "");
+    String status = f.get("status", "");
+    String result = f.get("result", "");
     boolean denied = status.equals("403") || status.equals("407") || result.contains("DENIED");
     if (!denied) {
       return Parsed.skipped("allowed");
     }
-    String method = f.getOrDefault("method", "-");
-    String target = f.getOrDefault("url", "-");
+    String method = f.get("method", "-");
+    String target = f.get("url", "-");
     Optional<HostPort> hp = method.equals("CONNECT") ? HostClassifier.hostPort(target) : HostClassifier.fromUrl(target);
 
-    String header = f.getOrDefault("header:x-command-id", "-");
-    String user = f.getOrDefault("user", "-");
+    String header = f.get("header:x-command-id", "-");
+    String user = f.get("user", "-");
     String headerId = header.equals("-") ? null : percentDecode(header);
     Optional<String> userId = decodeSrtUser(user);
     String commandId = headerId != null && CommandId.isValid(headerId) ? headerId
@@ -141,15 +140,15 @@ public final class SquidAccessLogParser implements LineParser {
     }
   }
 
-  private static Optional<Instant> time(Map<String, String> f) {
+  private static Optional<Instant> time(SquidLogFormat.Fields f) {
     try {
-      if (f.containsKey("time")) {
-        long seconds = Long.parseLong(f.get("time"));
-        long millis = f.containsKey("millis") ? Long.parseLong(f.get("millis")) : 0;
+      if (f.has("time")) {
+        long seconds = Long.parseLong(f.get("time", null));
+        long millis = f.has("millis") ? Long.parseLong(f.get("millis", null)) : 0;
         return Optional.of(Instant.ofEpochMilli(seconds * 1000 + millis));
       }
-      if (f.containsKey("localTime")) {
-        return Optional.of(ZonedDateTime.parse(f.get("localTime"), LOCAL_TIME).toInstant());
+      if (f.has("localTime")) {
+        return Optional.of(ZonedDateTime.parse(f.get("localTime", null), LOCAL_TIME).toInstant());
       }
     } catch (NumberFormatException | DateTimeParseException e) {
       return Optional.empty();

@@ -40,12 +40,36 @@ public final class SquidLogFormat {
 
   private final String format;
   private final Pattern pattern;
-  private final List<String> fields;
+  /** Each field's group in {@link #pattern}; of a field given twice, the last counts. */
+  private final Map<String, Integer> groups;
 
   private SquidLogFormat(String format, Pattern pattern, List<String> fields) {
     this.format = format;
     this.pattern = pattern;
-    this.fields = fields;
+    Map<String, Integer> groups = new HashMap<>();
+    for (int g = 0; g < fields.size(); g++) {
+      groups.put(fields.get(g), g + 1);
+    }
+    this.groups = Map.copyOf(groups);
+  }
+
+  /** The fields of one line: each read from the match when asked for, none copied before. */
+  public final class Fields {
+    private final Matcher match;
+
+    private Fields(Matcher match) {
+      this.match = match;
+    }
+
+    public boolean has(String field) {
+      return groups.containsKey(field);
+    }
+
+    /** The field's text, or {@code otherwise} when this format has no such field. */
+    public String get(String field, String otherwise) {
+      Integer g = groups.get(field);
+      return g == null ? otherwise : match.group(g);
+    }
   }
 
   /** {@code squid}, {@code combined} and {@code knock} name the built-in formats; anything else is a logformat string. */
@@ -113,16 +137,9 @@ public final class SquidLogFormat {
   }
 
   /** The fields of {@code line}, or empty when the line is not in this format. */
-  public Optional<Map<String, String>> read(String line) {
+  public Optional<Fields> read(String line) {
     Matcher m = pattern.matcher(line);
-    if (!m.matches()) {
-      return Optional.empty();
-    }
-    Map<String, String> out = new HashMap<>();
-    for (int g = 0; g < fields.size(); g++) {
-      out.put(fields.get(g), m.group(g + 1));
-    }
-    return Optional.of(out);
+    return m.matches() ? Optional.of(new Fields(m)) : Optional.empty();
   }
 
   public String format() {
