@@ -128,10 +128,12 @@ public final class DetectionTopology {
           String store = "count-" + rule.id();
           t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), "cross-source-dedup");
           // in memory (with its changelog): one small count per command and live window, read by
-          // window start, so no RocksDB call per refusal
+          // window start, so no RocksDB call per refusal. Cached: a command's count changes many
+          // times between two commits, and only its last value goes to the changelog (bench
+          // streams: 25-35 % more events per CPU-second; caching the other stores did not help).
           t.addStateStore(Stores.windowStoreBuilder(
               Stores.inMemoryWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
-              Serdes.String(), COUNT_SERDE), node);
+              Serdes.String(), COUNT_SERDE).withCachingEnabled(), node);
         }
         case BYPASS -> {
           String store = "bypass-" + rule.id();
