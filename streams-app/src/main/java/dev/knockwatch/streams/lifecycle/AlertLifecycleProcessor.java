@@ -199,21 +199,30 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
   }
 
   private static Alert updated(Alert a, Hit h) {
-    List<String> samples = a.sampleEventIds() == null ? new ArrayList<>() : new ArrayList<>(a.sampleEventIds());
-    for (String id : h.eventIds() == null ? List.<String>of() : h.eventIds()) {
-      if (samples.size() < MAX_SAMPLES && !samples.contains(id)) {
-        samples.add(id);
+    List<String> samples = a.sampleEventIds();
+    if (samples == null || (samples.size() < MAX_SAMPLES && h.eventIds() != null && !h.eventIds().isEmpty())) {
+      List<String> more = samples == null ? new ArrayList<>() : new ArrayList<>(samples);
+      for (String id : h.eventIds() == null ? List.<String>of() : h.eventIds()) {
+        if (more.size() < MAX_SAMPLES && !more.contains(id)) {
+          more.add(id);
+        }
       }
+      samples = List.copyOf(more);
     }
-    Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
-    if (h.source() != null) {
-      sources.add(h.source());
+    List<Source> sources = a.sources();
+    // most hits come from a source the alert already names: its list is kept as it is
+    if (sources == null || (h.source() != null && !sources.contains(h.source()))) {
+      Set<Source> more = new LinkedHashSet<>(sources == null ? List.of() : sources);
+      if (h.source() != null) {
+        more.add(h.source());
+      }
+      sources = List.copyOf(more);
     }
     long count = h.windowStart() != null ? Math.max(a.count(), h.count()) : a.count() + 1;
     Instant last = h.at().isAfter(a.lastSeen()) ? h.at() : a.lastSeen();
     // a count rule's summary names the window's count; the others' stay as first written
     String summary = h.windowStart() != null ? h.summary() : a.summary();
-    return a.updated(count, last, summary, List.copyOf(samples), List.copyOf(sources),
+    return a.updated(count, last, summary, samples, sources,
         h.targets() != null && h.count() >= a.count() ? h.targets() : a.targets());
   }
 

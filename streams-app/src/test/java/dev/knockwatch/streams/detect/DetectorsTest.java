@@ -211,6 +211,25 @@ class DetectorsTest {
 
   // ---- lifecycle
 
+  @Test
+  void anUpdateNamesEverySourceOfItsHitsAndAtMostFiveSampleEvents() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443); // e1
+    for (int i = 1; i <= 6; i++) { // e2..e7, 3 s apart: within the throttle, and no two are one refusal seen twice
+      Source source = i == 3 ? Source.SQUID : Source.SRT_VIOLATION;
+      send(CMD, T0.plusSeconds(3L * i), b -> b.source(source).host("evil.example").port(443));
+    }
+    net(CMD2, T0.plusSeconds(120), "x.example", 443); // stream time passes the throttle: the pending update
+    List<Alert> alerts = out.readValuesToList().stream().filter(a -> a.commandId().equals(CMD)).toList();
+    assertThat(alerts).hasSize(2);
+    assertThat(alerts.get(0).sources()).containsExactly(Source.SRT_VIOLATION);
+    assertThat(alerts.get(0).sampleEventIds()).containsExactly("e1");
+    Alert update = alerts.get(1);
+    assertThat(update.count()).isEqualTo(7);
+    assertThat(update.sources()).containsExactly(Source.SRT_VIOLATION, Source.SQUID);
+    assertThat(update.sampleEventIds()).containsExactly("e1", "e2", "e3", "e4", "e5");
+  }
+
   // ---- wall-breach
 
   private void probe(String cmd, Instant at, String name, boolean refused) {
