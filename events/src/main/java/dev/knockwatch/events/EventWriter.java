@@ -125,8 +125,8 @@ public final class EventWriter {
     o.string(ERRNO, e.errno());
     o.string(SYSCALL, e.syscall());
     o.number(PID, e.pid());
-    o.instant(OBSERVED_AT, e.observedAt());
-    o.instant(INGESTED_AT, e.ingestedAt());
+    o.instant(OBSERVED_AT, e.observedAt(), 0);
+    o.instant(INGESTED_AT, e.ingestedAt(), 1);
     o.repeated(COMMAND_TEXT, e.commandText(), Repeated.COMMAND_TEXT);
     if (e.origin() != null) {
       o.raw(ORIGIN);
@@ -246,12 +246,26 @@ public final class EventWriter {
       len += digits;
     }
 
-    void instant(byte[] name, Instant value) {
+    /** Per instant field: the last second written, and its text (a batch's events share seconds). */
+    final long[] lastSecond = {-1, -1};
+    final byte[][] lastSecondText = new byte[2][IsoInstant.SECONDS_LENGTH];
+
+    void instant(byte[] name, Instant value, int slot) {
       if (value != null) {
         field(name);
         room(IsoInstant.MAX_LENGTH + 2);
         buf[len++] = '"';
-        len = IsoInstant.write(value, buf, len);
+        long sec = value.getEpochSecond();
+        if (!IsoInstant.fast(sec)) {
+          len = IsoInstant.write(value, buf, len);
+        } else {
+          if (sec != lastSecond[slot]) {
+            IsoInstant.writeSeconds(sec, lastSecondText[slot], 0);
+            lastSecond[slot] = sec;
+          }
+          System.arraycopy(lastSecondText[slot], 0, buf, len, IsoInstant.SECONDS_LENGTH);
+          len = IsoInstant.writeFraction(value.getNano(), buf, len + IsoInstant.SECONDS_LENGTH);
+        }
         buf[len++] = '"';
       }
     }

@@ -32,13 +32,25 @@ public final class IsoInstant {
    */
   public static int write(Instant t, byte[] out, int at) {
     long sec = t.getEpochSecond();
-    if (sec < 0 || sec > MAX_FAST_SECOND) {
+    if (!fast(sec)) {
       byte[] text = t.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
       System.arraycopy(text, 0, out, at, text.length);
       return at + text.length;
     }
-    int nano = t.getNano();
-    int length = nano == 0 ? 20 : nano % 1_000_000 == 0 ? 24 : nano % 1000 == 0 ? 27 : 30;
+    writeSeconds(sec, out, at);
+    return writeFraction(t.getNano(), out, at + SECONDS_LENGTH);
+  }
+
+  /** Length of the text up to the second, {@code 2026-11-29T18:45:32}. */
+  public static final int SECONDS_LENGTH = 19;
+
+  /** True when {@link #writeSeconds} writes this second (years 1970–9999). */
+  public static boolean fast(long epochSecond) {
+    return epochSecond >= 0 && epochSecond <= MAX_FAST_SECOND;
+  }
+
+  /** The text up to the second ({@link #SECONDS_LENGTH} bytes) of a {@link #fast} second. */
+  public static void writeSeconds(long sec, byte[] out, int at) {
     long days = sec / 86_400;
     int secOfDay = (int) (sec % 86_400);
     // civil date from days since 1970-01-01 (H. Hinnant's algorithm, era of 400 years)
@@ -62,10 +74,14 @@ public final class IsoInstant {
     digits(out, at + 14, secOfDay / 60 % 60, 2);
     out[at + 16] = ':';
     digits(out, at + 17, secOfDay % 60, 2);
-    int i = at + 19;
+  }
+
+  /** The rest after the second: the fraction in groups of three digits if any, and 'Z'; returns the end. */
+  public static int writeFraction(int nano, byte[] out, int at) {
+    int i = at;
     if (nano != 0) {
+      int width = nano % 1_000_000 == 0 ? 3 : nano % 1000 == 0 ? 6 : 9;
       out[i++] = '.';
-      int width = length - 21;
       digits(out, i, nano / pow10(9 - width), width);
       i += width;
     }
@@ -139,10 +155,27 @@ public final class IsoInstant {
     return p;
   }
 
+  /** "00" to "99": two digits per division. */
+  private static final byte[] PAIRS = new byte[200];
+
+  static {
+    for (int v = 0; v < 100; v++) {
+      PAIRS[2 * v] = (byte) ('0' + v / 10);
+      PAIRS[2 * v + 1] = (byte) ('0' + v % 10);
+    }
+  }
+
   private static void digits(byte[] out, int at, int value, int width) {
-    for (int k = at + width - 1; k >= at; k--) {
-      out[k] = (byte) ('0' + value % 10);
-      value /= 10;
+    int k = at + width;
+    while (k - at >= 2) {
+      int q = value / 100;
+      int r = value - q * 100;
+      out[--k] = PAIRS[2 * r + 1];
+      out[--k] = PAIRS[2 * r];
+      value = q;
+    }
+    if (k > at) {
+      out[at] = (byte) ('0' + value % 10);
     }
   }
 

@@ -53,6 +53,26 @@ class EventWriterTest {
     }
   }
 
+  /**
+   * The writer keeps each instant field's last second as text: events of one batch share
+   * seconds, in either field, and a second may come back after another, or after one the JDK
+   * writes (before 1970).
+   */
+  @Test
+  void instantsSharingSecondsAreWrittenAsTheMapperWritesThem() throws Exception {
+    Random r = new Random(5);
+    long[] seconds = {1_795_978_485L, 1_795_978_486L, 0L, -1L, 253_402_300_799L, 253_402_300_800L};
+    for (int n = 0; n < 5_000; n++) {
+      Instant observed = Instant.ofEpochSecond(seconds[r.nextInt(seconds.length)],
+          r.nextInt(3) == 0 ? 0 : r.nextInt(3) == 0 ? 1_000_000L * r.nextInt(1000) : r.nextInt(1_000_000_000));
+      Instant ingested = Instant.ofEpochSecond(seconds[r.nextInt(2)], r.nextInt(1_000_000_000));
+      ViolationEvent e = ViolationEvent.builder().eventId("e" + n).commandId("xhfHytmXL-L6RsYw2CrSjA")
+          .source(Source.SRT_VIOLATION).observedAt(observed).ingestedAt(r.nextBoolean() ? ingested : observed).build();
+      assertThat(new String(EventWriter.toBytes(e), java.nio.charset.StandardCharsets.UTF_8))
+          .isEqualTo(new String(Json.MAPPER.writeValueAsBytes(e), java.nio.charset.StandardCharsets.UTF_8));
+    }
+  }
+
   @Test
   void theWordAtATimeScanFindsEveryByteToEscapeAtEveryPlace() {
     Random r = new Random(5);
