@@ -65,6 +65,20 @@ public class ParseBenchmark {
         SRT_DISTINCT[(int) (n & (SRT_DISTINCT.length - 1))], "ci-1", null, "h", NOW));
   }
 
+  /** Redaction alone, of a command text like bench ingest's: each one new, one secret in it. */
+  @Benchmark
+  public String redactCommand() {
+    return dev.knockwatch.events.Redactor.redact(COMMANDS[(int) (offset++ & (COMMANDS.length - 1))]);
+  }
+
+  static final String[] COMMANDS = new String[4096];
+
+  static {
+    for (int i = 0; i < COMMANDS.length; i++) {
+      COMMANDS[i] = "curl -s https://example.com:443/path?token=SECRET" + i;
+    }
+  }
+
   @Benchmark
   public Parsed squidKnockLine() {
     return squid.parse(new SourceLine("proxy/access.log", offset++, SQUID, "proxy", null, "h", NOW));

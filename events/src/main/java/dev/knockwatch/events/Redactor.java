@@ -160,11 +160,30 @@ public final class Redactor {
     for (Hint h : hints) {
       if (from[h.rule()] < 0) {
         Rule rule = RULES.get(h.rule());
-        if (text.regionMatches(!rule.exactCase(), i, h.text(), 0, h.text().length())) {
+        if (at(text, i, h.text(), rule.exactCase())) {
           from[h.rule()] = Math.max(0, i - rule.lookBehind());
         }
       }
     }
+  }
+
+  /**
+   * Whether {@code hint} stands at {@code i}, ASCII letters folded to lower case unless
+   * {@code exactCase}: as the rules' {@code (?i)} matches (ASCII only), and several times faster
+   * than {@code regionMatches(true, ...)}, which was most of the redaction's time.
+   */
+  private static boolean at(String text, int i, String hint, boolean exactCase) {
+    int n = hint.length();
+    if (i + n > text.length()) {
+      return false;
+    }
+    for (int k = 0; k < n; k++) {
+      char c = text.charAt(i + k);
+      if ((exactCase ? c : fold(c)) != hint.charAt(k)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static char fold(char c) {

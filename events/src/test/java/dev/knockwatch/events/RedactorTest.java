@@ -73,7 +73,8 @@ class RedactorTest {
         "token", "TOKEN", "Api_Key", "password", "pass", "sig", "x-amz-signature", "session", "p", "u", "user",
         "proxy-", "Proxy-Authorization", "authorization: Bearer ", "https://", "srt.abc%3D", "GITHUB_", "SECRET",
         "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "AKIAABCDEFGHIJKLMNOP", "xoxb-1234567890-abc", "sk-ant-",
-        "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2Q", "é", "\t");
+        "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2Q", "é", "\t",
+        "to\u212Aen", "\u017Fecret", "K", "S"); // Kelvin sign, long s: (?i) folds ASCII only
     Random random = new Random(42);
     for (int n = 0; n < 20_000; n++) {
       StringBuilder text = new StringBuilder();
