@@ -74,12 +74,6 @@ final class BenchCommand implements Callable<Integer> {
     return Knockwatch.USAGE;
   }
 
-  /**
-   * Generates N mixed lines (srt records and Squid lines), then tails, parses and publishes them
-   * to an embedded broker in this process; then kafkacat publishes the same bytes unparsed to the
-   * same broker (the ceiling: it parses, keys and redacts nothing). CPU is counted per side: the
-   * ingest thread plus its producer's I/O thread, and kafkacat's own process.
-   */
   /** CPU nanoseconds so far of each live thread whose name {@code name} accepts, by thread id. */
   static Map<Long, Long> threadCpu(ThreadMXBean threads, java.util.function.Predicate<String> name) {
     Map<Long, Long> out = new LinkedHashMap<>();
@@ -91,6 +85,13 @@ final class BenchCommand implements Callable<Integer> {
     return out;
   }
 
+  /**
+   * Generates N mixed lines (srt records and Squid lines), then, after a warm-up on another tree,
+   * tails, parses and publishes them to an embedded broker in this process; kafkacat publishes
+   * the same bytes unparsed to the same broker before and after (the faster run is the ceiling:
+   * it parses, keys and redacts nothing). CPU is counted per side: the agent's reader, publisher
+   * and producer I/O threads, and kafkacat's own process.
+   */
   @Command(name = "ingest", mixinStandardHelpOptions = true,
       description = {"Tail -> parse -> publish N generated lines on an embedded broker, beside kafkacat -P on the same bytes."})
   static final class Ingest implements Callable<Integer> {

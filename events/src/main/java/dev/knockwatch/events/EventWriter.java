@@ -18,10 +18,11 @@ import java.util.Locale;
  * <p>Field names and enum values are encoded once. A string of printable ASCII with nothing to
  * escape (most of them) is copied as it is; any other goes through Jackson's own string
  * encoder, so escaping is the mapper's (but for a character beyond U+FFFF, written as its four
- * UTF-8 bytes where the mapper escapes its two surrogates: the same JSON string). The values that repeat from one event to the next (a
- * command's id, agent, command text and file are the same for each of its refusals) are encoded
- * once per run of equal values: each thread keeps the last value of each such field with its
- * JSON bytes.
+ * UTF-8 bytes where the mapper escapes its two surrogates: the same JSON string).
+ *
+ * <p>Each thread remembers what repeats from one event to the next: the last value of each field
+ * that stays the same for a command's refusals (its id, agent, command text, file ...) with its
+ * JSON bytes, and, for each instant field, the last second with its text.
  */
 public final class EventWriter {
 
