@@ -25,20 +25,25 @@ public final class Redactor {
   private record Rule(Pattern pattern, boolean keepGroup1, String mask, boolean exactCase, int lookBehind,
                       String... hints) {
 
-    String apply(String text, int from) {
+    /** The text with every match from {@code from} on replaced, or null when nothing matched. */
+    Redacted apply(String text, int from) {
       Matcher m = pattern.matcher(text);
       if (!m.find(from)) {
-        return text;
+        return null;
       }
+      int changedAt = keepGroup1 ? m.end(1) : m.start();
       StringBuilder sb = new StringBuilder(text.length() + mask.length());
       int last = 0;
       do {
         sb.append(text, last, keepGroup1 ? m.end(1) : m.start()).append(mask);
         last = m.end();
       } while (m.find());
-      return sb.append(text, last, text.length()).toString();
+      return new Redacted(sb.append(text, last, text.length()).toString(), changedAt);
     }
   }
+
+  /** A rule's output: the new text, the same as the old one before {@code changedAt}. */
+  private record Redacted(String text, int changedAt) {}
 
   private static final String SECRET_WORDS =
       "(?:access[_-]?token|refresh[_-]?token|id[_-]?token|token|api[_-]?key|apikey|key|secret"
@@ -90,6 +95,9 @@ public final class Redactor {
   /** Which pairs (and single characters) start a hint, a bit each: the scan looks the tables up only then. */
   private static final long[] PAIRS = new long[(1 << 14) / 64];
   private static final long[] CHARS = new long[2];
+  /** The longest hint's length. */
+  private static final int MAX_HINT_LENGTH =
+      RULES.stream().flatMap(r -> java.util.Arrays.stream(r.hints())).mapToInt(String::length).max().orElseThrow();
 
   static {
     for (int r = 0; r < RULES.size(); r++) {
@@ -120,49 +128,57 @@ public final class Redactor {
       return text;
     }
     String out = text;
-    int[] from = earliestStarts(out);
+    int[] hintAt = new int[RULES.size()];
+    java.util.Arrays.fill(hintAt, -1);
+    findHints(out, 0, hintAt);
     for (int r = 0; r < RULES.size(); r++) {
-      if (from[r] >= 0) {
-        String next = RULES.get(r).apply(out, from[r]);
-        if (next != out) {
-          out = next;
-          from = earliestStarts(out);
+      if (hintAt[r] >= 0) {
+        Rule rule = RULES.get(r);
+        Redacted next = rule.apply(out, Math.max(0, hintAt[r] - rule.lookBehind()));
+        if (next != null) {
+          out = next.text();
+          // A hint that starts this far before the change ends before it: it is still there, and
+          // still its rule's first. Every other hint is looked for again, from there on.
+          int rescanFrom = Math.max(0, next.changedAt() - MAX_HINT_LENGTH + 1);
+          for (int later = r + 1; later < RULES.size(); later++) {
+            if (hintAt[later] >= rescanFrom) {
+              hintAt[later] = -1;
+            }
+          }
+          findHints(out, rescanFrom, hintAt);
         }
       }
     }
     return out;
   }
 
-  /** For each rule, where a match can start at the earliest: -1 when none of its hints is in the text. */
-  private static int[] earliestStarts(String text) {
-    int[] from = new int[RULES.size()];
-    java.util.Arrays.fill(from, -1);
+  /**
+   * For each rule not yet placed ({@code -1}), where its first hint at or after {@code start}
+   * stands in the text; rules already placed keep their place.
+   */
+  private static void findHints(String text, int start, int[] hintAt) {
     int n = text.length();
-    char c1 = n > 0 ? fold(text.charAt(0)) : 0;
-    for (int i = 0; i < n; i++) {
+    char c1 = start < n ? fold(text.charAt(start)) : 0;
+    for (int i = start; i < n; i++) {
       char c0 = c1;
       c1 = i + 1 < n ? fold(text.charAt(i + 1)) : 0x80; // past the end: no pair
       if (c0 >= 128) {
         continue;
       }
       if ((CHARS[c0 >>> 6] & 1L << c0) != 0) {
-        found(BY_CHAR[c0], text, i, from);
+        found(BY_CHAR[c0], text, i, hintAt);
       }
       int key = c0 << 7 | c1;
       if (c1 < 128 && (PAIRS[key >>> 6] & 1L << key) != 0) {
-        found(BY_PAIR[key], text, i, from);
+        found(BY_PAIR[key], text, i, hintAt);
       }
     }
-    return from;
   }
 
-  private static void found(Hint[] hints, String text, int i, int[] from) {
+  private static void found(Hint[] hints, String text, int i, int[] hintAt) {
     for (Hint h : hints) {
-      if (from[h.rule()] < 0) {
-        Rule rule = RULES.get(h.rule());
-        if (at(text, i, h.text(), rule.exactCase())) {
-          from[h.rule()] = Math.max(0, i - rule.lookBehind());
-        }
+      if (hintAt[h.rule()] < 0 && at(text, i, h.text(), RULES.get(h.rule()).exactCase())) {
+        hintAt[h.rule()] = i;
       }
     }
   }
@@ -194,7 +210,10 @@ public final class Redactor {
   static String redactEverywhere(String text) {
     String out = text;
     for (Rule rule : RULES) {
-      out = rule.apply(out, 0);
+      Redacted next = rule.apply(out, 0);
+      if (next != null) {
+        out = next.text();
+      }
     }
     return out;
   }
