@@ -8,7 +8,6 @@ import dev.knockwatch.streams.rules.PolicyView;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -17,7 +16,6 @@ import java.util.HashMap;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.Set;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -58,10 +56,27 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
    * changes the output (a new alert, a written update, a resolution) is written to the store at
    * once; a hit that only raises the count of a throttled alert is written by the next sweep
    * (within a second), so a storm costs one store write per alert per second, not one per hit.
-   * After a crash the count of such an alert may miss the hits of that last second.
+   * After a crash the count of such an alert may miss the hits of that last second. Ordered by
+   * store key: a command's alerts side by side (a second source adds itself to all of them), and
+   * the sweep's output in a stable order.
    */
-  private final NavigableMap<String, AlertState> live = new TreeMap<>();
-  private final Set<String> dirty = new HashSet<>();
+  private final NavigableMap<String, Slot> live = new TreeMap<>();
+  /** The same slots by fingerprint (unique per rule and command): a hit finds its alert without comparing keys. */
+  private final Map<String, Slot> byFingerprint = new HashMap<>();
+  /** Slots whose state the store does not have yet (a slot written or dropped since is skipped). */
+  private final List<Slot> dirty = new ArrayList<>();
+
+  /** One firing alert in memory: its store key, its state, and whether the store is behind. */
+  private static final class Slot {
+    final String key;
+    AlertState state;
+    boolean dirty;
+
+    Slot(String key, AlertState state) {
+      this.key = key;
+      this.state = state;
+    }
+  }
 
   public AlertLifecycleProcessor(Clock clock, Duration throttle, Policy policy) {
     this.clock = clock;
@@ -75,8 +90,10 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     this.store = context.getStateStore(STORE);
     this.view = PolicyView.of(policy, context);
     live.clear();
+    byFingerprint.clear();
+    dirty.clear();
     try (KeyValueIterator<String, AlertState> it = store.all()) {
-      it.forEachRemaining(kv -> live.put(kv.key, kv.value));
+      it.forEachRemaining(kv -> add(kv.key, kv.value));
     }
     context.schedule(Duration.ofSeconds(1),
         clock == Clock.WALL ? PunctuationType.WALL_CLOCK_TIME : PunctuationType.STREAM_TIME, this::sweep);
@@ -93,13 +110,19 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       addSource(hit, now);
       return;
     }
-    String key = hit.commandId() + SEP + hit.fingerprint();
-    AlertState state = live.get(key);
+    Slot slot = byFingerprint.get(hit.fingerprint());
+    AlertState state = slot == null ? null : slot.state;
     long resolveAfter = hit.rule().resolveAfter().toMillis();
     // a count rule crossing in a window that starts after the alerted one ended: a new alert
     if (state == null || (hit.windowStart() != null && !hit.windowStart().isBefore(state.alert().windowEnd()))) {
       Alert alert = fresh(hit);
-      put(key, new AlertState(alert, now, now, false, resolveAfter));
+      AlertState first = new AlertState(alert, now, now, false, resolveAfter);
+      if (slot == null) {
+        slot = add(hit.commandId() + SEP + hit.fingerprint(), first);
+      } else {
+        slot.state = first;
+      }
+      write(slot);
       emit(alert, record.timestamp());
       return;
     }
@@ -108,69 +131,81 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     if (due) {
       emit(a, record.timestamp());
     }
-    AlertState next = new AlertState(a, now, due ? now : state.lastEmittedMs(), !due, resolveAfter);
+    slot.state = new AlertState(a, now, due ? now : state.lastEmittedMs(), !due, resolveAfter);
     if (due) {
-      put(key, next);
+      write(slot);
     } else {
-      live.put(key, next);
-      dirty.add(key);
+      markDirty(slot);
     }
   }
 
-  private void put(String key, AlertState state) {
-    store.put(key, state);
-    live.put(key, state);
-    dirty.remove(key);
+  private Slot add(String key, AlertState state) {
+    Slot slot = new Slot(key, state);
+    live.put(key, slot);
+    byFingerprint.put(state.alert().fingerprint(), slot);
+    return slot;
+  }
+
+  private void write(Slot slot) {
+    store.put(slot.key, slot.state);
+    slot.dirty = false;
+  }
+
+  private void markDirty(Slot slot) {
+    if (!slot.dirty) {
+      slot.dirty = true;
+      dirty.add(slot);
+    }
   }
 
   private void addSource(Hit hit, long now) {
     String prefix = hit.commandId() + SEP;
-    List<KeyValue<String, AlertState>> changed = new ArrayList<>();
-    for (var kv : live.subMap(prefix, true, prefix + Character.MAX_VALUE, false).entrySet()) {
-      Alert a = kv.getValue().alert();
+    for (Slot slot : live.subMap(prefix, true, prefix + Character.MAX_VALUE, false).values()) {
+      Alert a = slot.state.alert();
       if (a.sources() != null && a.sources().contains(hit.source())) {
         continue;
       }
       Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
       sources.add(hit.source());
       Alert b = a.updated(a.count(), a.lastSeen(), a.summary(), a.sampleEventIds(), List.copyOf(sources), a.targets());
-      AlertState s = kv.getValue();
-      changed.add(KeyValue.pair(kv.getKey(), new AlertState(b, s.lastHitMs(), s.lastEmittedMs(), true, s.resolveAfterMs())));
+      AlertState s = slot.state;
+      slot.state = new AlertState(b, s.lastHitMs(), s.lastEmittedMs(), true, s.resolveAfterMs());
+      markDirty(slot);
     }
-    changed.forEach(kv -> {
-      live.put(kv.key, kv.value);
-      dirty.add(kv.key);
-    });
   }
 
   /** Resolves what went quiet and writes throttled updates whose time has come. */
   private void sweep(long timestamp) {
     long now = clock == Clock.WALL ? timestamp : context.currentStreamTimeMs();
-    List<KeyValue<String, AlertState>> changed = new ArrayList<>();
-    List<String> resolved = new ArrayList<>();
-    for (var kv : live.entrySet()) {
-      AlertState s = kv.getValue();
+    List<Slot> changed = new ArrayList<>();
+    List<Slot> resolved = new ArrayList<>();
+    for (Slot slot : live.values()) {
+      AlertState s = slot.state;
       if (now - s.lastHitMs() >= s.resolveAfterMs()) {
         emit(s.alert().resolved(), s.alert().lastSeen().toEpochMilli());
-        resolved.add(kv.getKey());
+        resolved.add(slot);
       } else if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
         emit(s.alert(), s.alert().lastSeen().toEpochMilli());
-        changed.add(KeyValue.pair(kv.getKey(), new AlertState(s.alert(), s.lastHitMs(), now, false, s.resolveAfterMs())));
+        slot.state = new AlertState(s.alert(), s.lastHitMs(), now, false, s.resolveAfterMs());
+        changed.add(slot);
       }
     }
-    resolved.forEach(k -> {
-      store.delete(k);
-      live.remove(k);
-      dirty.remove(k);
-    });
-    changed.forEach(kv -> put(kv.key, kv.value));
-    for (String k : dirty) {
-      store.put(k, live.get(k));
+    for (Slot slot : resolved) {
+      store.delete(slot.key);
+      live.remove(slot.key);
+      byFingerprint.remove(slot.state.alert().fingerprint());
+      slot.dirty = false;
+    }
+    changed.forEach(this::write);
+    for (Slot slot : dirty) {
+      if (slot.dirty) {
+        write(slot);
+      }
     }
     dirty.clear();
     Map<List<String>, Long> firing = new HashMap<>();
-    for (AlertState s : live.values()) {
-      Alert a = s.alert();
+    for (Slot slot : live.values()) {
+      Alert a = slot.state.alert();
       firing.merge(List.of(a.rule(), a.severity().name().toLowerCase(Locale.ROOT), a.shadow() == null ? "enforce" : "shadow"),
           1L, Long::sum);
     }

@@ -276,8 +276,38 @@ class DetectorsTest {
     List<Alert> resolved = out.readValuesToList();
     assertThat(resolved).extracting(Alert::status).containsExactly(Alert.Status.RESOLVED);
     net(CMD, T0.plusSeconds(400), "evil.example", 443);
-    assertThat(out.readValuesToList()).extracting(Alert::status).as("a later hit fires anew")
-        .containsExactly(Alert.Status.FIRING);
+    List<Alert> again = out.readValuesToList();
+    assertThat(again).extracting(Alert::status).as("a later hit fires anew").containsExactly(Alert.Status.FIRING);
+    assertThat(again.get(0).count()).as("a new alert, not the resolved one's update").isEqualTo(1);
+    assertThat(again.get(0).firstSeen()).isEqualTo(T0.plusSeconds(400));
+  }
+
+  @Test
+  void aThrottledUpdateReachesTheStoreAtTheNextSweep() throws IOException {
+    start("rules:\n  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    // within the 30 s throttle, and before the next sweep (each second of stream time): not stored yet
+    net(CMD, T0.plusMillis(300), "evil.example", 443);
+    net(CMD, T0.plusMillis(600), "evil.example", 443);
+    assertThat(storedCounts()).containsExactly(1L);
+    net(CMD2, T0.plusSeconds(2), "registry.npmjs.org", 443); // in role: only stream time moves, the sweep runs
+    assertThat(storedCounts()).containsExactly(3L);
+    assertThat(out.readValuesToList()).extracting(Alert::count).containsExactly(1L);
+  }
+
+  /** The counts of CMD's alerts in the lifecycle's store. */
+  private List<Long> storedCounts() {
+    org.apache.kafka.streams.state.KeyValueStore<String, dev.knockwatch.streams.lifecycle.AlertState> store =
+        driver.getKeyValueStore(dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor.STORE);
+    List<Long> counts = new java.util.ArrayList<>();
+    try (var it = store.all()) {
+      it.forEachRemaining(kv -> {
+        if (kv.value.alert().commandId().equals(CMD)) {
+          counts.add(kv.value.alert().count());
+        }
+      });
+    }
+    return counts;
   }
 
   @Test
