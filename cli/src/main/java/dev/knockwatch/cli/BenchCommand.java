@@ -475,16 +475,20 @@ final class BenchCommand implements Callable<Integer> {
         result.put("passThroughEventsPerCpuSecond", Math.round(events / passThroughRun.cpuSeconds()));
         result.put("cpuRatio", Math.round(passThroughRun.cpuSeconds() / detectionRun.cpuSeconds() * 1000) / 1000.0);
         if (latencySeconds > 0) {
-          List<Long> ms;
+          Latency l;
           // its own broker: the events of the throughput phase must not be a backlog here
           try (EmbeddedKafkaBroker quiet = EmbeddedKafkaBroker.start(tmp.resolve("latency-kafka"), 0)) {
             quiet.createTopics();
-            ms = latency(quiet, tmp, policy, latencySeconds);
+            l = latency(quiet, tmp, policy, latencySeconds);
           }
+          List<Long> ms = l.toAlert();
           result.put("latencySamples", ms.size());
           result.put("latencyP50Ms", percentile(ms, 50));
           result.put("latencyP99Ms", percentile(ms, 99));
           result.put("latencyMaxMs", ms.isEmpty() ? null : ms.get(ms.size() - 1));
+          // the first stage alone: the append to the event on the violations topic (ingest)
+          result.put("latencyToTopicP50Ms", percentile(l.toTopic(), 50));
+          result.put("latencyToTopicP99Ms", percentile(l.toTopic(), 99));
         }
         print(spec, result, json);
       } finally {
@@ -556,11 +560,17 @@ final class BenchCommand implements Callable<Integer> {
      * a new command, after {@link #WARM_UP} of background alone; the latency of each is the time
      * from its append to its alert on {@code knockwatch.alerts}. Returns the latencies in ms, sorted.
      */
-    private static List<Long> latency(EmbeddedKafkaBroker broker, Path tmp, dev.knockwatch.streams.rules.Policy policy,
+    private static final String PROBE_PREFIX = "LatencyProbeCommand";
+
+    /** Per probe, sorted, in ms: append to alert, and append to the event on the violations topic. */
+    record Latency(List<Long> toAlert, List<Long> toTopic) {}
+
+    private static Latency latency(EmbeddedKafkaBroker broker, Path tmp, dev.knockwatch.streams.rules.Policy policy,
         int seconds) throws Exception {
       Path logs = Files.createDirectories(tmp.resolve("latency-logs"));
       Map<String, Long> appended = new java.util.concurrent.ConcurrentHashMap<>();
       Map<String, Long> alerted = new java.util.concurrent.ConcurrentHashMap<>();
+      Map<String, Long> onTopic = new java.util.concurrent.ConcurrentHashMap<>();
       try (Pipeline pipeline = Pipeline.start(new Pipeline.Settings(broker.bootstrapServers(), Map.of(), logs,
           tmp.resolve("latency-var"), policy, "bench-latency", "bench-latency-notify", Pipeline.POLL_INTERVAL),
           new dev.knockwatch.notify.config.ReceiversConfig(List.of(), List.of(), null), List.of())) {
@@ -568,7 +578,13 @@ final class BenchCommand implements Callable<Integer> {
         Thread reader = new Thread(() -> readAlerts(broker.bootstrapServers(), alerted, ready), "bench-latency-alerts");
         reader.setDaemon(true);
         reader.start();
+        java.util.concurrent.CountDownLatch topicReady = new java.util.concurrent.CountDownLatch(1);
+        Thread topicReader = new Thread(() -> readProbeEvents(broker.bootstrapServers(), onTopic, topicReady),
+            "bench-latency-events");
+        topicReader.setDaemon(true);
+        topicReader.start();
         ready.await(60, TimeUnit.SECONDS);
+        topicReady.await(60, TimeUnit.SECONDS);
         Path bgFile = Files.createDirectories(logs.resolve("ci-runner-bg")).resolve("background.violations.jsonl");
         Path probeDir = Files.createDirectories(logs.resolve("research-latency"));
         long start = System.nanoTime();
@@ -589,7 +605,7 @@ final class BenchCommand implements Callable<Integer> {
             out.write(batch.toString());
             out.flush();
             if (now >= warm && (now - warm) / 200_000_000L >= probes) { // five probes a second
-              String cmd = String.format("LatencyProbeCommand%03d", probes++);
+              String cmd = String.format(PROBE_PREFIX + "%03d", probes++);
               appended.put(cmd, System.nanoTime());
               Files.writeString(probeDir.resolve(cmd + ".violations.jsonl"), srtLine("evil.example:443", cmd, ts),
                   StandardCharsets.UTF_8);
@@ -604,18 +620,55 @@ final class BenchCommand implements Callable<Integer> {
           Thread.sleep(50);
         }
         reader.interrupt();
+        topicReader.interrupt();
         log.info("latency: {} probes written, alerts seen for {} commands", appended.size(), alerted.size());
-        log.info("latency by probe, ms: {}", new java.util.TreeMap<>(appended).entrySet().stream()
-            .map(e -> alerted.containsKey(e.getKey()) ? String.valueOf((alerted.get(e.getKey()) - e.getValue()) / 1_000_000) : "-")
-            .collect(java.util.stream.Collectors.joining(" ")));
+        log.info("latency by probe, ms (append to the violations topic + from there to the alert): {}",
+            new java.util.TreeMap<>(appended).entrySet().stream()
+                .map(e -> ms(e.getValue(), onTopic.get(e.getKey())) + "+" + ms(onTopic.get(e.getKey()), alerted.get(e.getKey())))
+                .collect(java.util.stream.Collectors.joining(" ")));
       }
-      List<Long> ms = new java.util.ArrayList<>();
+      List<Long> toAlert = new java.util.ArrayList<>();
+      List<Long> toTopic = new java.util.ArrayList<>();
       appended.forEach((cmd, at) -> {
         Long got = alerted.get(cmd);
-        ms.add(got == null ? Long.MAX_VALUE : (got - at) / 1_000_000);
+        toAlert.add(got == null ? Long.MAX_VALUE : (got - at) / 1_000_000);
+        Long seen = onTopic.get(cmd);
+        toTopic.add(seen == null ? Long.MAX_VALUE : (seen - at) / 1_000_000);
       });
-      java.util.Collections.sort(ms);
-      return ms;
+      java.util.Collections.sort(toAlert);
+      java.util.Collections.sort(toTopic);
+      return new Latency(toAlert, toTopic);
+    }
+
+    /** Milliseconds from one nanoTime to another, or "-" when either is missing. */
+    private static String ms(Long from, Long to) {
+      return from == null || to == null ? "-" : String.valueOf((to - from) / 1_000_000);
+    }
+
+    /** Notes when each latency probe's refusal is readable on the violations topic (ingest's part of the path). */
+    private static void readProbeEvents(String bootstrap, Map<String, Long> seen, java.util.concurrent.CountDownLatch ready) {
+      Map<String, Object> p = Map.of(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      try (org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> c =
+          new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
+              new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+        List<org.apache.kafka.common.TopicPartition> parts = new java.util.ArrayList<>();
+        for (int i = 0; i < dev.knockwatch.events.Topics.VIOLATIONS.partitions(); i++) {
+          parts.add(new org.apache.kafka.common.TopicPartition(dev.knockwatch.events.Topics.VIOLATIONS.name(), i));
+        }
+        c.assign(parts);
+        c.seekToEnd(parts);
+        parts.forEach(c::position);
+        ready.countDown();
+        while (!Thread.currentThread().isInterrupted()) {
+          for (var r : c.poll(Duration.ofMillis(20))) {
+            if (r.key() != null && r.key().startsWith(PROBE_PREFIX)) {
+              seen.putIfAbsent(r.key(), System.nanoTime());
+            }
+          }
+        }
+      } catch (org.apache.kafka.common.errors.InterruptException e) {
+        // done
+      }
     }
 
     private static String srtLine(String target, String commandId, String timestamp) {
