@@ -645,32 +645,6 @@ final class BenchCommand implements Callable<Integer> {
       return from == null || to == null ? "-" : String.valueOf((to - from) / 1_000_000);
     }
 
-    /** Notes when each latency probe's refusal is readable on the violations topic (ingest's part of the path). */
-    private static void readProbeEvents(String bootstrap, Map<String, Long> seen, java.util.concurrent.CountDownLatch ready) {
-      Map<String, Object> p = Map.of(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-      try (org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> c =
-          new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
-              new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-        List<org.apache.kafka.common.TopicPartition> parts = new java.util.ArrayList<>();
-        for (int i = 0; i < dev.knockwatch.events.Topics.VIOLATIONS.partitions(); i++) {
-          parts.add(new org.apache.kafka.common.TopicPartition(dev.knockwatch.events.Topics.VIOLATIONS.name(), i));
-        }
-        c.assign(parts);
-        c.seekToEnd(parts);
-        parts.forEach(c::position);
-        ready.countDown();
-        while (!Thread.currentThread().isInterrupted()) {
-          for (var r : c.poll(Duration.ofMillis(20))) {
-            if (r.key() != null && r.key().startsWith(PROBE_PREFIX)) {
-              seen.putIfAbsent(r.key(), System.nanoTime());
-            }
-          }
-        }
-      } catch (org.apache.kafka.common.errors.InterruptException e) {
-        // done
-      }
-    }
-
     private static String srtLine(String target, String commandId, String timestamp) {
       return "{\"line\":\"deny network-outbound " + target + " (host is not on the allow list)\",\"commandId\":\""
           + commandId + "\",\"command\":\"curl -s https://" + target + "\",\"timestamp\":\"" + timestamp + "\"}\n";
@@ -678,25 +652,45 @@ final class BenchCommand implements Callable<Integer> {
 
     /** Notes when each command's first alert is readable (committed) on the alerts topic. */
     private static void readAlerts(String bootstrap, Map<String, Long> alerted, java.util.concurrent.CountDownLatch ready) {
+      readFirstSeen(bootstrap, dev.knockwatch.events.Topics.ALERTS, "read_committed",
+          Json.serde(dev.knockwatch.events.Alert.class).deserializer(), r -> r.value() == null ? null : r.value().commandId(),
+          alerted, ready);
+    }
+
+    /** Notes when each latency probe's refusal is readable on the violations topic (ingest's part of the path). */
+    private static void readProbeEvents(String bootstrap, Map<String, Long> seen, java.util.concurrent.CountDownLatch ready) {
+      readFirstSeen(bootstrap, dev.knockwatch.events.Topics.VIOLATIONS, "read_uncommitted",
+          new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+          r -> r.key() != null && r.key().startsWith(PROBE_PREFIX) ? r.key() : null, seen, ready);
+    }
+
+    /**
+     * Reads {@code topic} from its end (resolved before {@code ready} opens, so before the probes
+     * are written) until interrupted, and notes when each command {@code commandOf} names was first read.
+     */
+    private static <V> void readFirstSeen(String bootstrap, dev.knockwatch.events.Topics.Topic topic, String isolation,
+        org.apache.kafka.common.serialization.Deserializer<V> values,
+        java.util.function.Function<org.apache.kafka.clients.consumer.ConsumerRecord<String, V>, String> commandOf,
+        Map<String, Long> seen, java.util.concurrent.CountDownLatch ready) {
       Map<String, Object> p = Map.of(
           org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-          org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-      try (org.apache.kafka.clients.consumer.KafkaConsumer<String, dev.knockwatch.events.Alert> c =
-          new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
-              Json.serde(dev.knockwatch.events.Alert.class).deserializer())) {
+          org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+      try (org.apache.kafka.clients.consumer.KafkaConsumer<String, V> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+          p, new org.apache.kafka.common.serialization.StringDeserializer(), values)) {
         List<org.apache.kafka.common.TopicPartition> parts = new java.util.ArrayList<>();
-        for (int i = 0; i < dev.knockwatch.events.Topics.ALERTS.partitions(); i++) {
-          parts.add(new org.apache.kafka.common.TopicPartition(dev.knockwatch.events.Topics.ALERTS.name(), i));
+        for (int i = 0; i < topic.partitions(); i++) {
+          parts.add(new org.apache.kafka.common.TopicPartition(topic.name(), i));
         }
         c.assign(parts);
         c.seekToEnd(parts);
-        parts.forEach(c::position); // resolve the end now, before the probes are written
+        parts.forEach(c::position);
         ready.countDown();
         while (!Thread.currentThread().isInterrupted()) {
           for (var r : c.poll(Duration.ofMillis(20))) {
             long now = System.nanoTime();
-            if (r.value() != null) {
-              alerted.putIfAbsent(r.value().commandId(), now);
+            String command = commandOf.apply(r);
+            if (command != null) {
+              seen.putIfAbsent(command, now);
             }
           }
         }
