@@ -552,19 +552,28 @@ final class BenchCommand implements Callable<Integer> {
 
     static final int BACKGROUND_PER_SECOND = 5_000;
     static final Duration WARM_UP = Duration.ofSeconds(10);
-
+    static final Duration MAX_WARM_UP = Duration.ofSeconds(60);
     /**
-     * The whole path as {@code up} runs it (ingest polling every 200 ms, detection, the alerts
-     * topic read committed), on a broker of its own: a writer appends 5,000 srt records a second for commands that stay
-     * quiet (an in-role host, four refusals each), and five times a second one off-role refusal of
-     * a new command, after {@link #WARM_UP} of background alone; the latency of each is the time
-     * from its append to its alert on {@code knockwatch.alerts}. Returns the latencies in ms, sorted.
+     * Detection keeps up when it stays at most this far behind the background (half a second of
+     * it) for {@link #KEPT_UP_FOR} in a row.
      */
+    static final long KEEPING_UP_LAG = BACKGROUND_PER_SECOND / 2;
+    static final Duration KEPT_UP_FOR = Duration.ofSeconds(2);
+    private static final String APP_ID = "bench-latency";
+
     private static final String PROBE_PREFIX = "LatencyProbeCommand";
 
     /** Per probe, sorted, in ms: append to alert, and append to the event on the violations topic. */
     record Latency(List<Long> toAlert, List<Long> toTopic) {}
 
+    /**
+     * The whole path as {@code up} runs it (ingest, detection, the alerts topic read committed), on
+     * a broker of its own: a writer appends 5,000 srt records a second for commands that stay quiet
+     * (an in-role host, four refusals each). Once detection keeps up with that background
+     * ({@link #KEEPING_UP_LAG}; after {@link #WARM_UP} at least, {@link #MAX_WARM_UP} at most), it also appends, five times a
+     * second, one off-role refusal of a new command. The latency of each is the time from its
+     * append to its alert on {@code knockwatch.alerts}, and to its refusal on the violations topic.
+     */
     private static Latency latency(EmbeddedKafkaBroker broker, Path tmp, dev.knockwatch.streams.rules.Policy policy,
         int seconds) throws Exception {
       Path logs = Files.createDirectories(tmp.resolve("latency-logs"));
@@ -572,7 +581,7 @@ final class BenchCommand implements Callable<Integer> {
       Map<String, Long> alerted = new java.util.concurrent.ConcurrentHashMap<>();
       Map<String, Long> onTopic = new java.util.concurrent.ConcurrentHashMap<>();
       try (Pipeline pipeline = Pipeline.start(new Pipeline.Settings(broker.bootstrapServers(), Map.of(), logs,
-          tmp.resolve("latency-var"), policy, "bench-latency", "bench-latency-notify", Pipeline.POLL_INTERVAL),
+          tmp.resolve("latency-var"), policy, APP_ID, "bench-latency-notify", Pipeline.POLL_INTERVAL),
           new dev.knockwatch.notify.config.ReceiversConfig(List.of(), List.of(), null), List.of())) {
         java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
         Thread reader = new Thread(() -> readAlerts(broker.bootstrapServers(), alerted, ready), "bench-latency-alerts");
@@ -587,14 +596,30 @@ final class BenchCommand implements Callable<Integer> {
         topicReady.await(60, TimeUnit.SECONDS);
         Path bgFile = Files.createDirectories(logs.resolve("ci-runner-bg")).resolve("background.violations.jsonl");
         Path probeDir = Files.createDirectories(logs.resolve("research-latency"));
+        java.util.concurrent.atomic.AtomicLong lag = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+        Thread lagWatch = new Thread(() -> watchLag(broker.bootstrapServers(), APP_ID, lag), "bench-latency-lag");
+        lagWatch.setDaemon(true);
+        lagWatch.start();
         long start = System.nanoTime();
-        long warm = start + WARM_UP.toNanos(); // background only: the JIT and the first rebalance settle
-        long end = warm + seconds * 1_000_000_000L;
+        // background only until detection keeps up with it (a new app starts behind: its JIT, its
+        // first rebalance), at least WARM_UP and at most MAX_WARM_UP; then the probes
+        long warm = -1;
+        long keptUpSince = -1;
+        long end = Long.MAX_VALUE;
         long bg = 0;
         int probes = 0;
         StringBuilder batch = new StringBuilder();
         try (BufferedWriter out = Files.newBufferedWriter(bgFile, StandardCharsets.UTF_8)) {
           for (long now = start; now < end; now = System.nanoTime()) {
+            keptUpSince = lag.get() > KEEPING_UP_LAG ? -1 : keptUpSince < 0 ? now : keptUpSince;
+            if (warm < 0 && now - start >= WARM_UP.toNanos()
+                && ((keptUpSince >= 0 && now - keptUpSince >= KEPT_UP_FOR.toNanos()) || now - start >= MAX_WARM_UP.toNanos())) {
+              warm = now;
+              end = warm + seconds * 1_000_000_000L;
+              log.info("latency: probes from now, after {} s of background (detection {} records behind{})",
+                  String.format("%.1f", (now - start) / 1e9), lag.get(),
+                  keptUpSince >= 0 ? "" : ": it did not keep up within " + MAX_WARM_UP.toSeconds() + " s");
+            }
             // what the rate owes since the start, written in one go every few milliseconds
             long owed = (now - start) * BACKGROUND_PER_SECOND / 1_000_000_000L;
             String ts = Instant.now().toString();
@@ -604,7 +629,7 @@ final class BenchCommand implements Callable<Integer> {
             }
             out.write(batch.toString());
             out.flush();
-            if (now >= warm && (now - warm) / 200_000_000L >= probes) { // five probes a second
+            if (warm >= 0 && (now - warm) / 200_000_000L >= probes) { // five probes a second
               String cmd = String.format(PROBE_PREFIX + "%03d", probes++);
               appended.put(cmd, System.nanoTime());
               Files.writeString(probeDir.resolve(cmd + ".violations.jsonl"), srtLine("evil.example:443", cmd, ts),
@@ -613,8 +638,8 @@ final class BenchCommand implements Callable<Integer> {
             Thread.sleep(5);
           }
         }
-        log.info("latency: {} background lines in {} s ({} s of warm-up)", bg, seconds + WARM_UP.toSeconds(),
-            WARM_UP.toSeconds());
+        lagWatch.interrupt();
+        log.info("latency: {} background lines in {} s", bg, String.format("%.1f", (System.nanoTime() - start) / 1e9));
         long wait = System.nanoTime() + 10_000_000_000L;
         while (alerted.keySet().containsAll(appended.keySet()) == false && System.nanoTime() < wait) {
           Thread.sleep(50);
@@ -648,6 +673,35 @@ final class BenchCommand implements Callable<Integer> {
     private static String srtLine(String target, String commandId, String timestamp) {
       return "{\"line\":\"deny network-outbound " + target + " (host is not on the allow list)\",\"commandId\":\""
           + commandId + "\",\"command\":\"curl -s https://" + target + "\",\"timestamp\":\"" + timestamp + "\"}\n";
+    }
+
+    /**
+     * Every 250 ms until interrupted: how many records of the violations topic the detection app
+     * ({@code group}) has not committed yet.
+     */
+    private static void watchLag(String bootstrap, String group, java.util.concurrent.atomic.AtomicLong lag) {
+      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+        for (int i = 0; i < dev.knockwatch.events.Topics.VIOLATIONS.partitions(); i++) {
+          latest.put(new org.apache.kafka.common.TopicPartition(dev.knockwatch.events.Topics.VIOLATIONS.name(), i),
+              org.apache.kafka.clients.admin.OffsetSpec.latest());
+        }
+        while (!Thread.currentThread().isInterrupted()) {
+          var ends = admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
+          var committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+          long behind = 0;
+          for (var e : ends.entrySet()) {
+            var c = committed.get(e.getKey());
+            behind += e.getValue().offset() - (c == null ? 0 : c.offset());
+          }
+          lag.set(behind);
+          Thread.sleep(250);
+        }
+      } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
+        // done
+      } catch (Exception e) {
+        log.warn("latency: cannot tell how far detection is behind: {}", e.toString());
+      }
     }
 
     /** Notes when each command's first alert is readable (committed) on the alerts topic. */
