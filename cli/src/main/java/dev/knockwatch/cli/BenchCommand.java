@@ -85,6 +85,27 @@ final class BenchCommand implements Callable<Integer> {
     return out;
   }
 
+  /** Every partition of these topics, as declared in {@link dev.knockwatch.events.Topics}. */
+  static List<org.apache.kafka.common.TopicPartition> partitions(dev.knockwatch.events.Topics.Topic... topics) {
+    List<org.apache.kafka.common.TopicPartition> parts = new java.util.ArrayList<>();
+    for (var t : topics) {
+      for (int i = 0; i < t.partitions(); i++) {
+        parts.add(new org.apache.kafka.common.TopicPartition(t.name(), i));
+      }
+    }
+    return parts;
+  }
+
+  /** The log end offset of every partition of these topics. */
+  static Map<org.apache.kafka.common.TopicPartition, Long> endOffsets(Admin admin, dev.knockwatch.events.Topics.Topic... topics)
+      throws Exception {
+    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+    partitions(topics).forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+    Map<org.apache.kafka.common.TopicPartition, Long> ends = new java.util.HashMap<>();
+    admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+    return ends;
+  }
+
   /**
    * Generates N mixed lines (srt records and Squid lines), then, after a warm-up on another tree,
    * tails, parses and publishes them to an embedded broker in this process; kafkacat publishes
@@ -307,13 +328,8 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private static long published(Admin admin) throws Exception {
-      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-      for (var t : List.of(dev.knockwatch.events.Topics.VIOLATIONS, dev.knockwatch.events.Topics.REJECTED)) {
-        for (int i = 0; i < t.partitions(); i++) {
-          latest.put(new org.apache.kafka.common.TopicPartition(t.name(), i), org.apache.kafka.clients.admin.OffsetSpec.latest());
-        }
-      }
-      return admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream().mapToLong(i -> i.offset()).sum();
+      return endOffsets(admin, dev.knockwatch.events.Topics.VIOLATIONS, dev.knockwatch.events.Topics.REJECTED)
+          .values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** Counts what it is given: the benchmark without Kafka. */
@@ -681,18 +697,13 @@ final class BenchCommand implements Callable<Integer> {
      */
     private static void watchLag(String bootstrap, String group, java.util.concurrent.atomic.AtomicLong lag) {
       try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-        for (int i = 0; i < dev.knockwatch.events.Topics.VIOLATIONS.partitions(); i++) {
-          latest.put(new org.apache.kafka.common.TopicPartition(dev.knockwatch.events.Topics.VIOLATIONS.name(), i),
-              org.apache.kafka.clients.admin.OffsetSpec.latest());
-        }
         while (!Thread.currentThread().isInterrupted()) {
-          var ends = admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
+          var ends = endOffsets(admin, dev.knockwatch.events.Topics.VIOLATIONS);
           var committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
           long behind = 0;
           for (var e : ends.entrySet()) {
             var c = committed.get(e.getKey());
-            behind += e.getValue().offset() - (c == null ? 0 : c.offset());
+            behind += e.getValue() - (c == null ? 0 : c.offset());
           }
           lag.set(behind);
           Thread.sleep(250);
@@ -731,10 +742,7 @@ final class BenchCommand implements Callable<Integer> {
           org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
       try (org.apache.kafka.clients.consumer.KafkaConsumer<String, V> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
           p, new org.apache.kafka.common.serialization.StringDeserializer(), values)) {
-        List<org.apache.kafka.common.TopicPartition> parts = new java.util.ArrayList<>();
-        for (int i = 0; i < topic.partitions(); i++) {
-          parts.add(new org.apache.kafka.common.TopicPartition(topic.name(), i));
-        }
+        List<org.apache.kafka.common.TopicPartition> parts = partitions(topic);
         c.assign(parts);
         c.seekToEnd(parts);
         parts.forEach(c::position);
