@@ -121,23 +121,51 @@ public final class FileTailer {
     loadCheckpoints();
   }
 
-  /** Returns up to {@code maxLines} new complete lines, across files, in file-then-offset order. */
+  /**
+   * A file's share of a poll's first pass, as a part of {@code maxLines}: with a backlog in many
+   * files, one poll holds lines of each of several of them, so no file waits behind another's
+   * backlog (and the agent parses the files side by side); the room left after the first pass
+   * goes to the files that had more.
+   */
+  static final int FAIR_SHARES = 8;
+  private static final int MIN_SHARE = 64;
+
+  /**
+   * Returns up to {@code maxLines} new complete lines, across files, each file's in offset order:
+   * first at most a fair share of each file's, in path order, then more of the files that had more.
+   */
   public List<TailedLine> poll(int maxLines) {
     List<TailedLine> out = new ArrayList<>();
+    int share = Math.max(MIN_SHARE, maxLines / FAIR_SHARES);
+    List<Map.Entry<Path, BasicFileAttributes>> more = new ArrayList<>();
     for (Map.Entry<Path, BasicFileAttributes> found : discover()) {
       if (out.size() >= maxLines) {
         break;
       }
-      Path file = found.getKey();
-      try {
-        readNew(file, found.getValue(), out, maxLines);
-      } catch (NoSuchFileException e) {
-        files.remove(relative(file));
-      } catch (IOException e) {
-        log.warn("cannot read {}: {}", shown(relative(file)), e.getClass().getSimpleName());
+      int before = out.size();
+      read(found, out, Math.min(maxLines, before + share));
+      if (out.size() - before >= share) {
+        more.add(found);
       }
     }
+    for (Map.Entry<Path, BasicFileAttributes> found : more) {
+      if (out.size() >= maxLines) {
+        break;
+      }
+      read(found, out, maxLines);
+    }
     return out;
+  }
+
+  private void read(Map.Entry<Path, BasicFileAttributes> found, List<TailedLine> out, int maxLines) {
+    Path file = found.getKey();
+    try {
+      readNew(file, found.getValue(), out, maxLines);
+    } catch (NoSuchFileException e) {
+      files.remove(relative(file));
+    } catch (IOException e) {
+      log.warn("cannot read {}: {}", shown(relative(file)), e.getClass().getSimpleName());
+    }
   }
 
   /** Makes the positions of every line returned so far durable. */

@@ -38,6 +38,36 @@ class FileTailerTest {
     return lines.stream().map(TailedLine::text).toList();
   }
 
+  /**
+   * A poll takes a fair share of each file's backlog first (a poll's lines over {@link
+   * FileTailer#FAIR_SHARES}), then fills up from the files that had more, each in its order.
+   */
+  @Test
+  void aBacklogInOneFileDoesNotKeepTheOthersWaitingAndNoLineIsLostOrRepeated() throws IOException {
+    Path other = root.resolve("agent-1/other.violations.jsonl");
+    StringBuilder a = new StringBuilder();
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 3_000; i++) {
+      a.append("a").append(i).append('\n');
+      b.append(i < 150 ? "b" + i + "\n" : "");
+    }
+    append(a.toString());
+    Files.writeString(other, b);
+    FileTailer t = tailer();
+    List<TailedLine> first = t.poll(2_000);
+    int share = 2_000 / FileTailer.FAIR_SHARES;
+    assertThat(first).hasSize(2_000);
+    assertThat(texts(first.subList(0, share))).as("a fair share of the first file").startsWith("a0").endsWith("a" + (share - 1));
+    assertThat(texts(first.subList(share, share + 150))).as("then all of the second").startsWith("b0").endsWith("b149");
+    assertThat(texts(first.subList(share + 150, 2_000))).as("then the room left, from the first")
+        .startsWith("a" + share).endsWith("a" + (2_000 - 150 - 1));
+    List<String> rest = new java.util.ArrayList<>();
+    for (List<TailedLine> more; !(more = t.poll(2_000)).isEmpty(); ) {
+      rest.addAll(texts(more));
+    }
+    assertThat(rest).hasSize(3_000 + 150 - 2_000).startsWith("a" + (2_000 - 150)).endsWith("a2999");
+  }
+
   @Test
   void aPartialLastLineWaitsForItsNewline() throws IOException {
     FileTailer t = tailer();
