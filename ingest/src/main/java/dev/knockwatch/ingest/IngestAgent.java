@@ -39,6 +39,10 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   /** Batches handed to Kafka and not yet answered, at most: 20,000 lines' events in memory. */
   static final int MAX_IN_FLIGHT = 4;
   private static final int MAX_OPEN_PARSERS = 10_000;
+  /** A batch smaller than this is parsed by the reader alone: handing it over would cost more than it saves. */
+  private static final int PARALLEL_FROM = 500;
+  /** A run of one file's lines longer than this is split among threads, when its lines stand alone. */
+  private static final int SHARE_LINES = BATCH / 8;
   static final Duration MIN_BACKOFF = Duration.ofMillis(100);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final Logger log = LoggerFactory.getLogger(IngestAgent.class);
@@ -71,6 +75,11 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   private volatile boolean running = true;
   private volatile Thread thread;
   private volatile boolean caughtUp;
+  /** Threads that parse files' lines beside the reader while {@link #run()} runs; null: the reader alone. */
+  private java.util.concurrent.ExecutorService helpers;
+  private int parseThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
+  /** Batches parsed by more than one thread so far. */
+  private volatile long sharedBatches;
 
   public IngestAgent(List<Feed> feeds, EventSink publisher, String ingestHost, Clock clock, Duration pollInterval) {
     this.feeds = List.copyOf(feeds);
@@ -78,6 +87,19 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     this.ingestHost = ingestHost;
     this.clock = clock;
     this.pollInterval = pollInterval;
+  }
+
+  /**
+   * How many threads {@link #run()} parses with, the reader included (default: the cores, at
+   * most 4). One file's lines are always parsed in order by one thread at a time, and the events
+   * keep the order of their lines, whatever the number.
+   */
+  public IngestAgent parseThreads(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("parse threads must be at least 1, not " + n);
+    }
+    this.parseThreads = n;
+    return this;
   }
 
   /**
@@ -132,12 +154,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     final int lines;
     /** The reader found the end of every file: nothing more to batch with these records. */
     final boolean atEnd;
-    final Map<Counter.Child, Integer> published;
+    /** Each meter's events in this batch (a count in an array: no boxing per line). */
+    final Map<Counter.Child, int[]> published;
     final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
     volatile String failure;
     volatile boolean done;
 
-    Batch(List<Object> records, List<FileTailer.Mark> marks, int lines, Map<Counter.Child, Integer> published) {
+    Batch(List<Object> records, List<FileTailer.Mark> marks, int lines, Map<Counter.Child, int[]> published) {
       this.records = records;
       this.marks = marks;
       this.lines = lines;
@@ -167,6 +190,14 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     Thread publisherThread = new Thread(out, "knockwatch-ingest-publish");
     publisherThread.setDaemon(true);
     publisherThread.start();
+    if (parseThreads > 1) {
+      java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+      helpers = java.util.concurrent.Executors.newFixedThreadPool(parseThreads - 1, r -> {
+        Thread t = new Thread(r, "knockwatch-ingest-parse-" + n.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
+    }
     try {
       while (running) {
         String failure = null;
@@ -216,6 +247,10 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       log.warn("the last positions could not be committed: {} (those lines will be read again)", e.toString());
     } finally {
       publisherThread.interrupt();
+      if (helpers != null) {
+        helpers.shutdownNow();
+        helpers = null;
+      }
     }
   }
 
@@ -336,6 +371,11 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     return e.getMessage() == null ? e.toString() : e.getMessage();
   }
 
+  /** How many batches more than one thread parsed: the reader alone parses small batches and single files. */
+  public long sharedBatches() {
+    return sharedBatches;
+  }
+
   /**
    * True while the running agent has nothing left to do: its last poll found no new line and
    * every batch before it was acknowledged and committed.
@@ -382,7 +422,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       feeds.get(i).tailer().commit(batch.marks.get(i));
     }
     IngestMetrics.CHECKPOINT_TIME.setToCurrentTime();
-    batch.published.forEach((meter, n) -> meter.inc(n));
+    batch.published.forEach((meter, n) -> meter.inc(n[0]));
   }
 
   /** Reads and parses up to one batch of lines. */
@@ -398,7 +438,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     // the lag costs a stat per known file: once a second is enough for a gauge scraped every 15 s
     boolean lagDue = System.nanoTime() - lagAt >= LAG_EVERY_NANOS;
     List<Object> records = new ArrayList<>();
-    Map<Counter.Child, Integer> published = new HashMap<>();
+    Map<Counter.Child, int[]> published = new HashMap<>();
     List<FileTailer.Mark> marks = new ArrayList<>(feeds.size());
     boolean full = false;
     for (Feed feed : feeds) {
@@ -407,9 +447,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         if (lagDue) {
           feed.tailer().lagBytes(rel -> sourceLabel(feed.context().apply(rel).type()), lag);
         }
-        for (TailedLine line : lines) {
-          handle(feed, line, records, published);
-        }
+        parse(feed, lines, records, published);
         handled += lines.size();
         full = handled >= BATCH;
       }
@@ -431,13 +469,111 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     return type == null ? "unknown" : type.wireName();
   }
 
-  private void handle(Feed feed, TailedLine tailed, List<Object> out, Map<Counter.Child, Integer> published) {
-    FileContext ctx = feed.context().apply(tailed.file());
+  /**
+   * One file's run of lines in a batch, and what parsing them needs: looked up by the reader,
+   * so a helper touches nothing the reader keeps. {@code out} gets its events and rejected lines.
+   */
+  private record Run(Feed feed, FileContext ctx, String sourceLabel, IngestMetrics.PerSource meters,
+                     LineParser parser, List<TailedLine> lines, List<Object> out) {}
+
+  /**
+   * Parses a poll's lines into {@code out}, in their order. With helpers and enough lines, each
+   * file's run of lines goes to the thread with the fewest lines so far (the reader is one): one
+   * file's lines are parsed by one thread, in order, unless its parser reads each line alone
+   * ({@link LineParser#linesStandAlone()}), when a long run is cut in parts for several threads.
+   */
+  private void parse(Feed feed, List<TailedLine> lines, List<Object> out, Map<Counter.Child, int[]> published) {
+    Map<String, Run> byFile = new LinkedHashMap<>();
+    for (TailedLine line : lines) {
+      byFile.computeIfAbsent(line.file(), file -> {
+        FileContext ctx = feed.context().apply(file);
+        String sourceLabel = sourceLabel(ctx.type());
+        LineParser parser = ctx.type() == null ? null
+            : parsers.computeIfAbsent(feed.namePrefix() + file, f -> ctx.parsers().get());
+        return new Run(feed, ctx, sourceLabel, meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of), parser,
+            new ArrayList<>(), new ArrayList<>());
+      }).lines().add(line);
+    }
+    java.util.concurrent.ExecutorService pool = helpers;
+    List<Run> runs = new ArrayList<>();
+    for (Run run : byFile.values()) {
+      int n = run.lines().size();
+      if (pool != null && run.parser() != null && run.parser().linesStandAlone() && n > SHARE_LINES) {
+        for (int i = 0; i < n; i += SHARE_LINES) {
+          runs.add(new Run(run.feed(), run.ctx(), run.sourceLabel(), run.meters(), run.parser(),
+              run.lines().subList(i, Math.min(n, i + SHARE_LINES)), new ArrayList<>()));
+        }
+      } else {
+        runs.add(run);
+      }
+    }
+    if (pool == null || lines.size() < PARALLEL_FROM || runs.size() < 2) {
+      runs.forEach(run -> parse(run, published));
+    } else {
+      int threads = parseThreads;
+      List<List<Run>> shares = new ArrayList<>();
+      int[] load = new int[threads];
+      for (int t = 0; t < threads; t++) {
+        shares.add(new ArrayList<>());
+      }
+      for (Run run : runs) {
+        int least = 0;
+        for (int t = 1; t < threads; t++) {
+          least = load[t] < load[least] ? t : least;
+        }
+        shares.get(least).add(run);
+        load[least] += run.lines().size();
+      }
+      sharedBatches++; // only the reader writes it
+      List<java.util.concurrent.Future<Map<Counter.Child, int[]>>> helped = new ArrayList<>();
+      for (List<Run> share : shares.subList(1, threads)) {
+        helped.add(pool.submit(() -> {
+          Map<Counter.Child, int[]> counts = new HashMap<>();
+          share.forEach(run -> parse(run, counts));
+          return counts;
+        }));
+      }
+      shares.get(0).forEach(run -> parse(run, published));
+      for (java.util.concurrent.Future<Map<Counter.Child, int[]>> f : helped) {
+        joined(f).forEach((meter, n) -> published.computeIfAbsent(meter, m -> new int[1])[0] += n[0]);
+      }
+    }
+    runs.forEach(run -> out.addAll(run.out()));
+  }
+
+  /** A helper's answer; what it threw is thrown here, as if the reader had parsed the lines. */
+  private static <T> T joined(java.util.concurrent.Future<T> f) {
+    try {
+      return f.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while parsing", e);
+    }
+  }
+
+  private void parse(Run run, Map<Counter.Child, int[]> published) {
+    for (TailedLine line : run.lines()) {
+      handle(run, line, published);
+    }
+  }
+
+  private void handle(Run run, TailedLine tailed, Map<Counter.Child, int[]> published) {
+    Feed feed = run.feed();
+    FileContext ctx = run.ctx();
+    List<Object> out = run.out();
     TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
         tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8(), tailed.binary());
     SourceType type = ctx.type();
-    String sourceLabel = sourceLabel(type);
-    IngestMetrics.PerSource meters = this.meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of);
+    String sourceLabel = run.sourceLabel();
+    IngestMetrics.PerSource meters = run.meters();
     meters.lines().inc();
     meters.bytes().inc(line.end() - line.offset());
     if (line.text().isBlank()) {
@@ -461,14 +597,14 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
     SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), ctx.agentId(), ctx.commandId(),
         ingestHost, clock.instant());
-    Parsed parsed = parsers.computeIfAbsent(line.file(), f -> ctx.parsers().get()).parse(src);
+    Parsed parsed = run.parser().parse(src);
     if (parsed instanceof Parsed.Rejected r) {
       reject(out, line, sourceLabel, r.code(), r.reason());
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
       out.addAll(ev.events());
-      published.merge(meters.published(), ev.events().size(), Integer::sum);
+      published.computeIfAbsent(meters.published(), m -> new int[1])[0] += ev.events().size();
     }
   }
 

@@ -192,6 +192,70 @@ class IngestAgentTest {
     }
   }
 
+  /**
+   * Parsed by the reader alone or by three threads, a tree of srt records, Squid lines, strace
+   * (whose parser pairs lines across <unfinished ...> and <... resumed>) and curl transcripts
+   * (several lines an event) gives the same events and rejected lines, in the same order.
+   */
+  @Test
+  void threeParseThreadsGiveWhatTheReaderAloneGivesInTheSameOrder() throws Exception {
+    String[] fixtures = {"strace/strace-g2-in-srt-curl-ip-direct.txt", "strace/strace-g4-in-srt-fs-denials.txt",
+        "strace/strace-g5-readme-recipe-network-full.txt", "transcripts/b-https-connect-curl-v.txt",
+        "transcripts/s-socks5h-curl-v.txt", "transcripts/c-https-noproxy-direct.txt"};
+    for (int i = 0; i < fixtures.length; i++) {
+      String text;
+      try (java.io.InputStream in = IngestAgentTest.class.getResourceAsStream("/fixtures/srt-0.0.83/" + fixtures[i])) {
+        text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      }
+      String suffix = fixtures[i].startsWith("strace") ? ".strace" : ".curl.log";
+      Files.createDirectories(logs.resolve("agent-" + i));
+      Files.writeString(logs.resolve("agent-" + i + "/cmd" + i + "-xhfHytmXL-L6RsYw2C" + suffix), text.repeat(40));
+    }
+    Files.createDirectories(logs.resolve("srt"));
+    StringBuilder srt = new StringBuilder();
+    for (int i = 0; i < 3_000; i++) {
+      srt.append(RECORD.replace("SECRET", "SECRET" + i)).append('\n').append(i % 500 == 0 ? "not json\n" : "");
+    }
+    Files.writeString(logs.resolve("srt/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), srt);
+    String squid;
+    try (java.io.InputStream in = IngestAgentTest.class.getResourceAsStream("/fixtures/squid-5.7/authci-access-knock.log")) {
+      squid = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    Files.createDirectories(logs.resolve("proxy"));
+    Files.writeString(logs.resolve("proxy/access.log"), squid.repeat(300));
+
+    ListSink alone = runToTheEnd(1);
+    ListSink three = runToTheEnd(3);
+    assertThat(alone.events).hasSizeGreaterThan(3_000);
+    assertThat(alone.rejected).hasSizeGreaterThanOrEqualTo(6);
+    assertThat(withoutIngestTime(three)).containsExactlyElementsOf(withoutIngestTime(alone));
+    assertThat(three.rejected).extracting(RejectedLine::key, RejectedLine::code)
+        .containsExactlyElementsOf(alone.rejected.stream().map(r -> org.assertj.core.groups.Tuple.tuple(r.key(), r.code())).toList());
+  }
+
+  private ListSink runToTheEnd(int parseThreads) throws Exception {
+    ListSink into = new ListSink();
+    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, into, "host-a", Duration.ofMillis(10))
+        .parseThreads(parseThreads);
+    Thread t = new Thread(agent);
+    t.start();
+    try {
+      waitFor(agent::caughtUp);
+    } finally {
+      agent.close();
+      t.join(30_000);
+    }
+    assertThat(agent.sharedBatches()).as("batches parsed by more than one thread").matches(n -> parseThreads == 1 ? n == 0 : n > 0);
+    return into;
+  }
+
+  /** The events without the times the clock gave them: ingestion, and observation for lines with no time of their own. */
+  private static java.util.List<ViolationEvent> withoutIngestTime(ListSink sink) {
+    java.time.Instant fixturesEnd = java.time.Instant.parse("2026-11-30T00:00:00Z");
+    return sink.events.stream().map(e -> e.toBuilder().ingestedAt(null)
+        .observedAt(e.observedAt().isAfter(fixturesEnd) ? null : e.observedAt()).build()).toList();
+  }
+
   private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!condition.getAsBoolean() && System.nanoTime() < deadline) {

@@ -50,6 +50,12 @@ public final class JsonAccessLogParser implements LineParser {
     this.refusedStatuses = Set.copyOf(refusedStatuses);
   }
 
+  /** Its formats (or mapping) are immutable, and each line is read alone. */
+  @Override
+  public boolean linesStandAlone() {
+    return true;
+  }
+
   @Override
   public Parsed parse(SourceLine src) {
     JsonNode root;

@@ -57,6 +57,12 @@ public final class SquidAccessLogParser implements LineParser {
     this.formats = formats;
   }
 
+  /** Its formats (or mapping) are immutable, and each line is read alone. */
+  @Override
+  public boolean linesStandAlone() {
+    return true;
+  }
+
   @Override
   public Parsed parse(SourceLine src) {
     SquidLogFormat.Fields f = null;
