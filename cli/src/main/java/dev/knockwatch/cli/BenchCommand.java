@@ -123,9 +123,20 @@ final class BenchCommand implements Callable<Integer> {
     int lines;
 
     @Option(names = "--warmup", defaultValue = "500000", paramLabel = "N",
-        description = "Lines (of another generated tree) the in-process agent handles first, unmeasured, so the"
-            + " figures are the sustained rate and not the JIT's first compilations (default: ${DEFAULT-VALUE}; 0: a cold start).")
+        description = "Lines per warm-up round: the in-process agent handles another generated tree of N lines, unmeasured,"
+            + " round after round until the JIT compilers take under a tenth of a round's CPU (at most "
+            + MAX_WARMUP_ROUNDS + " rounds), so the figures are the sustained rate and not the compilers' start"
+            + " (default: ${DEFAULT-VALUE}; 0: a cold start).")
     int warmup;
+
+    /** A round whose JIT compilers took less than this share of the process's CPU ends the warm-up. */
+    static final double JIT_SETTLED = 0.10;
+    static final int MAX_WARMUP_ROUNDS = 8;
+    private int warmupRounds;
+
+    @Option(names = "--parse-threads", paramLabel = "N",
+        description = "Threads the in-process agent parses with, its reader included (default: the agent's, one a core up to 4).")
+    Integer parseThreads;
 
     @Option(names = "--no-kafka", description = "Tail and parse only (events are counted, not published): where the time goes.")
     boolean noKafka;
@@ -159,24 +170,25 @@ final class BenchCommand implements Callable<Integer> {
         result.put("bytes", Files.size(files.get(0)) + Files.size(files.get(1)));
         result.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
         if (warmup > 0 && agentJvm == null) {
-          Path warm = tmp.resolve("warmup");
-          generate(warm, warmup);
-          log.info("warm-up: {} lines", warmup);
-          runIngest(broker, warm, noKafka);
-          EmbeddedKafkaBroker.wipe(warm);
+          warmupRounds = warmUp(broker, tmp.resolve("warmup"));
         }
         // kafkacat runs before and after the agent, and the faster run is the ceiling: the broker
         // shares this JVM, whose compilers and collector are busier at some times than at others
         Optional<Side> kcatBefore = runKafkacat(broker, files, "bench.raw.before");
-        Side ours = agentJvm != null ? runAgentJvm(broker, logs, tmp, lines, agentJvm) : runIngest(broker, logs, noKafka);
+        Side ours = agentJvm != null ? runAgentJvm(broker, logs, tmp, lines, agentJvm) : runIngest(broker, logs);
         result.put("published", !noKafka);
         result.put("agent", agentJvm != null ? "own JVM " + agentJvm : "in process");
-        result.put("warmupLines", agentJvm != null ? 0 : warmup);
+        result.put("warmupLines", (long) warmupRounds * warmup);
+        result.put("warmupRounds", warmupRounds);
         result.put("seconds", ours.seconds());
         result.put("cpuSeconds", ours.cpuSeconds());
         result.put("linesPerSecond", Math.round(lines / ours.seconds()));
         result.put("linesPerCpuSecond", Math.round(lines / ours.cpuSeconds()));
         result.put("peakHeapBytes", ours.peakHeap());
+        if (!Double.isNaN(ours.jitCpuSeconds())) { // the agent in this process, on Linux
+          result.put("processCpuSeconds", ours.processCpuSeconds());
+          result.put("jitCpuSeconds", ours.jitCpuSeconds());
+        }
         Optional<Side> kcatAfter = runKafkacat(broker, files, "bench.raw.after");
         kcatBefore.ifPresent(k -> log.info("kafkacat before the agent: {} s", String.format("%.2f", k.seconds())));
         kcatAfter.ifPresent(k -> log.info("kafkacat after the agent: {} s", String.format("%.2f", k.seconds())));
@@ -206,7 +218,33 @@ final class BenchCommand implements Callable<Integer> {
       return Knockwatch.OK;
     }
 
-    record Side(double seconds, double cpuSeconds, long peakHeap) {}
+    /** A run's time and CPU: its own threads', and for the agent in process the whole process's and its JIT compilers'. */
+    record Side(double seconds, double cpuSeconds, long peakHeap, double processCpuSeconds, double jitCpuSeconds) {
+
+      Side(double seconds, double cpuSeconds, long peakHeap) {
+        this(seconds, cpuSeconds, peakHeap, Double.NaN, Double.NaN);
+      }
+    }
+
+    /**
+     * Runs the agent on generated trees of {@link #warmup} lines until a round's JIT compilers
+     * take under {@link #JIT_SETTLED} of the process's CPU, at most {@link #MAX_WARMUP_ROUNDS}
+     * rounds: the broker shares this JVM, and its compilations go on long after the agent's.
+     */
+    private int warmUp(EmbeddedKafkaBroker broker, Path warm) throws Exception {
+      for (int round = 1; ; round++) {
+        generate(warm, warmup);
+        log.info("warm-up round {}: {} lines", round, warmup);
+        Side side = runIngest(broker, warm);
+        EmbeddedKafkaBroker.wipe(warm);
+        double jitShare = side.jitCpuSeconds() / side.processCpuSeconds();
+        if (!(jitShare >= JIT_SETTLED) || round == MAX_WARMUP_ROUNDS) { // NaN: no /proc, one round
+          log.info("warm-up ends after round {}: the JIT compilers took {} % of its CPU", round,
+              Double.isNaN(jitShare) ? "?" : Math.round(jitShare * 100));
+          return round;
+        }
+      }
+    }
 
     private static double round(double v) {
       return Math.round(v * 1000) / 1000.0;
@@ -255,7 +293,7 @@ final class BenchCommand implements Callable<Integer> {
       return List.of(allSrt, squid);
     }
 
-    private static Side runIngest(EmbeddedKafkaBroker broker, Path logs, boolean noKafka) throws Exception {
+    private Side runIngest(EmbeddedKafkaBroker broker, Path logs) throws Exception {
       ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
           .filter(p -> p.getType() == MemoryType.HEAP).toList();
@@ -263,11 +301,15 @@ final class BenchCommand implements Callable<Integer> {
       heap.forEach(MemoryPoolMXBean::resetPeakUsage);
       Map<Long, Long> cpuBefore = threadCpu(threads, Ingest::ingestThread);
       Map<Long, Long> allBefore = threadCpu(threads, name -> true);
+      Map<String, Long> vmBefore = vmThreadCpu();
       long processBefore = processCpuNanos();
       long t0 = System.nanoTime();
       try (EventSink sink = noKafka ? new CountingSink() : KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
         IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> !p.getFileName().toString().startsWith("all-"),
             null, sink, "bench", Duration.ofMillis(1));
+        if (parseThreads != null) {
+          agent.parseThreads(parseThreads);
+        }
         Thread reader = new Thread(agent, "knockwatch-ingest");
         reader.start();
         while (!agent.caughtUp()) {
@@ -282,10 +324,11 @@ final class BenchCommand implements Callable<Integer> {
           byThread.append(String.format(" %s %.2f s;", threads.getThreadInfo(e.getKey()).getThreadName(), used / 1e9));
         }
         log.info("ingest took {} s; CPU by thread:{}", String.format("%.2f", seconds), byThread);
-        logProcessCpu(threads, allBefore, processBefore);
+        long jit = logProcessCpu(threads, allBefore, processBefore, vmBefore);
         agent.close();
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
-        return new Side(seconds, cpu / 1e9, peak);
+        return new Side(seconds, cpu / 1e9, peak, (processCpuNanos() - processBefore) / 1e9,
+            jit < 0 ? Double.NaN : jit / 1e9);
       }
     }
 
@@ -355,10 +398,24 @@ final class BenchCommand implements Callable<Integer> {
 
     /**
      * The whole process's CPU over the run, and where it went: the largest groups of threads by
-     * name (digits folded), and what no Java thread accounts for (the collector, the compilers).
+     * name (digits folded), and what no Java thread accounts for: the JIT compilers and the
+     * collector, from the kernel's count per thread. Returns the compilers' CPU in ns (-1: unknown).
      */
-    private static void logProcessCpu(ThreadMXBean threads, Map<Long, Long> before, long processBefore) {
+    private static long logProcessCpu(ThreadMXBean threads, Map<Long, Long> before, long processBefore,
+        Map<String, Long> vmBefore) {
       long process = processCpuNanos() - processBefore;
+      Map<String, Long> vm = vmThreadCpu();
+      long compilers = 0;
+      long collector = 0;
+      for (Map.Entry<String, Long> e : vm.entrySet()) {
+        long used = e.getValue() - vmBefore.getOrDefault(e.getKey(), 0L);
+        String name = e.getKey().substring(e.getKey().indexOf(' ') + 1);
+        if (name.contains("CompilerThre")) {
+          compilers += used;
+        } else if (name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread")) {
+          collector += used;
+        }
+      }
       Map<String, Long> byGroup = new java.util.HashMap<>();
       long java = 0;
       for (Map.Entry<Long, Long> e : threadCpu(threads, name -> true).entrySet()) {
@@ -372,9 +429,36 @@ final class BenchCommand implements Callable<Integer> {
       StringBuilder top = new StringBuilder();
       byGroup.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
           .forEach(e -> top.append(String.format(" %s %.2f s;", e.getKey(), e.getValue() / 1e9)));
-      log.info("process CPU {} s: Java threads {} s, the rest (GC, JIT) {} s; largest:{}",
+      log.info("process CPU {} s: Java threads {} s, the rest {} s (JIT compilers {} s, collector and VM thread {} s);"
+              + " largest:{}",
           String.format("%.2f", process / 1e9), String.format("%.2f", java / 1e9),
-          String.format("%.2f", (process - java) / 1e9), top);
+          String.format("%.2f", (process - java) / 1e9), String.format("%.2f", compilers / 1e9),
+          String.format("%.2f", collector / 1e9), top);
+      return vm.isEmpty() ? -1 : compilers;
+    }
+
+    /**
+     * The CPU of every thread of this process, Java's and the VM's own (compilers, collector),
+     * by "tid name" from /proc/self/task (Linux; empty elsewhere), in nanoseconds at the kernel's
+     * clock-tick resolution (10 ms).
+     */
+    private static Map<String, Long> vmThreadCpu() {
+      Map<String, Long> cpu = new java.util.HashMap<>();
+      try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+        for (Path task : tasks.toList()) {
+          try {
+            String stat = Files.readString(task.resolve("stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+            cpu.put(task.getFileName() + " " + Files.readString(task.resolve("comm")).strip(), ticks * 10_000_000L);
+          } catch (IOException | RuntimeException e) {
+            // the thread ended meanwhile
+          }
+        }
+      } catch (IOException e) {
+        return Map.of();
+      }
+      return cpu;
     }
 
     private static long processCpuNanos() {
