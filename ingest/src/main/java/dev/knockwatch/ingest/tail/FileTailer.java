@@ -143,7 +143,7 @@ public final class FileTailer {
         break;
       }
       int before = out.size();
-      read(found, out, Math.min(maxLines, before + share));
+      read(found.getKey(), found.getValue(), out, Math.min(maxLines, before + share));
       if (out.size() - before >= share) {
         more.add(found);
       }
@@ -152,15 +152,17 @@ public final class FileTailer {
       if (out.size() >= maxLines) {
         break;
       }
-      read(found, out, maxLines);
+      // its attributes again: the first pass may have read past the size the walk saw, which
+      // would now look like a truncation
+      read(found.getKey(), null, out, maxLines);
     }
     return out;
   }
 
-  private void read(Map.Entry<Path, BasicFileAttributes> found, List<TailedLine> out, int maxLines) {
-    Path file = found.getKey();
+  /** Reads {@code file}'s new lines into {@code out}, up to {@code maxLines} in all; null attributes: stat it now. */
+  private void read(Path file, BasicFileAttributes attrs, List<TailedLine> out, int maxLines) {
     try {
-      readNew(file, found.getValue(), out, maxLines);
+      readNew(file, attrs != null ? attrs : Files.readAttributes(file, BasicFileAttributes.class), out, maxLines);
     } catch (NoSuchFileException e) {
       files.remove(relative(file));
     } catch (IOException e) {

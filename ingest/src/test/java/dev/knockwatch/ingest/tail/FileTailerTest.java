@@ -68,6 +68,47 @@ class FileTailerTest {
     assertThat(rest).hasSize(3_000 + 150 - 2_000).startsWith("a" + (2_000 - 150)).endsWith("a2999");
   }
 
+  /**
+   * A file that grows while a poll reads it: the poll's second pass must not take the file's size
+   * from before the first pass for a truncation (and read the file again from its start).
+   */
+  @Test
+  void aFileGrowingDuringAPollIsReadOnceInOrder() throws Exception {
+    Files.writeString(root.resolve("agent-1/other.violations.jsonl"), "x\n");
+    int total = 100_000;
+    Thread writer = new Thread(() -> {
+      try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+        for (int i = 0; i < total; i++) {
+          out.write("l" + i + "\n");
+          if (i % 40 == 0) { // bursts smaller than a poll's share, often landing between its stat and its read
+            out.flush();
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+          }
+        }
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    FileTailer t = tailer();
+    writer.start();
+    List<String> got = new java.util.ArrayList<>();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (got.size() < total && System.nanoTime() < deadline) {
+      for (TailedLine line : t.poll(400)) {
+        if (line.file().endsWith("cmd.violations.jsonl")) {
+          got.add(line.text());
+        }
+      }
+    }
+    writer.join();
+    assertThat(got).hasSize(total);
+    for (int i = 0; i < total; i++) {
+      if (!got.get(i).equals("l" + i)) {
+        throw new AssertionError("line " + i + " is " + got.get(i));
+      }
+    }
+  }
+
   @Test
   void aPartialLastLineWaitsForItsNewline() throws IOException {
     FileTailer t = tailer();
