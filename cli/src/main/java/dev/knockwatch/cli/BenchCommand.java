@@ -725,7 +725,7 @@ final class BenchCommand implements Callable<Integer> {
             String ts = Instant.now().toString();
             batch.setLength(0);
             for (; bg < owed; bg++) {
-              batch.append(srtLine("registry.npmjs.org:443", String.format("BackgroundCommand%05d", bg / 4 % 100_000), ts));
+              batch.append(srtLine("registry.npmjs.org:443", String.format("BackgroundCommand%07d", bg / 4), ts));
             }
             out.write(batch.toString());
             out.flush();
@@ -746,7 +746,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         reader.interrupt();
         topicReader.interrupt();
-        log.info("latency: {} probes written, alerts seen for {} commands", appended.size(), alerted.size());
+        long quietAlerted = alerted.keySet().stream().filter(c -> !c.startsWith(PROBE_PREFIX)).count();
+        log.info("latency: {} probes written, alerts seen for {} commands{}", appended.size(), alerted.size(),
+            quietAlerted == 0 ? "" : "; " + quietAlerted + " of them background commands, which should have stayed quiet");
         log.info("latency by probe, ms (append to the violations topic + from there to the alert): {}",
             new java.util.TreeMap<>(appended).entrySet().stream()
                 .map(e -> ms(e.getValue(), onTopic.get(e.getKey())) + "+" + ms(onTopic.get(e.getKey()), alerted.get(e.getKey())))

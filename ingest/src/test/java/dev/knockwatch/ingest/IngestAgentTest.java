@@ -233,6 +233,40 @@ class IngestAgentTest {
         .containsExactlyElementsOf(alone.rejected.stream().map(r -> org.assertj.core.groups.Tuple.tuple(r.key(), r.code())).toList());
   }
 
+  /** A file appended while the running agent reads it: every line becomes one event, once, in order. */
+  @Test
+  void aFileAppendedWhileTheAgentReadsItGivesEachLineOnceInOrder() throws Exception {
+    Files.createDirectories(logs.resolve("ci-runner-bg"));
+    Files.createDirectories(logs.resolve("other"));
+    Files.writeString(logs.resolve("other/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), RECORD + "\n");
+    Path bg = logs.resolve("ci-runner-bg/background.violations.jsonl");
+    int total = 60_000;
+    ListSink into = new ListSink();
+    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, into, "host-a", Duration.ofMillis(1));
+    Thread t = new Thread(agent);
+    t.start();
+    try (var out = Files.newBufferedWriter(bg, java.nio.charset.StandardCharsets.UTF_8)) {
+      for (int i = 0; i < total; i++) {
+        out.write(RECORD.replace("}", ",\"commandId\":\"BackgroundCommand" + String.format("%05d", i) + "\"}") + "\n");
+        if (i % 40 == 0) {
+          out.flush();
+          java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+        }
+      }
+    }
+    try {
+      waitFor(() -> into.events.size() >= total + 1 && agent.caughtUp());
+    } finally {
+      agent.close();
+      t.join(30_000);
+    }
+    java.util.List<String> ids = into.events.stream().map(ViolationEvent::commandId).filter(c -> c.startsWith("Background")).toList();
+    assertThat(ids).hasSize(total);
+    for (int i = 0; i < total; i++) {
+      assertThat(ids.get(i)).isEqualTo("BackgroundCommand" + String.format("%05d", i));
+    }
+  }
+
   private ListSink runToTheEnd(int parseThreads) throws Exception {
     ListSink into = new ListSink();
     IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, into, "host-a", Duration.ofMillis(10))
