@@ -48,7 +48,7 @@ public final class DetectionTopology {
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
   static final Serde<WindowCount> COUNT_SERDE = new dev.knockwatch.streams.count.WindowCountSerde();
   static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);
-  static final Serde<BypassProcessor.ProxyRefusal> PROXY_REFUSAL_SERDE = Json.serde(BypassProcessor.ProxyRefusal.class);
+  static final Serde<BypassProcessor.ProxyRefusal> PROXY_REFUSAL_SERDE = new dev.knockwatch.streams.detect.ProxyRefusalSerde();
   static final String DEDUP_STORE = "cross-source-dedup";
   static final Serde<PolicyFiles> POLICY_SERDE = Json.serde(PolicyFiles.class);
 
