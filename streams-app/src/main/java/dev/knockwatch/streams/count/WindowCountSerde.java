@@ -1,6 +1,6 @@
 package dev.knockwatch.streams.count;
 
-import dev.knockwatch.events.Json;
+import dev.knockwatch.streams.VersionedBinarySerde;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -12,42 +12,24 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serializer;
 
-/**
- * The count windows' values in a compact binary form: every refusal reads one and writes one, and
- * as JSON that was a tenth of the detection thread. The first byte is a format version, which can
- * never start a JSON text, so values written as JSON by earlier versions (in a changelog being
- * restored) are still read, as JSON.
- */
-public final class WindowCountSerde implements Serde<WindowCount> {
+/** The count windows' values, binary: every refusal reads one and writes one. */
+public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
 
   static final byte VERSION = 1;
-  private static final Deserializer<WindowCount> JSON = Json.serde(WindowCount.class).deserializer();
 
-  @Override
-  public Serializer<WindowCount> serializer() {
-    return (topic, c) -> c == null ? null : write(c);
+  public WindowCountSerde() {
+    super(WindowCount.class, "count window");
   }
 
   @Override
-  public Deserializer<WindowCount> deserializer() {
-    return (topic, bytes) -> {
-      if (bytes == null) {
-        return null;
-      }
-      if (bytes.length > 0 && bytes[0] == '{') {
-        return JSON.deserialize(topic, bytes);
-      }
-      try {
-        return read(bytes);
-      } catch (IOException | RuntimeException e) {
-        throw new SerializationException("not a count window value (" + bytes.length + " bytes)", e);
-      }
-    };
+  protected byte[] encode(WindowCount c) {
+    return write(c);
+  }
+
+  @Override
+  protected WindowCount decode(byte[] bytes) throws IOException {
+    return read(bytes);
   }
 
   static byte[] write(WindowCount c) {
