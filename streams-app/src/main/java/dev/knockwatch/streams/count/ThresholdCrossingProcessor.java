@@ -13,9 +13,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.WindowStore;
 
 /**
@@ -32,9 +34,10 @@ import org.apache.kafka.streams.state.WindowStore;
  * <p>The counts of the windows still open are also kept here, as objects, and written through
  * to the store: a refusal reads its window's count from this copy, not through the record cache
  * and the serde (bench streams: those two were about a seventh of the stream thread). The copy
- * starts empty at every {@link #init} (after a restart or a revived task the store, restored from
- * its changelog, answers for the windows it does not hold yet), and drops a window once it has
- * closed with its grace.
+ * starts empty at every {@link #init}; after a restart or a revived task the store, restored from
+ * its changelog, answers for the windows the copy does not hold yet, up to the newest window it
+ * held at init: a window that starts later can only be in the copy, so a new command's first
+ * refusal reads nothing. The copy drops a window once it has closed with its grace.
  */
 public final class ThresholdCrossingProcessor implements Processor<String, ViolationEvent, String, Hit> {
 
@@ -50,6 +53,8 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   private final Map<WindowKey, WindowCount> open = new HashMap<>();
   /** Stream time at which the next window closes: {@link #open} is then cleared of it. */
   private long nextSweepAt = Long.MIN_VALUE;
+  /** The start of the newest window the store held at {@link #init}; later ones are all in {@link #open}. */
+  private long newestStoredStart = Long.MIN_VALUE;
 
   private record WindowKey(String commandId, long start) {}
 
@@ -66,6 +71,9 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     this.view = PolicyView.of(policy, context);
     open.clear();
     nextSweepAt = Long.MIN_VALUE;
+    try (KeyValueIterator<Windowed<String>, WindowCount> newest = store.backwardAll()) {
+      newestStoredStart = newest.hasNext() ? newest.next().key.window().start() : Long.MIN_VALUE;
+    }
   }
 
   /** How many windows the processor holds in memory (for tests). */
@@ -106,7 +114,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
       counted = true;
       WindowKey key = new WindowKey(commandId, start);
       WindowCount before = open.get(key);
-      if (before == null) {
+      if (before == null && start <= newestStoredStart) {
         before = store.fetch(commandId, start);
       }
       WindowCount after = add(before, event, Instant.ofEpochMilli(ts));

@@ -85,6 +85,23 @@ class ThresholdCrossingMemoryTest {
   }
 
   @Test
+  void aProcessorStartedAgainReadsTheStoreUpToItsNewestWindowAndCountsNewOnesFromOne() {
+    ThresholdCrossingProcessor first = started();
+    for (int i = 0; i < 4; i++) {
+      refuse(first, CMD_A, T0.plusSeconds(i)); // window [T0, T0+5m)
+      refuse(first, CMD_B, T0.plusSeconds(300 + i)); // window [T0+5m, T0+10m), the store's newest
+    }
+
+    ThresholdCrossingProcessor again = started();
+    refuse(again, CMD_B, T0.plusSeconds(310));
+    refuse(again, CMD_A, T0.plusSeconds(200)); // late for the first window, within its grace
+    refuse(again, CMD_A, T0.plusSeconds(610)); // a window that starts after the store's newest
+    assertThat(context.forwarded()).extracting(f -> f.record().key() + "=" + f.record().value().count())
+        .containsExactly(CMD_B + "=5", CMD_A + "=5");
+    assertThat(store.fetch(CMD_A, T0.plusSeconds(600).toEpochMilli()).count()).isEqualTo(1);
+  }
+
+  @Test
   void whatTheProcessorCountsIsWhatTheStoreHolds() {
     ThresholdCrossingProcessor p = started();
     for (int i = 0; i < 7; i++) {
