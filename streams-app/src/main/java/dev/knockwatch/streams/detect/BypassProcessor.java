@@ -12,14 +12,13 @@ import dev.knockwatch.streams.rules.PolicyView;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -28,13 +27,18 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * non-loopback address, curl's immediate connect failure), an IP literal, another port of the
  * refused host, a SOCKS tunnel, {@code --noproxy} (a name resolved outside the proxy), or a URL
  * shortener. The store (in memory, with its changelog) keeps each command's last proxy refusal,
- * for {@code within} of stream time.
+ * for {@code within} of stream time, and the processor a {@link WriteThroughCopy} of it. A refusal
+ * of the same host and port within {@link #REFRESH} of the one stored is not written again (a
+ * retry storm would otherwise write every refusal), so {@code within} may count from up to that
+ * much earlier.
  */
 public final class BypassProcessor implements Processor<String, ViolationEvent, String, Hit> {
 
   /** Well-known URL shorteners: a way around a host allowlist. */
   static final Set<String> SHORTENERS = Set.of("bit.ly", "tinyurl.com", "t.co", "goo.gl", "is.gd", "ow.ly",
       "buff.ly", "rebrand.ly", "cutt.ly", "shorturl.at", "rb.gy", "tiny.cc", "t.ly", "v.gd");
+
+  static final Duration REFRESH = Duration.ofSeconds(1);
 
   /** A command's last proxy refusal. */
   public record ProxyRefusal(long atMs, String host, Integer port) {}
@@ -43,7 +47,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
   private final Policy policy;
   private final String storeName;
   private ProcessorContext<String, Hit> context;
-  private KeyValueStore<String, ProxyRefusal> store;
+  private WriteThroughCopy<ProxyRefusal> refusals;
   private PolicyView view;
 
   public BypassProcessor(Rule rule, Policy policy, String storeName) {
@@ -55,22 +59,12 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
   @Override
   public void init(ProcessorContext<String, Hit> context) {
     this.context = context;
-    this.store = context.getStateStore(storeName);
+    KeyValueStore<String, ProxyRefusal> store = context.getStateStore(storeName);
+    this.refusals = new WriteThroughCopy<>(store, ProxyRefusal::atMs);
     this.view = PolicyView.of(policy, context);
-    context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME, this::expire);
-  }
-
-  /** A proxy refusal older than {@code within} can no longer make a bypass: drop it. */
-  private void expire(long streamTime) {
-    List<String> old = new ArrayList<>();
-    try (KeyValueIterator<String, ProxyRefusal> it = store.all()) {
-      it.forEachRemaining(kv -> {
-        if (kv.value.atMs() < streamTime - rule.within().toMillis()) {
-          old.add(kv.key);
-        }
-      });
-    }
-    old.forEach(store::delete);
+    // a proxy refusal older than within can no longer make a bypass: drop it
+    context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME,
+        streamTime -> refusals.expireBefore(streamTime - rule.within().toMillis()));
   }
 
   @Override
@@ -85,7 +79,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
       return;
     }
     long ts = record.timestamp();
-    ProxyRefusal before = store.get(commandId);
+    ProxyRefusal before = refusals.get(commandId);
     String door = before == null || ts - before.atMs() > rule.within().toMillis() || ts < before.atMs()
         ? null : door(e, before);
     if (door != null) {
@@ -96,8 +90,9 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
           commandId, e.agentId(), role, e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
           e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary, null), ts));
     }
-    if (isProxyRefusal(e)) {
-      store.put(commandId, new ProxyRefusal(ts, e.host(), e.port()));
+    if (isProxyRefusal(e) && (before == null || ts < before.atMs() || ts - before.atMs() >= REFRESH.toMillis()
+        || !e.host().equals(before.host()) || !Objects.equals(e.port(), before.port()))) {
+      refusals.put(commandId, new ProxyRefusal(ts, e.host(), e.port()));
     }
   }
 

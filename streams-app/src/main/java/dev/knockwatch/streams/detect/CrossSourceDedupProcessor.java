@@ -3,16 +3,13 @@ package dev.knockwatch.streams.detect;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -25,7 +22,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * each source last saw it ({@code srt-violation=1764441932887;squid=1764441933010}). A sighting
  * within {@link #REFRESH} of the source's last one is not written again (a retry storm would
  * otherwise write every refusal), so the two-second match may fall short by up to that much.
- * Entries not seen for {@link #RETENTION} of stream time are dropped every ten seconds.
+ * Entries not seen for {@link #RETENTION} of stream time are dropped every ten seconds. The
+ * processor reads and writes the store through a {@link WriteThroughCopy}.
  */
 public final class CrossSourceDedupProcessor implements Processor<String, ViolationEvent, String, ViolationEvent> {
 
@@ -37,7 +35,7 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
   private final List<String> detectorChildren;
   private final String notesChild;
   private ProcessorContext<String, ViolationEvent> context;
-  private KeyValueStore<String, String> store;
+  private WriteThroughCopy<String> sightings;
 
   public CrossSourceDedupProcessor(String storeName, List<String> detectorChildren, String notesChild) {
     this.storeName = storeName;
@@ -48,8 +46,10 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
   @Override
   public void init(ProcessorContext<String, ViolationEvent> context) {
     this.context = context;
-    this.store = context.getStateStore(storeName);
-    context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME, this::expire);
+    KeyValueStore<String, String> held = context.getStateStore(storeName);
+    this.sightings = new WriteThroughCopy<>(held, CrossSourceDedupProcessor::latest);
+    context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME,
+        streamTime -> sightings.expireBefore(streamTime - RETENTION.toMillis()));
   }
 
   @Override
@@ -63,7 +63,7 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
       String key = record.key() + "|" + e.host() + "|" + e.port() + "|" + door;
       long ts = record.timestamp();
       String source = e.source().wireName();
-      Map<String, Long> seen = decode(store.get(key));
+      Map<String, Long> seen = decode(sightings.get(key));
       boolean seenElsewhere = false;
       for (Map.Entry<String, Long> s : seen.entrySet()) {
         if (!s.getKey().equals(source) && Math.abs(ts - s.getValue()) <= WINDOW.toMillis()) {
@@ -78,7 +78,7 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
       Long mine = seen.get(source);
       if (mine == null || ts - mine >= REFRESH.toMillis() || ts < mine) {
         seen.put(source, Math.max(ts, mine == null ? ts : mine));
-        store.put(key, encode(seen));
+        sightings.put(key, encode(seen));
       }
     }
     for (String child : detectorChildren) {
@@ -86,18 +86,9 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
     }
   }
 
-  private void expire(long streamTime) {
-    List<String> old = new ArrayList<>();
-    try (KeyValueIterator<String, String> it = store.all()) {
-      while (it.hasNext()) {
-        KeyValue<String, String> kv = it.next();
-        long latest = decode(kv.value).values().stream().mapToLong(Long::longValue).max().orElse(0);
-        if (latest < streamTime - RETENTION.toMillis()) {
-          old.add(kv.key);
-        }
-      }
-    }
-    old.forEach(store::delete);
+  /** When any source last saw the refusal a stored value describes. */
+  private static long latest(String value) {
+    return decode(value).values().stream().mapToLong(Long::longValue).max().orElse(0);
   }
 
   static Map<String, Long> decode(String value) {

@@ -170,6 +170,42 @@ class DetectorsTest {
   }
 
   @Test
+  void withinCountsFromTheLastProxyRefusalOrUpToASecondBeforeIt() throws IOException {
+    start("rules:\n  - id: bypass\n    detector: bypass\n    within: 2m\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    net(CMD, T0.plusSeconds(90), "evil.example", 443);
+    net(CMD, T0.plusMillis(90_500), "evil.example", 443); // within a second of the last: not written again
+    send(CMD, T0.plusSeconds(210), b -> b.source(Source.STRACE).syscall("connect").errno("ENETUNREACH")
+        .host("93.184.216.34").port(443));
+    net(CMD2, T0, "evil.example", 443);
+    send(CMD2, T0.plusSeconds(121), b -> b.source(Source.STRACE).syscall("connect").errno("ENETUNREACH")
+        .host("93.184.216.34").port(443));
+    assertThat(out.readValuesToList()).extracting(Alert::commandId, Alert::summary).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(CMD,
+            "after the proxy refused evil.example:443, the command tried a direct dial to 93.184.216.34:443 120 s later"));
+  }
+
+  @Test
+  void proxyRefusalsPastWithinAndSightingsPastTheirMinuteLeaveTheStores() throws IOException {
+    start("rules:\n  - id: bypass\n    detector: bypass\n    within: 2m\n", Clock.STREAM);
+    net(CMD, T0, "evil.example", 443);
+    net(CMD2, T0.plusSeconds(50), "evil.example", 443);
+    org.apache.kafka.streams.state.KeyValueStore<String, BypassProcessor.ProxyRefusal> refusals =
+        driver.getKeyValueStore("bypass-bypass");
+    org.apache.kafka.streams.state.KeyValueStore<String, String> sightings = driver.getKeyValueStore("cross-source-dedup");
+    assertThat(refusals.approximateNumEntries()).isEqualTo(2);
+    assertThat(sightings.approximateNumEntries()).isEqualTo(2);
+
+    String other = "CCCCCCCCCCCCCCCCCCCCCC";
+    send(other, T0.plusSeconds(100), b -> b.kind(Kind.FILESYSTEM).action("file-write").path("/tmp/x"));
+    assertThat(sightings.approximateNumEntries()).isEqualTo(1); // the first is past its minute
+    assertThat(refusals.approximateNumEntries()).isEqualTo(2);
+    send(other, T0.plusSeconds(130), b -> b.kind(Kind.FILESYSTEM).action("file-write").path("/tmp/x"));
+    assertThat(refusals.get(CMD)).isNull(); // 130 s old, past within
+    assertThat(refusals.get(CMD2)).isNotNull();
+  }
+
+  @Test
   void anotherPortASocksTunnelAndAShortenerAreDoorsToo() throws IOException {
     start("rules:\n  - id: bypass\n    detector: bypass\n", Clock.STREAM);
     net(CMD, T0, "evil.example", 443);
