@@ -49,6 +49,25 @@ public final class Json {
     }
   }
 
+  /**
+   * The Kafka serde of violation events: the bytes and values the mapper's serde gives, written
+   * by {@link EventWriter} and read by {@link EventReader}, which are faster.
+   */
+  public static Serde<ViolationEvent> eventSerde() {
+    Serializer<ViolationEvent> serializer = (topic, data) -> data == null ? null : EventWriter.toBytes(data);
+    Deserializer<ViolationEvent> deserializer = (topic, data) -> {
+      if (data == null) {
+        return null;
+      }
+      try {
+        return EventReader.read(data);
+      } catch (IOException e) {
+        throw new SerializationException("not a ViolationEvent JSON value on " + topic, e);
+      }
+    };
+    return Serdes.serdeFrom(serializer, deserializer);
+  }
+
   /** A Kafka serde for one record type; a null value (a tombstone) stays null both ways. */
   public static <T> Serde<T> serde(Class<T> type) {
     Serializer<T> serializer = (topic, data) -> {

@@ -41,6 +41,16 @@ class JsonTest {
   }
 
   @Test
+  void theEventSerdeWritesAndReadsWhatTheMappersSerdeDoes() {
+    Serde<ViolationEvent> fast = Json.eventSerde();
+    Serde<ViolationEvent> mappers = Json.serde(ViolationEvent.class);
+    assertThat(fast.serializer().serialize("t", event())).isEqualTo(mappers.serializer().serialize("t", event()));
+    assertThat(fast.deserializer().deserialize("t", mappers.serializer().serialize("t", event()))).isEqualTo(event());
+    assertThat(fast.serializer().serialize("t", null)).isNull();
+    assertThat(fast.deserializer().deserialize("t", null)).isNull();
+  }
+
+  @Test
   void theWireFormatUsesTheDesignNamesAndLeavesUnknownFieldsOut() {
     String json = Json.write(event());
     assertThat(json).isEqualTo("{\"schema\":1,\"eventId\":\"0fca5e915d66332ec62055ef63a14398\","
@@ -81,10 +91,11 @@ class JsonTest {
 
   @Test
   void bytesThatAreNotAnEventFailWithTheTopicNamed() {
-    Serde<ViolationEvent> serde = Json.serde(ViolationEvent.class);
-    assertThatThrownBy(() -> serde.deserializer().deserialize("knockwatch.violations",
-        "not json".getBytes(StandardCharsets.UTF_8)))
-        .isInstanceOf(SerializationException.class)
-        .hasMessage("not a ViolationEvent JSON value on knockwatch.violations");
+    for (Serde<ViolationEvent> serde : List.of(Json.serde(ViolationEvent.class), Json.eventSerde())) {
+      assertThatThrownBy(() -> serde.deserializer().deserialize("knockwatch.violations",
+          "not json".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(SerializationException.class)
+          .hasMessage("not a ViolationEvent JSON value on knockwatch.violations");
+    }
   }
 }

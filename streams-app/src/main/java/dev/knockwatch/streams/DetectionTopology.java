@@ -44,7 +44,7 @@ public final class DetectionTopology {
 
   public static final String DEFAULT_APPLICATION_ID = "knockwatch-streams";
 
-  static final Serde<ViolationEvent> EVENT_SERDE = Json.serde(ViolationEvent.class);
+  static final Serde<ViolationEvent> EVENT_SERDE = Json.eventSerde();
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
   static final Serde<WindowCount> COUNT_SERDE = new dev.knockwatch.streams.count.WindowCountSerde();
   static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);

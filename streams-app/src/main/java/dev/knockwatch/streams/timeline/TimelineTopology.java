@@ -32,7 +32,7 @@ public final class TimelineTopology {
   public static final String DEFAULT_APPLICATION_ID = "knockwatch-timeline";
   public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
 
-  static final Serde<ViolationEvent> EVENT_SERDE = Json.serde(ViolationEvent.class);
+  static final Serde<ViolationEvent> EVENT_SERDE = Json.eventSerde();
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
   static final Serde<TimelineInput> INPUT_SERDE = Json.serde(TimelineInput.class);
 
