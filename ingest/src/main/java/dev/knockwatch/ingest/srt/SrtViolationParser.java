@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.CommandId.InvalidCommandIdException;
 import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.IsoInstant;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
@@ -390,44 +391,10 @@ public final class SrtViolationParser implements LineParser {
 
   private static Optional<Instant> timestamp(Record record) {
     try {
-      return text(record, "timestamp").map(SrtViolationParser::instant);
+      return text(record, "timestamp").map(IsoInstant::parse); // srt writes toISOString()'s shape, read directly
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }
-  }
-
-  /** srt writes {@code 2026-11-29T18:45:32.887Z} (JavaScript's toISOString): read that shape directly, anything else with Instant.parse. */
-  static Instant instant(String t) {
-    if (t.length() == 24 && t.charAt(4) == '-' && t.charAt(7) == '-' && t.charAt(10) == 'T' && t.charAt(13) == ':'
-        && t.charAt(16) == ':' && t.charAt(19) == '.' && t.charAt(23) == 'Z') {
-      int[] f = {digits(t, 0, 4), digits(t, 5, 2), digits(t, 8, 2), digits(t, 11, 2), digits(t, 14, 2), digits(t, 17, 2),
-          digits(t, 20, 3)};
-      boolean ok = true;
-      for (int v : f) {
-        ok &= v >= 0;
-      }
-      if (ok && f[1] >= 1 && f[1] <= 12 && f[2] >= 1 && f[2] <= 31 && f[3] < 24 && f[4] < 60 && f[5] < 60) {
-        try {
-          long days = java.time.LocalDate.of(f[0], f[1], f[2]).toEpochDay();
-          return Instant.ofEpochMilli(((days * 24 + f[3]) * 60 + f[4]) * 60_000L + f[5] * 1000L + f[6]);
-        } catch (java.time.DateTimeException e) {
-          throw new DateTimeParseException("not a date", t, 0);
-        }
-      }
-    }
-    return Instant.parse(t);
-  }
-
-  private static int digits(String s, int from, int n) {
-    int v = 0;
-    for (int i = from; i < from + n; i++) {
-      char c = s.charAt(i);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      v = v * 10 + (c - '0');
-    }
-    return v;
   }
 
   private static Optional<String> text(Record record, String field) {

@@ -199,11 +199,12 @@ class SrtViolationParserTest {
   @Test
   void srtsTimestampShapeIsReadExactlyAndOtherIsoFormsToo() {
     for (String t : java.util.List.of("2026-11-29T18:45:32.887Z", "2024-02-29T00:00:00.000Z", "1999-12-31T23:59:59.999Z",
-        "2026-11-29T18:45:32Z", "2026-11-29T18:45:32.123456789Z")) {
-      assertThat(SrtViolationParser.instant(t)).as(t).isEqualTo(Instant.parse(t));
+        "2026-11-29T18:45:32Z", "2026-11-29T18:45:32.123456789Z", "2026-11-29T19:45:32.887+01:00")) {
+      assertThat(event("{\"line\":\"deny openat /etc/x\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"timestamp\":\""
+          + t + "\"}").observedAt()).as(t).isEqualTo(java.time.OffsetDateTime.parse(t).toInstant());
     }
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SrtViolationParser.instant("2026-02-30T18:45:32.887Z"))
-        .isInstanceOf(java.time.format.DateTimeParseException.class);
+    assertThat(event("{\"line\":\"deny openat /etc/x\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\","
+        + "\"timestamp\":\"2026-02-30T18:45:32.887Z\"}").observedAt()).as("no such day").isEqualTo(NOW);
   }
 
   @Test
