@@ -85,6 +85,15 @@ final class BenchCommand implements Callable<Integer> {
     return out;
   }
 
+  /** CPU seconds the threads of {@code now} used since {@code before} (both from {@link #threadCpu}). */
+  static double cpuSince(Map<Long, Long> now, Map<Long, Long> before) {
+    long nanos = 0;
+    for (Map.Entry<Long, Long> e : now.entrySet()) {
+      nanos += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+    }
+    return nanos / 1e9;
+  }
+
   /** Every partition of these topics, as declared in {@link dev.knockwatch.events.Topics}. */
   static List<org.apache.kafka.common.TopicPartition> partitions(dev.knockwatch.events.Topics.Topic... topics) {
     List<org.apache.kafka.common.TopicPartition> parts = new java.util.ArrayList<>();
@@ -437,6 +446,12 @@ final class BenchCommand implements Callable<Integer> {
       return vm.isEmpty() ? -1 : compilers;
     }
 
+    /** CPU the JIT compilers of this process used so far, ns (0 where there is no /proc). */
+    static long compilerCpuNanos() {
+      return vmThreadCpu().entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
+          .mapToLong(Map.Entry::getValue).sum();
+    }
+
     /**
      * The CPU of every thread of this process, Java's and the VM's own (compilers, collector),
      * by "tid name" from /proc/self/task (Linux; empty elsewhere), in nanoseconds at the kernel's
@@ -589,6 +604,10 @@ final class BenchCommand implements Callable<Integer> {
           // the first stage alone: the append to the event on the violations topic (ingest)
           result.put("latencyToTopicP50Ms", percentile(l.toTopic(), 50));
           result.put("latencyToTopicP99Ms", percentile(l.toTopic(), 99));
+          // what the probes' window cost: detection's events per CPU-second, and the cores the process kept busy
+          result.put("latencyWarmUpSeconds", Math.round(l.warmUpSeconds() * 10) / 10.0);
+          result.put("latencyDetectionEventsPerCpuSecond", Math.round(l.events() / l.detectionCpu()));
+          result.put("latencyProcessCores", Math.round(l.processCpu() / l.seconds() * 100) / 100.0);
         }
         print(spec, result, json);
       } finally {
@@ -612,12 +631,9 @@ final class BenchCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         app.awaitCaughtUp(Duration.ofMinutes(20));
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long cpu = 0;
-        for (Map.Entry<Long, Long> e : threadCpu(threads, name -> name.contains(appId)).entrySet()) {
-          cpu += e.getValue() - before.getOrDefault(e.getKey(), 0L);
-        }
-        log.info("{}: {} s, {} CPU-s on its threads", appId, String.format("%.2f", seconds), String.format("%.2f", cpu / 1e9));
-        return new Run(seconds, cpu / 1e9);
+        double cpu = cpuSince(threadCpu(threads, name -> name.contains(appId)), before);
+        log.info("{}: {} s, {} CPU-s on its threads", appId, String.format("%.2f", seconds), String.format("%.2f", cpu));
+        return new Run(seconds, cpu);
       }
     }
 
@@ -651,20 +667,36 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     static final int BACKGROUND_PER_SECOND = 5_000;
+    /** srt's timestamps: JavaScript's toISOString(), milliseconds always written. */
+    static final java.time.format.DateTimeFormatter SRT_TIME =
+        java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC);
     static final Duration WARM_UP = Duration.ofSeconds(10);
-    static final Duration MAX_WARM_UP = Duration.ofSeconds(60);
+    static final Duration MAX_WARM_UP = Duration.ofSeconds(120);
     /**
      * Detection keeps up when it stays at most this far behind the background (half a second of
      * it) for {@link #KEPT_UP_FOR} in a row.
      */
     static final long KEEPING_UP_LAG = BACKGROUND_PER_SECOND / 2;
     static final Duration KEPT_UP_FOR = Duration.ofSeconds(2);
+    /**
+     * The probes also wait for the JIT compilers to settle: under this share of a core over the
+     * last {@link #JIT_WINDOW_SECONDS}. A new pipeline's compilers kept half a core busy for a
+     * minute (a fresh broker, ingest agent and app), and the latency measured then was theirs.
+     */
+    static final double JIT_SETTLED_CORES = 0.10;
+    static final int JIT_WINDOW_SECONDS = 5;
     private static final String APP_ID = "bench-latency";
 
     private static final String PROBE_PREFIX = "LatencyProbeCommand";
 
     /** Per probe, sorted, in ms: append to alert, and append to the event on the violations topic. */
-    record Latency(List<Long> toAlert, List<Long> toTopic) {}
+    /**
+     * Append-to-alert and append-to-topic latencies, ms, and what the probes' window cost: CPU
+     * seconds of detection's threads, of ingest's and of the whole process, over its wall seconds
+     * and the background events written meanwhile.
+     */
+    record Latency(List<Long> toAlert, List<Long> toTopic, double warmUpSeconds, double seconds, long events,
+        double detectionCpu, double ingestCpu, double processCpu) {}
 
     /**
      * The whole path as {@code up} runs it (ingest, detection, the alerts topic read committed), on
@@ -680,6 +712,12 @@ final class BenchCommand implements Callable<Integer> {
       Map<String, Long> appended = new java.util.concurrent.ConcurrentHashMap<>();
       Map<String, Long> alerted = new java.util.concurrent.ConcurrentHashMap<>();
       Map<String, Long> onTopic = new java.util.concurrent.ConcurrentHashMap<>();
+      double warmUpSeconds = Double.NaN;
+      double detectionCpu;
+      double ingestCpu;
+      double processCpu;
+      long windowEvents;
+      double windowSeconds;
       try (Pipeline pipeline = Pipeline.start(new Pipeline.Settings(broker.bootstrapServers(), Map.of(), logs,
           tmp.resolve("latency-var"), policy, APP_ID, "bench-latency-notify", Pipeline.POLL_INTERVAL),
           new dev.knockwatch.notify.config.ReceiversConfig(List.of(), List.of(), null), List.of())) {
@@ -701,10 +739,17 @@ final class BenchCommand implements Callable<Integer> {
         lagWatch.setDaemon(true);
         lagWatch.start();
         long start = System.nanoTime();
+        long compilerSampledAt = start - 1_000_000_000L;
         // background only until detection keeps up with it (a new app starts behind: its JIT, its
         // first rebalance), at least WARM_UP and at most MAX_WARM_UP; then the probes
         long warm = -1;
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> detectionAtWarm = Map.of();
+        Map<Long, Long> ingestAtWarm = Map.of();
+        long processAtWarm = 0;
+        long bgAtWarm = 0;
         long keptUpSince = -1;
+        java.util.ArrayDeque<long[]> compilerCores = new java.util.ArrayDeque<>(); // {nanoTime, compilers' CPU ns}, a second apart
         long end = Long.MAX_VALUE;
         long bg = 0;
         int probes = 0;
@@ -712,17 +757,35 @@ final class BenchCommand implements Callable<Integer> {
         try (BufferedWriter out = Files.newBufferedWriter(bgFile, StandardCharsets.UTF_8)) {
           for (long now = start; now < end; now = System.nanoTime()) {
             keptUpSince = lag.get() > KEEPING_UP_LAG ? -1 : keptUpSince < 0 ? now : keptUpSince;
+            if (warm < 0 && now - compilerSampledAt >= 1_000_000_000L) {
+              compilerCores.addLast(new long[] {now, Ingest.compilerCpuNanos()});
+              compilerSampledAt = now;
+              if (compilerCores.size() > JIT_WINDOW_SECONDS + 1) {
+                compilerCores.removeFirst();
+              }
+            }
+            double jit = compilerCores.size() <= JIT_WINDOW_SECONDS ? Double.NaN
+                : (double) (compilerCores.getLast()[1] - compilerCores.getFirst()[1])
+                    / (compilerCores.getLast()[0] - compilerCores.getFirst()[0]);
             if (warm < 0 && now - start >= WARM_UP.toNanos()
-                && ((keptUpSince >= 0 && now - keptUpSince >= KEPT_UP_FOR.toNanos()) || now - start >= MAX_WARM_UP.toNanos())) {
+                && ((keptUpSince >= 0 && now - keptUpSince >= KEPT_UP_FOR.toNanos() && !(jit >= JIT_SETTLED_CORES))
+                    || now - start >= MAX_WARM_UP.toNanos())) {
               warm = now;
               end = warm + seconds * 1_000_000_000L;
-              log.info("latency: probes from now, after {} s of background (detection {} records behind{})",
-                  String.format("%.1f", (now - start) / 1e9), lag.get(),
-                  keptUpSince >= 0 ? "" : ": it did not keep up within " + MAX_WARM_UP.toSeconds() + " s");
+              detectionAtWarm = threadCpu(threads, name -> name.contains(APP_ID));
+              ingestAtWarm = threadCpu(threads, Ingest::ingestThread);
+              processAtWarm = Ingest.processCpuNanos();
+              bgAtWarm = bg;
+              warmUpSeconds = (now - start) / 1e9;
+              log.info("latency: probes from now, after {} s of background (detection {} records behind{}; the JIT"
+                      + " compilers used {} % of a core over the last {} s)",
+                  String.format("%.1f", warmUpSeconds), lag.get(),
+                  keptUpSince >= 0 ? "" : ": it did not keep up within " + MAX_WARM_UP.toSeconds() + " s",
+                  Double.isNaN(jit) ? "?" : Math.round(jit * 100), JIT_WINDOW_SECONDS);
             }
             // what the rate owes since the start, written in one go every few milliseconds
             long owed = (now - start) * BACKGROUND_PER_SECOND / 1_000_000_000L;
-            String ts = Instant.now().toString();
+            String ts = SRT_TIME.format(Instant.now());
             batch.setLength(0);
             for (; bg < owed; bg++) {
               batch.append(srtLine("registry.npmjs.org:443", String.format("BackgroundCommand%07d", bg / 4), ts));
@@ -739,7 +802,17 @@ final class BenchCommand implements Callable<Integer> {
           }
         }
         lagWatch.interrupt();
-        log.info("latency: {} background lines in {} s", bg, String.format("%.1f", (System.nanoTime() - start) / 1e9));
+        double window = (System.nanoTime() - warm) / 1e9;
+        detectionCpu = cpuSince(threadCpu(threads, name -> name.contains(APP_ID)), detectionAtWarm);
+        ingestCpu = cpuSince(threadCpu(threads, Ingest::ingestThread), ingestAtWarm);
+        processCpu = (Ingest.processCpuNanos() - processAtWarm) / 1e9;
+        windowEvents = bg - bgAtWarm;
+        windowSeconds = window;
+        log.info("latency: {} background lines in {} s; over the {} s of probes ({} lines), CPU-s: detection {}, ingest {},"
+            + " the whole process {} ({} of the {} cores)", bg, String.format("%.1f", (System.nanoTime() - start) / 1e9),
+            String.format("%.1f", window), windowEvents, String.format("%.2f", detectionCpu), String.format("%.2f", ingestCpu),
+            String.format("%.2f", processCpu), String.format("%.2f", processCpu / window),
+            Runtime.getRuntime().availableProcessors());
         long wait = System.nanoTime() + 10_000_000_000L;
         while (alerted.keySet().containsAll(appended.keySet()) == false && System.nanoTime() < wait) {
           Thread.sleep(50);
@@ -764,7 +837,7 @@ final class BenchCommand implements Callable<Integer> {
       });
       java.util.Collections.sort(toAlert);
       java.util.Collections.sort(toTopic);
-      return new Latency(toAlert, toTopic);
+      return new Latency(toAlert, toTopic, warmUpSeconds, windowSeconds, windowEvents, detectionCpu, ingestCpu, processCpu);
     }
 
     /** Milliseconds from one nanoTime to another, or "-" when either is missing. */
