@@ -701,9 +701,10 @@ final class BenchCommand implements Callable<Integer> {
     /**
      * The whole path as {@code up} runs it (ingest, detection, the alerts topic read committed), on
      * a broker of its own: a writer appends 5,000 srt records a second for commands that stay quiet
-     * (an in-role host, four refusals each). Once detection keeps up with that background
-     * ({@link #KEEPING_UP_LAG}; after {@link #WARM_UP} at least, {@link #MAX_WARM_UP} at most), it also appends, five times a
-     * second, one off-role refusal of a new command. The latency of each is the time from its
+     * (an in-role host, four refusals each) and, five times a second, one off-role refusal of a new
+     * command (a probe). Once detection keeps up with the background ({@link #KEEPING_UP_LAG}) and
+     * the JIT compilers have settled ({@link #JIT_SETTLED_CORES}), after {@link #WARM_UP} at least
+     * and {@link #MAX_WARM_UP} at most, the probes count: the latency of each is the time from its
      * append to its alert on {@code knockwatch.alerts}, and to its refusal on the violations topic.
      */
     private static Latency latency(EmbeddedKafkaBroker broker, Path tmp, dev.knockwatch.streams.rules.Policy policy,
@@ -792,9 +793,13 @@ final class BenchCommand implements Callable<Integer> {
             }
             out.write(batch.toString());
             out.flush();
-            if (warm >= 0 && (now - warm) / 200_000_000L >= probes) { // five probes a second
-              String cmd = String.format(PROBE_PREFIX + "%03d", probes++);
-              appended.put(cmd, System.nanoTime());
+            // five probes a second from the start: the warm-up compiles the alert path too (the
+            // compilers were busy again when probes first came after it); only later ones count
+            if ((now - start) / 200_000_000L >= probes) {
+              String cmd = String.format(PROBE_PREFIX + "%04d", probes++);
+              if (warm >= 0) {
+                appended.put(cmd, System.nanoTime());
+              }
               Files.writeString(probeDir.resolve(cmd + ".violations.jsonl"), srtLine("evil.example:443", cmd, ts),
                   StandardCharsets.UTF_8);
             }
