@@ -5,40 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** The streaming reader must read what the mapper reads, for any input: the same event, or the same failure. */
 class EventReaderTest {
-
-  private static String maybe(Random r, String s) {
-    return r.nextInt(3) == 0 ? null : s + r.nextInt(3);
-  }
-
-  private static <E extends Enum<E>> E maybe(Random r, Class<E> type) {
-    E[] values = type.getEnumConstants();
-    return r.nextInt(4) == 0 ? null : values[r.nextInt(values.length)];
-  }
-
-  private static ViolationEvent random(Random r) {
-    String hostile = "\"quote\\ back\u0001ctl\u2028sep é 😀 </script> ";
-    return ViolationEvent.builder()
-        .eventId(maybe(r, "e")).commandId(maybe(r, "xhfHytmXL-L6RsYw2CrSjA")).agentId(maybe(r, hostile))
-        .role(maybe(r, "ci")).source(maybe(r, Source.class)).kind(maybe(r, Kind.class)).action(maybe(r, "connect"))
-        .host(maybe(r, "example.com")).port(r.nextBoolean() ? null : r.nextInt(65536)).method(maybe(r, "GET"))
-        .url(maybe(r, "http://h/?q=" + hostile)).path(maybe(r, "/root/.ssh/é\n😀")).addressClass(maybe(r, AddressClass.class))
-        .reason(maybe(r, hostile)).proxyError(maybe(r, "blocked-by-allowlist")).errno(maybe(r, "EPERM"))
-        .syscall(maybe(r, "openat")).pid(r.nextBoolean() ? null : r.nextInt())
-        .observedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000_000)))
-        .ingestedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochMilli(r.nextLong() >>> 24))
-        .commandText(maybe(r, hostile))
-        .origin(r.nextInt(4) == 0 ? null : new ViolationEvent.Origin(maybe(r, "ci/x.violations.jsonl"), r.nextLong() >>> 1,
-            maybe(r, "host")))
-        .probe(r.nextInt(3) != 0 ? null : new ViolationEvent.ProbeResult(maybe(r, "plain-http"), maybe(r, "403"),
-            maybe(r, hostile), r.nextBoolean()))
-        .build();
-  }
 
   /** The reader's value, or the class and message of its failure, beside the mapper's. */
   private static void sameAsTheMapper(String json) {
@@ -62,7 +33,7 @@ class EventReaderTest {
   void whatTheWriterWritesIsReadBackAsTheMapperReadsIt() throws Exception {
     Random r = new Random(7);
     for (int n = 0; n < 5_000; n++) {
-      ViolationEvent e = random(r);
+      ViolationEvent e = EventWriterTest.randomEvent(r);
       byte[] written = EventWriter.toBytes(e);
       assertThat(EventReader.fast(written)).as("read without the mapper").isEqualTo(e);
       assertThat(EventReader.read(written)).isEqualTo(e);

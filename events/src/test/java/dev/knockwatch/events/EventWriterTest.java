@@ -23,26 +23,31 @@ class EventWriterTest {
     return r.nextInt(4) == 0 ? null : values[r.nextInt(values.length)];
   }
 
+  /** An event with every field absent or one of a few values, hostile text included. */
+  static ViolationEvent randomEvent(Random r) {
+    String hostile = "\"quote\\ back\u0001ctl\u2028sep é 😀 </script> ";
+    return ViolationEvent.builder()
+        .eventId(maybe(r, "e")).commandId(maybe(r, "xhfHytmXL-L6RsYw2CrSjA")).agentId(maybe(r, hostile))
+        .role(maybe(r, "ci")).source(maybe(r, Source.class)).kind(maybe(r, Kind.class)).action(maybe(r, "connect"))
+        .host(maybe(r, "example.com")).port(r.nextBoolean() ? null : r.nextInt(65536)).method(maybe(r, "GET"))
+        .url(maybe(r, "http://h/?q=" + hostile)).path(maybe(r, "/root/.ssh/é\n😀")).addressClass(maybe(r, AddressClass.class))
+        .reason(maybe(r, hostile)).proxyError(maybe(r, "blocked-by-allowlist")).errno(maybe(r, "EPERM\u007f\t"))
+        .syscall(maybe(r, "openat")).pid(r.nextBoolean() ? null : r.nextInt())
+        .observedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000_000)))
+        .ingestedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochMilli(r.nextLong() >>> 24))
+        .commandText(maybe(r, hostile))
+        .origin(r.nextInt(4) == 0 ? null : new ViolationEvent.Origin(maybe(r, "ci/x.violations.jsonl"), r.nextLong() >>> 1,
+            maybe(r, "host")))
+        .probe(r.nextInt(3) != 0 ? null : new ViolationEvent.ProbeResult(maybe(r, "plain-http"), maybe(r, "403"),
+            maybe(r, hostile), r.nextBoolean()))
+        .build();
+  }
+
   @Test
   void randomEventsAreWrittenByteForByteAsTheMapperWritesThem() throws Exception {
     Random r = new Random(11);
-    String hostile = "\"quote\\ back\u0001ctl\u2028sep é 😀 </script> ";
     for (int n = 0; n < 5_000; n++) {
-      ViolationEvent e = ViolationEvent.builder()
-          .eventId(maybe(r, "e")).commandId(maybe(r, "xhfHytmXL-L6RsYw2CrSjA")).agentId(maybe(r, hostile))
-          .role(maybe(r, "ci")).source(maybe(r, Source.class)).kind(maybe(r, Kind.class)).action(maybe(r, "connect"))
-          .host(maybe(r, "example.com")).port(r.nextBoolean() ? null : r.nextInt(65536)).method(maybe(r, "GET"))
-          .url(maybe(r, "http://h/?q=" + hostile)).path(maybe(r, "/root/.ssh/é\n😀")).addressClass(maybe(r, AddressClass.class))
-          .reason(maybe(r, hostile)).proxyError(maybe(r, "blocked-by-allowlist")).errno(maybe(r, "EPERM\u007f\t"))
-          .syscall(maybe(r, "openat")).pid(r.nextBoolean() ? null : r.nextInt())
-          .observedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000_000)))
-          .ingestedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochMilli(r.nextLong() >>> 24))
-          .commandText(maybe(r, hostile))
-          .origin(r.nextInt(4) == 0 ? null : new ViolationEvent.Origin(maybe(r, "ci/x.violations.jsonl"), r.nextLong() >>> 1,
-              maybe(r, "host")))
-          .probe(r.nextInt(3) != 0 ? null : new ViolationEvent.ProbeResult(maybe(r, "plain-http"), maybe(r, "403"),
-              maybe(r, hostile), r.nextBoolean()))
-          .build();
+      ViolationEvent e = randomEvent(r);
       String ours = new String(EventWriter.toBytes(e), java.nio.charset.StandardCharsets.UTF_8);
       String mappers = new String(Json.MAPPER.writeValueAsBytes(e), java.nio.charset.StandardCharsets.UTF_8);
       assertThat(Json.MAPPER.readTree(ours)).as(ours).isEqualTo(Json.MAPPER.readTree(mappers));
