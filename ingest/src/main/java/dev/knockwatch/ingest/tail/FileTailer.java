@@ -54,6 +54,11 @@ public final class FileTailer {
   private final Duration partialFlushAfter;
   public static final Duration DEFAULT_PARTIAL_FLUSH = Duration.ofSeconds(10);
   private final Map<String, FileState> files = new LinkedHashMap<>();
+  /**
+   * Each file's state by the path the walk finds it at: every poll visits every file, most of them
+   * idle, and its relative path and key text cost strings each time (1.5 KB a file a poll).
+   */
+  private final Map<Path, FileState> byPath = new HashMap<>();
   private final byte[] chunk = new byte[CHUNK];
   private final CharsetDecoder strictUtf8 = StandardCharsets.UTF_8.newDecoder()
       .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
@@ -63,7 +68,10 @@ public final class FileTailer {
    * inode is reused once a file is deleted), what was read, and what is committed.
    */
   private static final class FileState {
+    String rel;
     Object fileKey;
+    /** The file system's own key object {@link #fileKey} was last read from. */
+    Object rawKey;
     String head;
     int headLength;
     long lastSize = -1;
@@ -165,6 +173,7 @@ public final class FileTailer {
       readNew(file, attrs != null ? attrs : Files.readAttributes(file, BasicFileAttributes.class), out, maxLines);
     } catch (NoSuchFileException e) {
       files.remove(relative(file));
+      byPath.remove(file);
     } catch (IOException e) {
       log.warn("cannot read {}: {}", shown(relative(file)), e.getClass().getSimpleName());
     }
@@ -258,9 +267,17 @@ public final class FileTailer {
   }
 
   private void readNew(Path file, BasicFileAttributes attrs, List<TailedLine> out, int maxLines) throws IOException {
-    String rel = relative(file);
-    FileState state = files.computeIfAbsent(rel, k -> new FileState());
-    Object key = attrs.fileKey() == null ? null : attrs.fileKey().toString();
+    FileState state = byPath.get(file);
+    if (state == null || files.get(state.rel) != state) {
+      String rel = relative(file);
+      state = files.computeIfAbsent(rel, k -> new FileState());
+      state.rel = rel;
+      byPath.put(file, state);
+    }
+    String rel = state.rel;
+    Object raw = attrs.fileKey();
+    Object key = raw == null ? null : raw.equals(state.rawKey) ? state.fileKey : raw.toString();
+    state.rawKey = raw;
     if (state.fileKey != null && key != null && !Objects.equals(state.fileKey, key)) {
       log.info("{} was replaced (rotated): reading the new file from its start", shown(rel));
       state.restart();
