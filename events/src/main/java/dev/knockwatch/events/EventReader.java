@@ -51,6 +51,13 @@ public final class EventReader {
     }
   }
 
+  /** Each field's bit, to tell a field given twice (the mapper's answer then depends on the others). */
+  private static final Map<String, Integer> EVENT_FIELDS = bits("schema", "eventId", "commandId", "agentId", "role",
+      "source", "kind", "action", "host", "port", "method", "url", "path", "addressClass", "reason", "proxyError",
+      "errno", "syscall", "pid", "observedAt", "ingestedAt", "commandText", "origin", "probe");
+  private static final Map<String, Integer> ORIGIN_FIELDS = bits("file", "offset", "ingestHost");
+  private static final Map<String, Integer> PROBE_FIELDS = bits("name", "expected", "observed", "refused");
+
   private static ViolationEvent event(JsonParser p) throws IOException, NotFast {
     if (p.nextToken() != JsonToken.START_OBJECT) {
       throw NOT_FAST;
@@ -83,112 +90,34 @@ public final class EventReader {
     for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
       String name = p.currentName();
       JsonToken v = p.nextToken();
-      int bit = switch (name) {
-        case "schema" -> {
-          schema = integer(p, v);
-          yield 1;
-        }
-        case "eventId" -> {
-          eventId = text(p, v);
-          yield 1 << 1;
-        }
-        case "commandId" -> {
-          commandId = text(p, v);
-          yield 1 << 2;
-        }
-        case "agentId" -> {
-          agentId = text(p, v);
-          yield 1 << 3;
-        }
-        case "role" -> {
-          role = text(p, v);
-          yield 1 << 4;
-        }
-        case "source" -> {
-          source = wire(SOURCES, text(p, v));
-          yield 1 << 5;
-        }
-        case "kind" -> {
-          kind = wire(KINDS, text(p, v));
-          yield 1 << 6;
-        }
-        case "action" -> {
-          action = text(p, v);
-          yield 1 << 7;
-        }
-        case "host" -> {
-          host = text(p, v);
-          yield 1 << 8;
-        }
-        case "port" -> {
-          port = v == JsonToken.VALUE_NULL ? null : integer(p, v);
-          yield 1 << 9;
-        }
-        case "method" -> {
-          method = text(p, v);
-          yield 1 << 10;
-        }
-        case "url" -> {
-          url = text(p, v);
-          yield 1 << 11;
-        }
-        case "path" -> {
-          path = text(p, v);
-          yield 1 << 12;
-        }
-        case "addressClass" -> {
-          addressClass = wire(ADDRESS_CLASSES, text(p, v));
-          yield 1 << 13;
-        }
-        case "reason" -> {
-          reason = text(p, v);
-          yield 1 << 14;
-        }
-        case "proxyError" -> {
-          proxyError = text(p, v);
-          yield 1 << 15;
-        }
-        case "errno" -> {
-          errno = text(p, v);
-          yield 1 << 16;
-        }
-        case "syscall" -> {
-          syscall = text(p, v);
-          yield 1 << 17;
-        }
-        case "pid" -> {
-          pid = v == JsonToken.VALUE_NULL ? null : integer(p, v);
-          yield 1 << 18;
-        }
-        case "observedAt" -> {
-          observedAt = instant(text(p, v));
-          yield 1 << 19;
-        }
-        case "ingestedAt" -> {
-          ingestedAt = instant(text(p, v));
-          yield 1 << 20;
-        }
-        case "commandText" -> {
-          commandText = text(p, v);
-          yield 1 << 21;
-        }
-        case "origin" -> {
-          origin = v == JsonToken.VALUE_NULL ? null : origin(p, v);
-          yield 1 << 22;
-        }
-        case "probe" -> {
-          probe = v == JsonToken.VALUE_NULL ? null : probe(p, v);
-          yield 1 << 23;
-        }
-        default -> {
-          p.skipChildren();
-          yield 0;
-        }
-      };
-      if ((seen & bit) != 0) {
-        throw NOT_FAST; // a field twice
+      seen = once(seen, EVENT_FIELDS, name);
+      switch (name) {
+        case "schema" -> schema = integer(p, v);
+        case "eventId" -> eventId = text(p, v);
+        case "commandId" -> commandId = text(p, v);
+        case "agentId" -> agentId = text(p, v);
+        case "role" -> role = text(p, v);
+        case "source" -> source = wire(SOURCES, text(p, v));
+        case "kind" -> kind = wire(KINDS, text(p, v));
+        case "action" -> action = text(p, v);
+        case "host" -> host = text(p, v);
+        case "port" -> port = v == JsonToken.VALUE_NULL ? null : integer(p, v);
+        case "method" -> method = text(p, v);
+        case "url" -> url = text(p, v);
+        case "path" -> path = text(p, v);
+        case "addressClass" -> addressClass = wire(ADDRESS_CLASSES, text(p, v));
+        case "reason" -> reason = text(p, v);
+        case "proxyError" -> proxyError = text(p, v);
+        case "errno" -> errno = text(p, v);
+        case "syscall" -> syscall = text(p, v);
+        case "pid" -> pid = v == JsonToken.VALUE_NULL ? null : integer(p, v);
+        case "observedAt" -> observedAt = instant(text(p, v));
+        case "ingestedAt" -> ingestedAt = instant(text(p, v));
+        case "commandText" -> commandText = text(p, v);
+        case "origin" -> origin = v == JsonToken.VALUE_NULL ? null : origin(p, v);
+        case "probe" -> probe = v == JsonToken.VALUE_NULL ? null : probe(p, v);
+        default -> p.skipChildren();
       }
-      seen |= bit;
     }
     return new ViolationEvent(schema, eventId, commandId, agentId, role, source, kind, action, host, port, method, url,
         path, addressClass, reason, proxyError, errno, syscall, pid, observedAt, ingestedAt, commandText, origin, probe);
@@ -205,28 +134,13 @@ public final class EventReader {
     for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
       String name = p.currentName();
       JsonToken v = p.nextToken();
-      int bit = switch (name) {
-        case "file" -> {
-          file = text(p, v);
-          yield 1;
-        }
-        case "offset" -> {
-          offset = wideInteger(p, v);
-          yield 2;
-        }
-        case "ingestHost" -> {
-          ingestHost = text(p, v);
-          yield 4;
-        }
-        default -> {
-          p.skipChildren();
-          yield 0;
-        }
-      };
-      if ((seen & bit) != 0) {
-        throw NOT_FAST;
+      seen = once(seen, ORIGIN_FIELDS, name);
+      switch (name) {
+        case "file" -> file = text(p, v);
+        case "offset" -> offset = wideInteger(p, v);
+        case "ingestHost" -> ingestHost = text(p, v);
+        default -> p.skipChildren();
       }
-      seen |= bit;
     }
     return new ViolationEvent.Origin(file, offset, ingestHost);
   }
@@ -243,37 +157,41 @@ public final class EventReader {
     for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
       String field = p.currentName();
       JsonToken v = p.nextToken();
-      int bit = switch (field) {
-        case "name" -> {
-          name = text(p, v);
-          yield 1;
-        }
-        case "expected" -> {
-          expected = text(p, v);
-          yield 2;
-        }
-        case "observed" -> {
-          observed = text(p, v);
-          yield 4;
-        }
+      seen = once(seen, PROBE_FIELDS, field);
+      switch (field) {
+        case "name" -> name = text(p, v);
+        case "expected" -> expected = text(p, v);
+        case "observed" -> observed = text(p, v);
         case "refused" -> {
           if (v != JsonToken.VALUE_TRUE && v != JsonToken.VALUE_FALSE) {
             throw NOT_FAST;
           }
           refused = v == JsonToken.VALUE_TRUE;
-          yield 8;
         }
-        default -> {
-          p.skipChildren();
-          yield 0;
-        }
-      };
-      if ((seen & bit) != 0) {
-        throw NOT_FAST;
+        default -> p.skipChildren();
       }
-      seen |= bit;
     }
     return new ViolationEvent.ProbeResult(name, expected, observed, refused);
+  }
+
+  /** {@code seen} with {@code name}'s bit set; a known field already seen is not fast. */
+  private static int once(int seen, Map<String, Integer> fields, String name) throws NotFast {
+    Integer bit = fields.get(name);
+    if (bit == null) {
+      return seen;
+    }
+    if ((seen & bit) != 0) {
+      throw NOT_FAST;
+    }
+    return seen | bit;
+  }
+
+  private static Map<String, Integer> bits(String... names) {
+    Map<String, Integer> m = new HashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      m.put(names[i], 1 << i);
+    }
+    return Map.copyOf(m);
   }
 
   private static String text(JsonParser p, JsonToken v) throws IOException, NotFast {

@@ -49,7 +49,12 @@ class EventReaderTest {
       "{\"source\":\"nope\"}", // an unknown enum value: an error
       "{\"source\":\"SQUID\"}",
       "{\"kind\":null,\"host\":null,\"port\":null,\"origin\":null,\"probe\":null}",
-      "{\"host\":\"a\",\"host\":\"b\"}", // a field twice
+      "{\"host\":\"a\",\"host\":\"b\"}", // a field twice: the last one
+      "{\"schema\":1,\"eventId\":\"e\",\"commandId\":\"c\",\"agentId\":\"a\",\"role\":\"r\",\"source\":\"squid\","
+          + "\"kind\":\"network\",\"action\":\"x\",\"host\":\"h\",\"port\":1,\"method\":\"m\",\"url\":\"u\",\"path\":\"p\","
+          + "\"addressClass\":\"public\",\"reason\":\"z\",\"proxyError\":\"e\",\"errno\":\"E\",\"syscall\":\"s\",\"pid\":2,"
+          + "\"observedAt\":\"2026-11-29T18:45:32.887Z\",\"ingestedAt\":\"2026-11-29T18:45:32.887Z\",\"commandText\":\"t\","
+          + "\"origin\":null,\"probe\":null,\"host\":\"again\"}", // twice after every field: the mapper's error
       "{\"unknown\":{\"nested\":[1,{\"x\":2}]},\"extra\":[],\"host\":\"h\",\"more\":true}",
       "{\"origin\":{\"file\":\"f\",\"offset\":\"12\",\"other\":{}},\"probe\":{\"refused\":\"true\"}}",
       "{\"origin\":{\"offset\":99999999999999999999999}}",

@@ -90,10 +90,15 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
           commandId, e.agentId(), role, e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
           e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary, null), ts));
     }
-    if (isProxyRefusal(e) && (before == null || ts < before.atMs() || ts - before.atMs() >= REFRESH.toMillis()
-        || !e.host().equals(before.host()) || !Objects.equals(e.port(), before.port()))) {
+    if (isProxyRefusal(e) && !repeats(before, e, ts)) {
       refusals.put(commandId, new ProxyRefusal(ts, e.host(), e.port()));
     }
+  }
+
+  /** The refusal stored already, of the same host and port, less than {@link #REFRESH} before. */
+  private static boolean repeats(ProxyRefusal before, ViolationEvent e, long ts) {
+    return before != null && ts >= before.atMs() && ts - before.atMs() < REFRESH.toMillis()
+        && e.host().equals(before.host()) && Objects.equals(e.port(), before.port());
   }
 
   /** A refusal by the proxy of a name (the first "no"). */
