@@ -87,6 +87,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     this.ingestHost = ingestHost;
     this.clock = clock;
     this.pollInterval = pollInterval;
+    // between two idle polls the busy files are read at once, without a walk of every file
+    this.feeds.forEach(f -> f.tailer().walkAtMostEvery(pollInterval));
   }
 
   /**
@@ -211,7 +213,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
           }
           failure = out.failure();
           if (failure == null) {
-            Batch batch = read();
+            Batch batch = read(false);
             n = batch.lines;
             if (n > 0) {
               out.submit(batch);
@@ -232,7 +234,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
             lastComplaint = Instant.now();
           }
         }
-        caughtUp = failure == null && n == 0 && out.idle();
+        caughtUp = failure == null && n == 0 && out.idle() && sawEveryFile;
         Duration pause = failure != null ? backoff : n == 0 ? pollInterval : Duration.ZERO;
         if (!pause.isZero() && running) {
           Thread.sleep(Math.max(1, pause.toMillis()));
@@ -377,8 +379,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /**
-   * True while the running agent has nothing left to do: its last poll found no new line and
-   * every batch before it was acknowledged and committed.
+   * True while the running agent has nothing left to do: its last poll walked every file and found
+   * no new line, and every batch before it was acknowledged and committed.
    */
   public boolean caughtUp() {
     return caughtUp;
@@ -395,7 +397,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * @return the number of lines handled
    */
   public int pollOnce() throws PublishException {
-    Batch batch = read();
+    Batch batch = read(true);
     if (batch.lines == 0) {
       return 0;
     }
@@ -432,8 +434,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   /** The sources whose lag was reported: set back to 0 once their files are read. */
   private final java.util.Set<String> lagSources = new java.util.HashSet<>();
 
-  private Batch read() {
+  /** Whether the last {@link #read(boolean)} walked every feed's files (not only the busy ones). */
+  private boolean sawEveryFile;
+
+  /** One batch: from every file when {@code everyFile}, else from the busy ones between two walks. */
+  private Batch read(boolean everyFile) {
     int handled = 0;
+    sawEveryFile = true;
     Map<String, Long> lag = new HashMap<>();
     // the lag costs a stat per known file: once a second is enough for a gauge scraped every 15 s
     boolean lagDue = System.nanoTime() - lagAt >= LAG_EVERY_NANOS;
@@ -443,7 +450,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     boolean full = false;
     for (Feed feed : feeds) {
       if (!full) {
-        List<TailedLine> lines = feed.tailer().poll(BATCH - handled);
+        List<TailedLine> lines = feed.tailer().poll(BATCH - handled, everyFile);
+        sawEveryFile &= feed.tailer().lastPollSawEveryFile();
         if (lagDue) {
           feed.tailer().lagBytes(rel -> sourceLabel(feed.context().apply(rel).type()), lag);
         }

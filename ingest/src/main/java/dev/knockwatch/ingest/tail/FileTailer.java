@@ -60,6 +60,19 @@ public final class FileTailer {
    */
   private final Map<Path, FileState> byPath = new HashMap<>();
   private final byte[] chunk = new byte[CHUNK];
+  /** The files a poll between walks looks at: their last look found new bytes, or left some unread. */
+  private final java.util.TreeSet<Path> active = new java.util.TreeSet<>();
+  private long walkEveryNanos;
+  /** When the last walk began; null before the first. */
+  private Long walkedAtNanos;
+  private boolean lastPollWalked;
+  /** The files whose checkpoint changed since it was last written, and the files gone since then. */
+  private final java.util.Set<FileState> unsaved = new java.util.LinkedHashSet<>();
+  private final java.util.Set<String> removed = new java.util.LinkedHashSet<>();
+  /** Entries in the journal beside the checkpoint file, which is rewritten whole once there are more than its files. */
+  private int journaled;
+  /** The files whose position moved since the last {@link #mark()}: the next mark holds only these. */
+  private final java.util.Set<FileState> moved = new java.util.HashSet<>();
   private final CharsetDecoder strictUtf8 = StandardCharsets.UTF_8.newDecoder()
       .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
 
@@ -141,30 +154,95 @@ public final class FileTailer {
   /**
    * Returns up to {@code maxLines} new complete lines, across files, each file's in offset order:
    * first at most a fair share of each file's, in path order, then more of the files that had more.
+   *
+   * <p>A poll walks the directory tree (a stat of every file), unless {@link #walkAtMostEvery}
+   * says the last walk is recent: then it looks only at the files whose last look found new
+   * bytes, or left some unread. A poll that returns nothing without a walk
+   * ({@link #lastPollSawEveryFile()} false) does not mean every file is read.
    */
   public List<TailedLine> poll(int maxLines) {
+    return poll(maxLines, false);
+  }
+
+  /** {@link #poll(int)}, with a walk of every file whatever {@link #walkAtMostEvery} says when {@code everyFile}. */
+  public List<TailedLine> poll(int maxLines, boolean everyFile) {
+    long now = System.nanoTime();
+    boolean walk = everyFile || walkEveryNanos == 0 || walkedAtNanos == null || now - walkedAtNanos >= walkEveryNanos;
+    List<Found> look;
+    if (walk) {
+      look = discover();
+      walkedAtNanos = now;
+    } else {
+      look = new ArrayList<>(active.size());
+      for (Path p : active) {
+        look.add(new Found(p, null));
+      }
+    }
+    lastPollWalked = walk;
     List<TailedLine> out = new ArrayList<>();
     int share = Math.max(MIN_SHARE, maxLines / FAIR_SHARES);
-    List<Map.Entry<Path, BasicFileAttributes>> more = new ArrayList<>();
-    for (Map.Entry<Path, BasicFileAttributes> found : discover()) {
+    List<Found> more = new ArrayList<>();
+    int visited = 0;
+    for (Found found : look) {
       if (out.size() >= maxLines) {
         break;
       }
       int before = out.size();
-      read(found.getKey(), found.getValue(), out, Math.min(maxLines, before + share));
+      read(found.path(), found.attrs(), out, Math.min(maxLines, before + share));
       if (out.size() - before >= share) {
         more.add(found);
       }
+      track(found.path(), out.size() > before);
+      visited++;
     }
-    for (Map.Entry<Path, BasicFileAttributes> found : more) {
+    for (Found found : more) {
       if (out.size() >= maxLines) {
         break;
       }
       // its attributes again: the first pass may have read past the size the walk saw, which
       // would now look like a truncation
-      read(found.getKey(), null, out, maxLines);
+      read(found.path(), null, out, maxLines);
+      track(found.path(), true);
+    }
+    if (walk) {
+      // the files the poll was too full to look at: the walk saw whether they hold unread bytes
+      for (Found found : look.subList(visited, look.size())) {
+        FileState s = byPath.get(found.path());
+        if (s == null || found.attrs().size() != s.position) {
+          active.add(found.path());
+        }
+      }
     }
     return out;
+  }
+
+  /** A file found by the walk, with the attributes it read; null attributes: stat it when read. */
+  private record Found(Path path, BasicFileAttributes attrs) {}
+
+  /** Keeps {@code file} among the files looked at between walks while it gives lines or holds unread bytes. */
+  private void track(Path file, boolean gaveLines) {
+    FileState s = byPath.get(file);
+    if (s != null && (gaveLines || s.position < s.lastSize)) {
+      active.add(file);
+    } else {
+      active.remove(file);
+    }
+  }
+
+  /**
+   * Walks the directory tree at most once per {@code interval}; the polls in between look only at
+   * the files that were busy at their last look, so a writer appending a few lines at a time
+   * does not cost a stat of every file per batch. New files, and idle files written again, are
+   * seen at the next walk. Zero (the default): every poll walks.
+   */
+  public FileTailer walkAtMostEvery(Duration interval) {
+    this.walkEveryNanos = interval.toNanos();
+    return this;
+  }
+
+  /** Whether the last poll walked the whole tree: if it also returned nothing, every file is read. */
+  public boolean lastPollSawEveryFile() {
+    return lastPollWalked;
   }
 
   /** Reads {@code file}'s new lines into {@code out}, up to {@code maxLines} in all; null attributes: stat it now. */
@@ -172,7 +250,12 @@ public final class FileTailer {
     try {
       readNew(file, attrs != null ? attrs : Files.readAttributes(file, BasicFileAttributes.class), out, maxLines);
     } catch (NoSuchFileException e) {
-      files.remove(relative(file));
+      String rel = relative(file);
+      FileState gone = files.remove(rel);
+      if (gone != null) {
+        unsaved.remove(gone);
+        removed.add(rel);
+      }
       byPath.remove(file);
     } catch (IOException e) {
       log.warn("cannot read {}: {}", shown(relative(file)), e.getClass().getSimpleName());
@@ -181,13 +264,19 @@ public final class FileTailer {
 
   /** Makes the positions of every line returned so far durable. */
   public void commit() {
-    commit(mark());
+    Mark all = new Mark();
+    files.values().forEach(s -> all.positions.put(s, new long[] {s.position, s.generation}));
+    commit(all);
   }
 
-  /** Where every file stands now, for a later {@link #commit(Mark)}. */
+  /**
+   * Where every file stands now, for a later {@link #commit(Mark)}: the files whose position moved
+   * since the last mark (the others' stand in an earlier mark, committed first).
+   */
   public Mark mark() {
     Mark m = new Mark();
-    files.values().forEach(s -> m.positions.put(s, new long[] {s.position, s.generation}));
+    moved.forEach(s -> m.positions.put(s, new long[] {s.position, s.generation}));
+    moved.clear();
     return m;
   }
 
@@ -199,6 +288,7 @@ public final class FileTailer {
     mark.positions.forEach((s, at) -> {
       if (s.generation == at[1] && at[0] > s.committed) {
         s.committed = at[0];
+        unsaved.add(s);
       }
     });
     saveCheckpoints();
@@ -237,9 +327,10 @@ public final class FileTailer {
 
   /**
    * The files to read, sorted by path, each with the attributes the directory walk already read
-   * (one stat per file and poll: with one file per command there are tens of thousands).
+   * (one stat per file and walk: with one file per command there are tens of thousands), but for
+   * the files known and read to their end.
    */
-  private List<Map.Entry<Path, BasicFileAttributes>> discover() {
+  private List<Found> discover() {
     if (!Files.isDirectory(root)) {
       return List.of();
     }
@@ -248,7 +339,9 @@ public final class FileTailer {
       Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
         @Override
         public java.nio.file.FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-          if (attrs.isRegularFile() && matches.test(file)) {
+          FileState known = byPath.get(file);
+          if (known != null && files.get(known.rel) == known ? !readToTheEnd(known, attrs)
+              : attrs.isRegularFile() && matches.test(file)) {
             found.put(file, attrs);
           }
           return java.nio.file.FileVisitResult.CONTINUE;
@@ -263,7 +356,20 @@ public final class FileTailer {
       log.warn("cannot list {}: {}", root, e.getMessage());
       return List.of();
     }
-    return new ArrayList<>(found.entrySet());
+    List<Found> out = new ArrayList<>(found.size());
+    found.forEach((path, attrs) -> out.add(new Found(path, attrs)));
+    return out;
+  }
+
+  /**
+   * The same file as at its last look (same key, size and modification time), read to its end:
+   * nothing to read, and nothing a read would find (rotation, truncation, a new head, a partial
+   * line to flush), so the walk passes it by.
+   */
+  private static boolean readToTheEnd(FileState s, BasicFileAttributes attrs) {
+    long size = attrs.size();
+    return size == s.position && size == s.lastSize && Objects.equals(attrs.fileKey(), s.rawKey)
+        && attrs.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS) == s.lastModified;
   }
 
   private void readNew(Path file, BasicFileAttributes attrs, List<TailedLine> out, int maxLines) throws IOException {
@@ -274,6 +380,24 @@ public final class FileTailer {
       state.rel = rel;
       byPath.put(file, state);
     }
+    long position = state.position;
+    int generation = state.generation;
+    Object fileKey = state.fileKey;
+    String head = state.head;
+    try {
+      readNew(state, file, attrs, out, maxLines);
+    } finally {
+      if (state.position != position || state.generation != generation) {
+        moved.add(state);
+      }
+      if (state.generation != generation || !Objects.equals(state.fileKey, fileKey) || !Objects.equals(state.head, head)) {
+        unsaved.add(state); // a new file, another file under the name, a restart from 0: the checkpoint changes
+      }
+    }
+  }
+
+  private void readNew(FileState state, Path file, BasicFileAttributes attrs, List<TailedLine> out, int maxLines)
+      throws IOException {
     String rel = state.rel;
     Object raw = attrs.fileKey();
     Object key = raw == null ? null : raw.equals(state.rawKey) ? state.fileKey : raw.toString();
@@ -428,42 +552,118 @@ public final class FileTailer {
     return Sanitize.text(rel, 300);
   }
 
-  private void loadCheckpoints() {
-    if (checkpointFile == null || !Files.exists(checkpointFile)) {
-      return;
-    }
-    try {
-      Map<String, Checkpoint> saved = Json.MAPPER.readValue(checkpointFile.toFile(),
-          new TypeReference<Map<String, Checkpoint>>() {});
-      saved.forEach((file, cp) -> {
-        FileState s = new FileState();
-        s.fileKey = cp.fileKey();
-        s.head = cp.head();
-        s.headLength = cp.headLength();
-        s.position = cp.offset();
-        s.committed = cp.offset();
-        files.put(file, s);
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the ingest checkpoint " + checkpointFile
-          + " (delete it to read every file from its start)", e);
-    }
+  /** A change to the checkpoint file, appended to its journal: a file's new checkpoint, or null when it is gone. */
+  private record JournalEntry(String file, Checkpoint at) {}
+
+  /** A commit rewrites the checkpoint file whole only after this many journal entries, or as many as files. */
+  static final int MIN_JOURNAL_ENTRIES = 1_000;
+
+  private Path journalFile() {
+    return checkpointFile.resolveSibling(checkpointFile.getFileName() + ".journal");
   }
 
-  private void saveCheckpoints() {
+  private void loadCheckpoints() {
     if (checkpointFile == null) {
       return;
     }
-    Map<String, Checkpoint> snapshot = new HashMap<>();
-    files.forEach((file, s) -> snapshot.put(file,
-        new Checkpoint(s.fileKey == null ? null : s.fileKey.toString(), s.committed, s.head, s.headLength)));
+    if (Files.exists(checkpointFile)) {
+      try {
+        Map<String, Checkpoint> saved = Json.MAPPER.readValue(checkpointFile.toFile(),
+            new TypeReference<Map<String, Checkpoint>>() {});
+        saved.forEach(this::restore);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the ingest checkpoint " + checkpointFile
+            + " (delete it to read every file from its start)", e);
+      }
+    }
+    Path journal = journalFile();
+    if (!Files.exists(journal)) {
+      return;
+    }
+    try {
+      List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
+      for (int i = 0; i < lines.size(); i++) {
+        JournalEntry e;
+        try {
+          e = Json.MAPPER.readValue(lines.get(i), JournalEntry.class);
+        } catch (IOException bad) {
+          if (i == lines.size() - 1) { // the last write did not finish (a crash mid-write): that commit did not happen
+            log.warn("the ingest checkpoint journal {} ends in an unfinished entry: ignored", journal);
+            break;
+          }
+          throw new UncheckedIOException("cannot read the ingest checkpoint journal " + journal + ", line " + (i + 1)
+              + " (delete it and " + checkpointFile.getFileName() + " to read every file from its start)", bad);
+        }
+        if (e.file() == null) {
+          throw new IOException("line " + (i + 1) + " names no file");
+        }
+        if (e.at() == null) {
+          files.remove(e.file());
+        } else {
+          restore(e.file(), e.at());
+        }
+        journaled++;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the ingest checkpoint journal " + journal
+          + " (delete it and " + checkpointFile.getFileName() + " to read every file from its start)", e);
+    }
+  }
+
+  private void restore(String file, Checkpoint cp) {
+    FileState s = new FileState();
+    s.fileKey = cp.fileKey();
+    s.head = cp.head();
+    s.headLength = cp.headLength();
+    s.position = cp.offset();
+    s.committed = cp.offset();
+    files.put(file, s);
+  }
+
+  /**
+   * Writes what changed since the last write: appended to the journal, one line per file, so a
+   * commit costs the files it moved, not every file known; once the journal holds more entries
+   * than there are files (and {@link #MIN_JOURNAL_ENTRIES}), the checkpoint file is rewritten
+   * whole (atomically) and the journal deleted. A crash between the two leaves the journal's
+   * older entries to be applied again at start: positions go back, lines are sent again with
+   * their ids, and none is lost.
+   */
+  private void saveCheckpoints() {
+    if (checkpointFile == null || (unsaved.isEmpty() && removed.isEmpty())) {
+      return;
+    }
     try {
       Files.createDirectories(checkpointFile.toAbsolutePath().getParent());
-      Path tmp = checkpointFile.resolveSibling(checkpointFile.getFileName() + ".tmp");
-      Json.MAPPER.writeValue(tmp.toFile(), snapshot);
-      Files.move(tmp, checkpointFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      int changes = unsaved.size() + removed.size();
+      if (journaled + changes > Math.max(MIN_JOURNAL_ENTRIES, files.size())) {
+        Map<String, Checkpoint> snapshot = new HashMap<>();
+        files.forEach((file, s) -> snapshot.put(file, checkpoint(s)));
+        Path tmp = checkpointFile.resolveSibling(checkpointFile.getFileName() + ".tmp");
+        Json.MAPPER.writeValue(tmp.toFile(), snapshot);
+        Files.move(tmp, checkpointFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.deleteIfExists(journalFile());
+        journaled = 0;
+      } else {
+        ByteArrayOutputStream lines = new ByteArrayOutputStream();
+        for (String file : removed) {
+          Json.MAPPER.writeValue(lines, new JournalEntry(file, null));
+          lines.write('\n');
+        }
+        for (FileState s : unsaved) {
+          Json.MAPPER.writeValue(lines, new JournalEntry(s.rel, checkpoint(s)));
+          lines.write('\n');
+        }
+        Files.write(journalFile(), lines.toByteArray(), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        journaled += changes;
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the ingest checkpoint " + checkpointFile, e);
     }
+    unsaved.clear();
+    removed.clear();
+  }
+
+  private static Checkpoint checkpoint(FileState s) {
+    return new Checkpoint(s.fileKey == null ? null : s.fileKey.toString(), s.committed, s.head, s.headLength);
   }
 }

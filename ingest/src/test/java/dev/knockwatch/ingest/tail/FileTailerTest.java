@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest.tail;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -181,6 +182,70 @@ class FileTailerTest {
     assertThat(texts(tailer().poll(100))).containsExactly("c");
   }
 
+  private Path journal() {
+    return root.resolve("checkpoint.json.journal");
+  }
+
+  /** A commit writes the files it moved, one journal line each, not every file known. */
+  @Test
+  void aCommitAppendsOnlyTheFilesItMovedToTheJournal() throws IOException {
+    for (int f = 0; f < 50; f++) {
+      Files.writeString(root.resolve("agent-1/c" + f + ".violations.jsonl"), "first " + f + "\n");
+    }
+    FileTailer t = tailer();
+    assertThat(t.poll(1_000)).hasSize(50);
+    t.commit();
+    assertThat(Files.readAllLines(journal())).hasSize(50);
+    Files.writeString(root.resolve("agent-1/c7.violations.jsonl"), "second 7\n", StandardOpenOption.APPEND);
+    assertThat(texts(t.poll(1_000))).containsExactly("second 7");
+    t.commit();
+    assertThat(Files.readAllLines(journal())).hasSize(51).last().asString().contains("c7.violations.jsonl");
+    t.commit();
+    assertThat(Files.readAllLines(journal())).as("nothing moved, nothing written").hasSize(51);
+    Files.writeString(root.resolve("agent-1/c7.violations.jsonl"), "third 7\n", StandardOpenOption.APPEND);
+    Files.writeString(root.resolve("agent-1/c9.violations.jsonl"), "second 9\n", StandardOpenOption.APPEND);
+    assertThat(texts(tailer().poll(1_000))).as("a restart resumes after every committed line")
+        .containsExactlyInAnyOrder("third 7", "second 9");
+  }
+
+  @Test
+  void theCheckpointIsRewrittenWholeOnceTheJournalOutgrowsItAndResumesTheSame() throws IOException {
+    FileTailer t = tailer();
+    for (int i = 0; i < FileTailer.MIN_JOURNAL_ENTRIES; i++) {
+      append(i + "\n");
+      assertThat(t.poll(10)).hasSize(1);
+      t.commit();
+    }
+    assertThat(Files.readAllLines(journal())).hasSize(FileTailer.MIN_JOURNAL_ENTRIES);
+    append("last\n");
+    t.poll(10);
+    t.commit();
+    assertThat(journal()).as("folded into the checkpoint file").doesNotExist();
+    append("after\n");
+    assertThat(texts(tailer().poll(10))).containsExactly("after");
+  }
+
+  @Test
+  void anUnfinishedLastJournalEntryIsIgnoredAndAnyOtherBadOneIsAClearError() throws IOException {
+    FileTailer t = tailer();
+    append("a\n");
+    t.poll(10);
+    t.commit();
+    append("b\n");
+    t.poll(10);
+    t.commit();
+    List<String> entries = Files.readAllLines(journal());
+    assertThat(entries).hasSize(2);
+    String torn = entries.get(1).substring(0, entries.get(1).length() / 2);
+    Files.writeString(journal(), entries.get(0) + "\n" + torn);
+    assertThat(texts(tailer().poll(10))).as("resumes at the last whole entry").containsExactly("b");
+
+    Files.writeString(journal(), "not json\n" + entries.get(0) + "\n");
+    assertThatThrownBy(this::tailer).isInstanceOf(java.io.UncheckedIOException.class)
+        .hasMessageContaining("cannot read the ingest checkpoint journal " + journal() + ", line 1")
+        .hasMessageContaining("to read every file from its start");
+  }
+
   @Test
   void linesNotCommittedAreReadAgainAfterARestartOrARewind() throws IOException {
     FileTailer t = tailer();
@@ -218,6 +283,46 @@ class FileTailerTest {
     assertThat(texts(t.poll(100))).containsExactly("new");
     t.commit(old);
     assertThat(texts(tailer().poll(100))).containsExactly("new");
+  }
+
+  @Test
+  void betweenWalksOnlyTheBusyFilesAreReadAndTheNextWalkFindsTheRest() throws IOException {
+    FileTailer t = tailer().walkAtMostEvery(Duration.ofHours(1));
+    append("a\n");
+    assertThat(texts(t.poll(100))).containsExactly("a");
+    assertThat(t.lastPollSawEveryFile()).isTrue();
+    Files.writeString(root.resolve("agent-1/new.violations.jsonl"), "new\n");
+    append("b\n");
+    assertThat(texts(t.poll(100))).as("the busy file, not the new one").containsExactly("b");
+    assertThat(t.lastPollSawEveryFile()).isFalse();
+    assertThat(t.poll(100)).isEmpty();
+    assertThat(texts(t.poll(100, true))).as("a walk").containsExactly("new");
+    assertThat(t.lastPollSawEveryFile()).isTrue();
+  }
+
+  /** A walk's poll is full after a few files: the others' unread lines are still read before the next walk. */
+  @Test
+  void filesAWalkHadNoRoomForAreReadBetweenWalksInOrderAndOnce() throws IOException {
+    int files = 20;
+    int lines = 1_000;
+    for (int f = 0; f < files; f++) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; i < lines; i++) {
+        b.append(f).append('-').append(i).append('\n');
+      }
+      Files.writeString(root.resolve("agent-1/c" + f + ".violations.jsonl"), b);
+    }
+    FileTailer t = tailer().walkAtMostEvery(Duration.ofHours(1));
+    List<String> got = new java.util.ArrayList<>();
+    for (List<TailedLine> batch; !(batch = t.poll(5_000)).isEmpty(); ) {
+      got.addAll(texts(batch));
+    }
+    assertThat(got).hasSize(files * lines).doesNotHaveDuplicates();
+    for (int f = 0; f < files; f++) {
+      String prefix = f + "-";
+      assertThat(got.stream().filter(s -> s.startsWith(prefix)).toList()).as("file %d in order", f)
+          .isEqualTo(java.util.stream.IntStream.range(0, lines).mapToObj(i -> prefix + i).toList());
+    }
   }
 
   @Test
