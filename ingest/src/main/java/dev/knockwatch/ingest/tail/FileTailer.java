@@ -63,8 +63,15 @@ public final class FileTailer {
   /** The files a poll between walks looks at: their last look found new bytes, or left some unread. */
   private final java.util.TreeSet<Path> active = new java.util.TreeSet<>();
   private long walkEveryNanos;
-  /** When the last walk began; null before the first. */
+  /** Between the end of a walk and the next: {@link #walkEveryNanos}, or more when walks take long. */
+  private long walkGapNanos;
+  /** When the last walk ended; null before the first. */
   private Long walkedAtNanos;
+  /**
+   * A walk takes at most this share of the time: with very many files, or on a starved CPU, the
+   * walks come further apart instead of taking the reader's whole time.
+   */
+  static final int WALK_SHARE_PERCENT = 10;
   private boolean lastPollWalked;
   /** The files whose checkpoint changed since it was last written, and the files gone since then. */
   private final java.util.Set<FileState> unsaved = new java.util.LinkedHashSet<>();
@@ -167,11 +174,13 @@ public final class FileTailer {
   /** {@link #poll(int)}, with a walk of every file whatever {@link #walkAtMostEvery} says when {@code everyFile}. */
   public List<TailedLine> poll(int maxLines, boolean everyFile) {
     long now = System.nanoTime();
-    boolean walk = everyFile || walkEveryNanos == 0 || walkedAtNanos == null || now - walkedAtNanos >= walkEveryNanos;
+    boolean walk = everyFile || walkEveryNanos == 0 || walkedAtNanos == null || now - walkedAtNanos >= walkGapNanos;
     List<Found> look;
     if (walk) {
       look = discover();
-      walkedAtNanos = now;
+      walkedAtNanos = System.nanoTime();
+      long took = walkedAtNanos - now;
+      walkGapNanos = Math.max(walkEveryNanos, took * (100 - WALK_SHARE_PERCENT) / WALK_SHARE_PERCENT);
     } else {
       look = new ArrayList<>(active.size());
       for (Path p : active) {
@@ -233,7 +242,9 @@ public final class FileTailer {
    * Walks the directory tree at most once per {@code interval}; the polls in between look only at
    * the files that were busy at their last look, so a writer appending a few lines at a time
    * does not cost a stat of every file per batch. New files, and idle files written again, are
-   * seen at the next walk. Zero (the default): every poll walks.
+   * seen at the next walk. The gap after a walk is also at least nine times as long as the walk
+   * took ({@link #WALK_SHARE_PERCENT}), so walks take at most a tenth of the time however many
+   * files there are. Zero (the default): every poll walks.
    */
   public FileTailer walkAtMostEvery(Duration interval) {
     this.walkEveryNanos = interval.toNanos();
