@@ -591,34 +591,38 @@ public final class FileTailer {
     if (!Files.exists(journal)) {
       return;
     }
+    List<String> lines;
     try {
-      List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
-      for (int i = 0; i < lines.size(); i++) {
-        JournalEntry e;
-        try {
-          e = Json.MAPPER.readValue(lines.get(i), JournalEntry.class);
-        } catch (IOException bad) {
-          if (i == lines.size() - 1) { // the last write did not finish (a crash mid-write): that commit did not happen
-            log.warn("the ingest checkpoint journal {} ends in an unfinished entry: ignored", journal);
-            break;
-          }
-          throw new UncheckedIOException("cannot read the ingest checkpoint journal " + journal + ", line " + (i + 1)
-              + " (delete it and " + checkpointFile.getFileName() + " to read every file from its start)", bad);
-        }
-        if (e.file() == null) {
-          throw new IOException("line " + (i + 1) + " names no file");
-        }
-        if (e.at() == null) {
-          files.remove(e.file());
-        } else {
-          restore(e.file(), e.at());
-        }
-        journaled++;
-      }
+      lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the ingest checkpoint journal " + journal
-          + " (delete it and " + checkpointFile.getFileName() + " to read every file from its start)", e);
+      throw badJournal(journal, "", e);
     }
+    for (int i = 0; i < lines.size(); i++) {
+      JournalEntry e;
+      try {
+        e = Json.MAPPER.readValue(lines.get(i), JournalEntry.class);
+      } catch (IOException bad) {
+        if (i == lines.size() - 1) { // the last write did not finish (a crash mid-write): that commit did not happen
+          log.warn("the ingest checkpoint journal {} ends in an unfinished entry: ignored", journal);
+          break;
+        }
+        throw badJournal(journal, ", line " + (i + 1), bad);
+      }
+      if (e.file() == null) {
+        throw badJournal(journal, ", line " + (i + 1), new IOException("the entry names no file"));
+      }
+      if (e.at() == null) {
+        files.remove(e.file());
+      } else {
+        restore(e.file(), e.at());
+      }
+      journaled++;
+    }
+  }
+
+  private UncheckedIOException badJournal(Path journal, String where, IOException cause) {
+    return new UncheckedIOException("cannot read the ingest checkpoint journal " + journal + where
+        + " (delete it and " + checkpointFile.getFileName() + " to read every file from its start)", cause);
   }
 
   private void restore(String file, Checkpoint cp) {
