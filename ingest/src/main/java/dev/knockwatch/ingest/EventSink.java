@@ -10,15 +10,24 @@ public interface EventSink extends AutoCloseable {
 
   void publish(ViolationEvent event);
 
+  /**
+   * What the running agent gives {@link #send} for an event: made on the thread that parsed the
+   * line, where the event's fields are still in the core's cache, so a sink can do its work on
+   * each event there (the publisher thread only hands batches over). The event itself by default.
+   */
+  default Object prepare(ViolationEvent event) {
+    return event;
+  }
+
   void reject(RejectedLine rejected);
 
   /** Returns once everything handed over so far is safely stored; throws if any of it was not. */
   void flush() throws PublishException;
 
   /**
-   * Hands over a batch of events and rejected lines without waiting: {@code done} is called
-   * once, with null when every record of it is safely stored, else with why one was not (on any
-   * thread). This default publishes each record and flushes.
+   * Hands over a batch of events (as {@link #prepare} made them) and rejected lines without
+   * waiting: {@code done} is called once, with null when every record of it is safely stored,
+   * else with why one was not (on any thread). This default publishes each record and flushes.
    */
   default void send(List<?> records, Consumer<Exception> done) {
     try {

@@ -3,6 +3,7 @@ package dev.knockwatch.ingest;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink.PublishException;
 import dev.knockwatch.ingest.tail.FileTailer;
 import dev.knockwatch.ingest.tail.TailedLine;
@@ -611,7 +612,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
-      out.addAll(ev.events());
+      for (ViolationEvent e : ev.events()) {
+        out.add(publisher.prepare(e));
+      }
       published.computeIfAbsent(meters.published(), m -> new int[1])[0] += ev.events().size();
     }
   }

@@ -125,7 +125,7 @@ class IngestAgentTest {
   }
 
   /** A sink that answers for a batch only when the test says so, in any order. */
-  static final class HeldSink implements EventSink {
+  static class HeldSink implements EventSink {
     record Sent(java.util.List<?> records, java.util.function.Consumer<Exception> done) {}
 
     final java.util.concurrent.BlockingQueue<Sent> sent = new java.util.concurrent.LinkedBlockingQueue<>();
@@ -161,6 +161,50 @@ class IngestAgentTest {
 
     @Override
     public void close() {}
+  }
+
+  /**
+   * The running agent sends what its sink prepared for each event, in the lines' order, and
+   * prepares it on a parse thread, never on the publisher's (which only hands batches over).
+   */
+  @Test
+  void theRunningAgentSendsWhatItsSinkPreparedOnTheParseThreadsInLineOrder() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    int lines = 7_000;
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < lines; i++) {
+      text.append(RECORD.replace("token=SECRET", "n=" + i)).append('\n');
+    }
+    Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), text);
+    java.util.Set<String> preparers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    HeldSink held = new HeldSink() {
+      @Override
+      public Object prepare(ViolationEvent event) {
+        preparers.add(Thread.currentThread().getName());
+        return "prepared " + event.commandText();
+      }
+    };
+    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
+        "host-a", Duration.ofMillis(10));
+    Thread t = new Thread(agent, "the-reader");
+    t.start();
+    java.util.List<Object> sent = new java.util.ArrayList<>();
+    try {
+      while (sent.size() < lines) {
+        HeldSink.Sent s = held.next();
+        sent.addAll(s.records());
+        s.done().accept(null);
+      }
+    } finally {
+      agent.close();
+      t.join();
+    }
+    java.util.List<String> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < lines; i++) {
+      expected.add("prepared curl -s https://example.com/?n=" + i);
+    }
+    assertThat(sent).containsExactlyElementsOf(expected);
+    assertThat(preparers).contains("the-reader").noneMatch(name -> name.contains("publish"));
   }
 
   /**

@@ -39,6 +39,29 @@ class KafkaEventSinkTest {
   }
 
   @Test
+  void aPreparedEventIsItsRecordWithTheMappersBytesAndIsSentAsItIs() throws Exception {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    ViolationEvent event = EVENT.toBuilder().host("evil.test").port(443).commandText("curl \"x\"\u00e9").build();
+    Object prepared = sink.prepare(event);
+    assertThat(prepared).isInstanceOfSatisfying(org.apache.kafka.clients.producer.ProducerRecord.class, r -> {
+      assertThat(r.topic()).isEqualTo(Topics.VIOLATIONS.name());
+      assertThat(r.key()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+      assertThat(r.timestamp()).isEqualTo(event.observedAt().toEpochMilli());
+      try {
+        assertThat((byte[]) r.value()).isEqualTo(Json.MAPPER.writeValueAsBytes(event));
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new AssertionError(e);
+      }
+    });
+    java.util.List<Exception> answers = new java.util.ArrayList<>();
+    sink.send(java.util.List.of(prepared), answers::add);
+    p.completeNext();
+    assertThat(answers).containsExactly((Exception) null);
+    assertThat(p.history()).singleElement().isSameAs(prepared);
+  }
+
+  @Test
   void aSendKafkaRefusedFailsTheNextFlushOnceSoTheBatchIsReadAgain() throws Exception {
     MockProducer<String, Object> p = producer();
     KafkaEventSink sink = new KafkaEventSink(p);
