@@ -493,15 +493,17 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    */
   private void parse(Feed feed, List<TailedLine> lines, List<Object> out, Map<Counter.Child, int[]> published) {
     Map<String, Run> byFile = new LinkedHashMap<>();
+    Run last = null;
     for (TailedLine line : lines) {
-      byFile.computeIfAbsent(line.file(), file -> {
-        FileContext ctx = feed.context().apply(file);
-        String sourceLabel = sourceLabel(ctx.type());
-        LineParser parser = ctx.type() == null ? null
-            : parsers.computeIfAbsent(feed.namePrefix() + file, f -> ctx.parsers().get());
-        return new Run(feed, ctx, sourceLabel, meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of), parser,
-            new ArrayList<>(), new ArrayList<>());
-      }).lines().add(line);
+      // a poll gives each file's lines together: look the file up only when it changes
+      if (last == null || !last.lines().get(0).file().equals(line.file())) {
+        last = byFile.get(line.file());
+        if (last == null) {
+          last = run(feed, line.file());
+          byFile.put(line.file(), last);
+        }
+      }
+      last.lines().add(line);
     }
     java.util.concurrent.ExecutorService pool = helpers;
     List<Run> runs = new ArrayList<>();
@@ -568,10 +570,24 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
   }
 
+  private Run run(Feed feed, String file) {
+    FileContext ctx = feed.context().apply(file);
+    String sourceLabel = sourceLabel(ctx.type());
+    LineParser parser = ctx.type() == null ? null
+        : parsers.computeIfAbsent(feed.namePrefix() + file, f -> ctx.parsers().get());
+    return new Run(feed, ctx, sourceLabel, meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of), parser,
+        new ArrayList<>(), new ArrayList<>());
+  }
+
   private void parse(Run run, Map<Counter.Child, int[]> published) {
+    long bytes = 0;
     for (TailedLine line : run.lines()) {
+      bytes += line.end() - line.offset();
       handle(run, line, published);
     }
+    // counted once a run: two parse threads adding to one counter per line contend for it
+    run.meters().lines().inc(run.lines().size());
+    run.meters().bytes().inc(bytes);
   }
 
   private void handle(Run run, TailedLine tailed, Map<Counter.Child, int[]> published) {
@@ -583,8 +599,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     SourceType type = ctx.type();
     String sourceLabel = run.sourceLabel();
     IngestMetrics.PerSource meters = run.meters();
-    meters.lines().inc();
-    meters.bytes().inc(line.end() - line.offset());
     if (line.text().isBlank()) {
       return;
     }

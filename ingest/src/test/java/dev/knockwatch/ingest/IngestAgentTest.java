@@ -47,6 +47,29 @@ class IngestAgentTest {
     assertThat(r.line()).contains("me:[REDACTED]").doesNotContain("hunter2");
   }
 
+  private static double sample(String name, String... labelValues) {
+    String[] names = labelValues.length == 1 ? new String[] {"source"} : new String[] {"source", "reason"};
+    Double v = io.prometheus.client.CollectorRegistry.defaultRegistry.getSampleValue(name, names, labelValues);
+    return v == null ? 0 : v;
+  }
+
+  @Test
+  void theCountersGiveEachSourcesLinesBytesEventsAndRejections() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    String bad = "{\"line\":\"deny openat /x\",\"commandId\":\"abcdefghij\"}";
+    String text = RECORD + "\n" + bad + "\n" + RECORD + "\n";
+    Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), text);
+    double lines = sample("knockwatch_ingest_lines_read_total", "srt-violation");
+    double bytes = sample("knockwatch_ingest_bytes_read_total", "srt-violation");
+    double published = sample("knockwatch_ingest_events_published_total", "srt-violation");
+    double rejected = sample("knockwatch_ingest_rejected_total", "srt-violation", "short-command-id");
+    agent().pollOnce();
+    assertThat(sample("knockwatch_ingest_lines_read_total", "srt-violation") - lines).isEqualTo(3);
+    assertThat(sample("knockwatch_ingest_bytes_read_total", "srt-violation") - bytes).isEqualTo(text.length());
+    assertThat(sample("knockwatch_ingest_events_published_total", "srt-violation") - published).isEqualTo(2);
+    assertThat(sample("knockwatch_ingest_rejected_total", "srt-violation", "short-command-id") - rejected).isEqualTo(1);
+  }
+
   @Test
   void aBatchKafkaDidNotTakeIsReadAgain() throws Exception {
     Files.createDirectories(logs.resolve("a"));
