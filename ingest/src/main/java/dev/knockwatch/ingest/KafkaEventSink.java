@@ -91,9 +91,10 @@ public final class KafkaEventSink implements EventSink {
 
   /**
    * The event's record, its value already written to bytes: the agent calls this on the thread
-   * that parsed the line, so the event is read while it is in that core's cache and is garbage at
-   * once; a batch in flight holds one array per event instead of the event's objects (bench
-   * ingest, docs/PERFORMANCE.md: the publisher thread's CPU down by about two fifths).
+   * that parsed the line, one of a thread per core, so the single publisher thread is left only
+   * the producer's own work (bench ingest, docs/PERFORMANCE.md: the publisher's CPU down by about
+   * two fifths, the process's the same within the noise), and a batch in flight holds one array
+   * per event instead of the event's objects.
    */
   @Override
   public Object prepare(ViolationEvent event) {
