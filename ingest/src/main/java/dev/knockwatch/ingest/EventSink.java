@@ -12,8 +12,8 @@ public interface EventSink extends AutoCloseable {
 
   /**
    * What the running agent gives {@link #send} for an event: made on the thread that parsed the
-   * line, where the event's fields are still in the core's cache, so a sink can do its work on
-   * each event there (the publisher thread only hands batches over). The event itself by default.
+   * line (one of a thread per core), so a sink's work on each event is spread over those threads
+   * and the single publisher thread only hands batches over. The event itself by default.
    */
   default Object prepare(ViolationEvent event) {
     return event;

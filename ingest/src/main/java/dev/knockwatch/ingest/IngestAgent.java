@@ -523,7 +523,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     } else {
       // The threads take runs from one queue, longest first, until none is left, so none waits
       // while another has runs to go (a fixed share each left the reader waiting for a helper
-      // for a tenth of its time); each run's events stay in its own list, joined in order below.
+      // for an eighth of its time); each run's events stay in its own list, joined in order below.
       Integer[] order = new Integer[runs.size()];
       for (int i = 0; i < order.length; i++) {
         order[i] = i;

@@ -60,7 +60,7 @@ public final class KafkaEventSink implements EventSink {
     // Requests under 512 KiB: a broker reads each request into one array, and on a heap under
     // 4 GB (G1's 1 MB regions: the embedded broker of `up`, sharing this JVM) one of 512 KiB or
     // more is a humongous object, each of which can start a marking cycle. With 1 MB requests the
-    // bench's collector took 0.6–2.2 s per 1,000,000 lines, below 512 KiB 0.55–0.58 s. An event
+    // bench's collector took 0.55–2.23 s per 1,000,000 lines, below 512 KiB 0.55–0.58 s. An event
     // or a rejected line is at most some tens of KB (their fields are bounded): none comes near.
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_REQUEST_BYTES);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "knockwatch-ingest");
