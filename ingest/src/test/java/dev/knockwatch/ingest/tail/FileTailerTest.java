@@ -31,6 +31,13 @@ class FileTailerTest {
     return new FileTailer(root, p -> p.toString().endsWith(".violations.jsonl"), checkpoint, 64);
   }
 
+  /** Appends {@code text}, reads it and commits: the file is read up to here. */
+  private void readAndCommit(FileTailer t, String text) throws IOException {
+    append(text);
+    t.poll(100);
+    t.commit();
+  }
+
   private void append(String text) throws IOException {
     Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
@@ -164,9 +171,7 @@ class FileTailerTest {
   @Test
   void aFileRewrittenInPlaceWithOtherContentIsReadFromItsStart() throws IOException {
     FileTailer t = tailer();
-    append("first file, line one\n");
-    t.poll(100);
-    t.commit();
+    readAndCommit(t, "first file, line one\n");
     // same inode, same or larger size, other bytes: what a reused inode looks like to the tailer
     Files.writeString(file, "other file, line one\nline two\n", StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
     assertThat(texts(tailer().poll(100))).containsExactly("other file, line one", "line two");
@@ -217,9 +222,7 @@ class FileTailerTest {
       t.commit();
     }
     assertThat(Files.readAllLines(journal())).hasSize(FileTailer.MIN_JOURNAL_ENTRIES);
-    append("last\n");
-    t.poll(10);
-    t.commit();
+    readAndCommit(t, "last\n");
     assertThat(journal()).as("folded into the checkpoint file").doesNotExist();
     append("after\n");
     assertThat(texts(tailer().poll(10))).containsExactly("after");
@@ -228,12 +231,8 @@ class FileTailerTest {
   @Test
   void anUnfinishedLastJournalEntryIsIgnoredAndAnyOtherBadOneIsAClearError() throws IOException {
     FileTailer t = tailer();
-    append("a\n");
-    t.poll(10);
-    t.commit();
-    append("b\n");
-    t.poll(10);
-    t.commit();
+    readAndCommit(t, "a\n");
+    readAndCommit(t, "b\n");
     List<String> entries = Files.readAllLines(journal());
     assertThat(entries).hasSize(2);
     String torn = entries.get(1).substring(0, entries.get(1).length() / 2);
@@ -249,9 +248,7 @@ class FileTailerTest {
   @Test
   void linesNotCommittedAreReadAgainAfterARestartOrARewind() throws IOException {
     FileTailer t = tailer();
-    append("a\n");
-    t.poll(100);
-    t.commit();
+    readAndCommit(t, "a\n");
     append("b\n");
     assertThat(texts(t.poll(100))).containsExactly("b");
     t.rewind();
