@@ -50,6 +50,13 @@ public final class Redactor {
           + "|client[_-]?secret|password|passwd|pwd|pass|auth|signature|sig|session|sessionid"
           + "|credential|credentials|x-amz-signature|x-amz-credential|x-amz-security-token)";
 
+  /**
+   * What {@code \s} matches, for use inside a character class: there {@code \s} makes the class
+   * a chain of predicates, tested one after the other for every character; its characters
+   * written out join the others in one table, a single lookup.
+   */
+  private static final String SPACE = " \\t\\n\\x0B\\f\\r";
+
   /** Every word of {@link #SECRET_WORDS} starts with one of these. */
   private static final List<String> SECRET_STARTS = List.of("access", "refresh", "id", "token", "api", "key",
       "secret", "client", "pass", "pwd", "auth", "sig", "session", "credential", "x-amz");
@@ -61,20 +68,20 @@ public final class Redactor {
 
   private static final List<Rule> RULES = List.of(
       // Authorization: Basic xxx / Proxy-Authorization: Bearer xxx (headers, curl -H, transcripts)
-      new Rule(Pattern.compile("(?i)((?:proxy-)?authorization\\s*[:=]\\s*(?:(?:basic|bearer|digest|token|negotiate)\\s+)?)[^\\s'\"]+"),
+      new Rule(Pattern.compile("(?i)((?:proxy-)?authorization\\s*[:=]\\s*(?:(?:basic|bearer|digest|token|negotiate)\\s+)?)[^'\"" + SPACE + "]+"),
           true, MASK, false, "proxy-".length(), "authorization"),
       // userinfo in URLs: scheme://user:password@host
-      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^\\s/:@'\"]*:)[^\\s/@'\"]+@"), true, MASK + "@", false, Integer.MAX_VALUE, "@"),
+      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^/:@'\"" + SPACE + "]*:)[^/@'\"" + SPACE + "]+@"), true, MASK + "@", false, Integer.MAX_VALUE, "@"),
       // query or form parameters named like secrets: ?token=..., &password=...
-      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#\\s'\"]*"), true, MASK, false, 0, hints("?", "&", ";")),
+      new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#'\"" + SPACE + "]*"), true, MASK, false, 0, hints("?", "&", ";")),
       // --password xxx, --token=xxx, -p'xxx' style flags
-      new Rule(Pattern.compile("(?i)(--?" + SECRET_WORDS + "(?:=|\\s+))(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
+      new Rule(Pattern.compile("(?i)(--?" + SECRET_WORDS + "(?:=|\\s+))(?:'[^']*'|\"[^\"]*\"|[^'\"" + SPACE + "]+)"),
           true, MASK, false, 1, hints("-")),
       // curl -u user:password / --user user:password
-      new Rule(Pattern.compile("(?i)((?:^|\\s)(?:-u|--user|--proxy-user)\\s*['\"]?[^\\s:'\"]*:)[^\\s'\"]+"),
+      new Rule(Pattern.compile("(?i)((?:^|\\s)(?:-u|--user|--proxy-user)\\s*['\"]?[^:'\"" + SPACE + "]*:)[^'\"" + SPACE + "]+"),
           true, MASK, false, 1, "-u", "--user", "--proxy-user"),
       // ENV-style assignments: GITHUB_TOKEN=..., AWS_SECRET_ACCESS_KEY=...
-      new Rule(Pattern.compile("(\\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)(?:'[^']*'|\"[^\"]*\"|[^\\s'\"]+)"),
+      new Rule(Pattern.compile("(\\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)(?:'[^']*'|\"[^\"]*\"|[^'\"" + SPACE + "]+)"),
           true, MASK, true, Integer.MAX_VALUE, "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY"),
       // well-known token shapes, wherever they stand
       new Rule(Pattern.compile("\\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
