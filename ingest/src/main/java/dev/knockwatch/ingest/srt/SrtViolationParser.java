@@ -3,6 +3,7 @@ package dev.knockwatch.ingest.srt;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.CommandId.InvalidCommandIdException;
 import dev.knockwatch.events.HostClassifier;
@@ -51,6 +52,20 @@ public final class SrtViolationParser implements LineParser {
   private String lastCommand;
   private String lastCommandText;
 
+  /**
+   * The last {@link #RECENT_DENIALS} distinct deny lines and what each became: a command that
+   * does not take "no" writes the same few lines again and again. Each is a plain function of
+   * its text, so a line met again reads as it did the first time.
+   */
+  static final int RECENT_DENIALS = 8;
+  private final String[] recentLines = new String[RECENT_DENIALS];
+  @SuppressWarnings("unchecked")
+  private final Optional<Denial>[] recentDenials = new Optional[RECENT_DENIALS];
+  private int nextRecent;
+
+  /** A deny line's parts, its canonical host and its address class. */
+  private record Denial(SrtLine line, String host, AddressClass addressClass) {}
+
   @Override
   public Parsed parse(SourceLine src) {
     Record record;
@@ -68,12 +83,12 @@ public final class SrtViolationParser implements LineParser {
     if (record.line == null) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "srt violation record has no \"line\" text");
     }
-    Optional<SrtLine> parsedLine = SrtLine.parse(record.line);
-    if (parsedLine.isEmpty()) {
+    Optional<Denial> denial = denial(record.line);
+    if (denial.isEmpty()) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "not an srt deny line: \""
           + Sanitize.text(record.line, 200) + "\"");
     }
-    SrtLine line = parsedLine.get();
+    SrtLine line = denial.get().line();
 
     String commandId;
     try {
@@ -86,20 +101,18 @@ public final class SrtViolationParser implements LineParser {
       return Parsed.rejected(Rejection.forCommandId(commandId), idProblem.get());
     }
 
-    String host = HostClassifier.canonical(line.host());
     ViolationEvent event = src.newEvent()
         .commandId(commandId)
         .agentId(clean(text(record, "agentId").orElse(src.agentIdFromPath()), MAX_AGENT_CHARS))
         .source(Source.SRT_VIOLATION)
         .kind(line.kind())
         .action(line.action())
-        .host(host)
+        .host(denial.get().host())
         .port(line.port())
         .method(line.method())
         .url(line.url() == null ? null : clean(Redactor.redact(line.url()), MAX_FIELD_CHARS))
         .path(clean(line.path(), MAX_PATH_CHARS))
-        .addressClass(line.addressClass() != null ? line.addressClass()
-            : HostClassifier.classify(host).orElse(null))
+        .addressClass(denial.get().addressClass())
         .reason(clean(line.reason(), MAX_FIELD_CHARS))
         .observedAt(timestamp(record).orElse(src.ingestedAt()))
         .commandText(text(record, "command").map(this::commandText).orElse(null))
@@ -352,6 +365,24 @@ public final class SrtViolationParser implements LineParser {
       }
       return v;
     }
+  }
+
+  /** The deny line's parts, from the recent ones when it is one of them; empty when it is no deny line. */
+  private Optional<Denial> denial(String text) {
+    for (int i = 0; i < RECENT_DENIALS; i++) {
+      if (text.equals(recentLines[i])) {
+        return recentDenials[i];
+      }
+    }
+    Optional<Denial> denial = SrtLine.parse(text).map(line -> {
+      String host = HostClassifier.canonical(line.host());
+      return new Denial(line, host, line.addressClass() != null ? line.addressClass()
+          : HostClassifier.classify(host).orElse(null));
+    });
+    recentLines[nextRecent] = text;
+    recentDenials[nextRecent] = denial;
+    nextRecent = (nextRecent + 1) % RECENT_DENIALS;
+    return denial;
   }
 
   /** Redacted, cleaned and bounded. */

@@ -191,6 +191,25 @@ class SrtViolationParserTest {
   }
 
   @Test
+  void aDenyLineMetAgainReadsAsTheFirstTimeAmongMoreThanTheParserRemembers() {
+    // more distinct lines than the parser keeps, met again in a shuffled order: each record must
+    // give what a parser that never saw a line before makes of it
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < SrtViolationParser.RECENT_DENIALS + 3; i++) {
+      lines.add(i % 3 == 0 ? "deny network-outbound 10.0.0." + i + ":80 (host is not on the allow list)"
+          : i % 3 == 1 ? "deny http-request GET http://169.254.169.254/" + i + " (resolved to a cloud-metadata address)"
+          : "deny unlinkat /etc/x" + i);
+    }
+    lines.add("permit all");
+    java.util.Random random = new java.util.Random(3);
+    for (int n = 0; n < 500; n++) {
+      String json = "{\"line\":\"" + lines.get(random.nextInt(lines.size())) + "\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\"}";
+      SourceLine src = new SourceLine("ci-runner-1/x.violations.jsonl", n, json, "ci-runner-1", null, "host-a", NOW);
+      assertThat(parser.parse(src)).as(json).isEqualTo(new SrtViolationParser().parse(src));
+    }
+  }
+
+  @Test
   void aMissingOrUnreadableTimestampFallsBackToIngestTime() {
     assertThat(event("{\"line\":\"deny openat /etc/x\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"timestamp\":\"yesterday\"}")
         .observedAt()).isEqualTo(NOW);
