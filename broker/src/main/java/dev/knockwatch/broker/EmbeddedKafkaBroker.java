@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
@@ -55,8 +56,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    */
   public static EmbeddedKafkaBroker start(Path dataDir, int preferredPort) {
     boolean taken = preferredPort != 0 && !isFree(preferredPort);
-    int port = preferredPort == 0 || taken ? freePort() : preferredPort;
-    int controllerPort = freePort();
+    int port;
+    int controllerPort;
+    if (preferredPort == 0 || taken) {
+      int[] ports = freePorts(2, 0);
+      port = ports[0];
+      controllerPort = ports[1];
+    } else {
+      port = preferredPort;
+      controllerPort = freePorts(1, preferredPort)[0];
+    }
     EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, port, controllerPort, taken);
     broker.startServer();
     return broker;
@@ -166,11 +175,33 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
   }
 
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+  /**
+   * {@code n} free ports on 127.0.0.1, all different and none of them {@code other}: each one's
+   * socket stays open until all are found. Found one at a time, closing each, the kernel can hand
+   * out the same port twice (seen once: "two listeners on the same port").
+   */
+  static int[] freePorts(int n, int other) {
+    List<ServerSocket> held = new java.util.ArrayList<>();
+    try {
+      int[] ports = new int[n];
+      for (int found = 0; found < n; ) {
+        ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress());
+        held.add(s);
+        if (s.getLocalPort() != other) {
+          ports[found++] = s.getLocalPort();
+        }
+      }
+      return ports;
     } catch (IOException e) {
       throw new UncheckedIOException("no free port on 127.0.0.1", e);
+    } finally {
+      for (ServerSocket s : held) {
+        try {
+          s.close();
+        } catch (IOException e) {
+          // closing a listening socket nobody connected to
+        }
+      }
     }
   }
 

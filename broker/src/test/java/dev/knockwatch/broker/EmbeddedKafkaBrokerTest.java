@@ -66,6 +66,20 @@ class EmbeddedKafkaBrokerTest {
   }
 
   @Test
+  void theListenerAndControllerPortsAreFreeDifferentAndNotTheOneToAvoid() throws Exception {
+    for (int n = 0; n < 200; n++) {
+      int avoid = EmbeddedKafkaBroker.freePorts(1, 0)[0];
+      int[] ports = EmbeddedKafkaBroker.freePorts(3, avoid);
+      assertThat(ports).doesNotHaveDuplicates().doesNotContain(avoid, 0);
+      for (int port : ports) {
+        try (ServerSocket s = new ServerSocket(port, 0, InetAddress.getLoopbackAddress())) {
+          assertThat(s.getLocalPort()).as("closed again, free to bind").isEqualTo(port);
+        }
+      }
+    }
+  }
+
+  @Test
   void aTakenPortFallsBackToAFreeOneAndSaysSo() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 0, InetAddress.getLoopbackAddress());
         EmbeddedKafkaBroker b = EmbeddedKafkaBroker.start(dir.resolve("k"), taken.getLocalPort())) {
