@@ -499,12 +499,12 @@ final class BenchCommand implements Callable<Integer> {
       return joined;
     }
 
-    /** kafkacat's topic has as many partitions as the agent's. */
-    private static final int KAFKACAT_PARTITIONS = dev.knockwatch.events.Topics.VIOLATIONS.partitions();
-
     private Optional<Side> runKafkacat(EmbeddedKafkaBroker broker, Path input, String topic) throws Exception {
+      // as many partitions as the agent's topic
+      dev.knockwatch.events.Topics.Topic raw = new dev.knockwatch.events.Topics.Topic(topic,
+          dev.knockwatch.events.Topics.VIOLATIONS.partitions(), Map.of(), null, "the generated lines, unparsed");
       try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-        admin.createTopics(List.of(new NewTopic(topic, KAFKACAT_PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        admin.createTopics(List.of(new NewTopic(topic, raw.partitions(), (short) 1))).all().get(30, TimeUnit.SECONDS);
       }
       String bin = "$(command -v " + kafkacat + " || command -v kafkacat)";
       String script = bin + " -P -b " + broker.bootstrapServers()
@@ -527,12 +527,7 @@ final class BenchCommand implements Callable<Integer> {
       }
       // the ceiling counts only if every line is on the topic
       try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-        for (int partition = 0; partition < KAFKACAT_PARTITIONS; partition++) {
-          latest.put(new org.apache.kafka.common.TopicPartition(topic, partition), org.apache.kafka.clients.admin.OffsetSpec.latest());
-        }
-        long onTopic = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream()
-            .mapToLong(org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo::offset).sum();
+        long onTopic = endOffsets(admin, raw).values().stream().mapToLong(Long::longValue).sum();
         if (onTopic != lines) {
           throw new IllegalStateException("kafkacat put " + onTopic + " of " + lines + " lines on " + topic + ": " + output.strip());
         }

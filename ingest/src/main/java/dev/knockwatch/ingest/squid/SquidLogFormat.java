@@ -60,7 +60,10 @@ public final class SquidLogFormat {
     this.groups = Map.copyOf(groups);
   }
 
-  /** The fields of one line: where each starts and ends ({@code bounds[2g-2]}, {@code bounds[2g-1]} for group g), none copied before it is asked for. */
+  /**
+   * The fields of one line: where each starts and ends ({@code bounds[2g-2]} and
+   * {@code bounds[2g-1]} for group g), none copied before it is asked for.
+   */
   public final class Fields {
     private final String line;
     private final int[] bounds;
@@ -99,6 +102,9 @@ public final class SquidLogFormat {
     static final int SPACES = 9;
     static final int ONE_SPACE = 10;
     static final int END = 11;
+    /** Each field class's group in the pattern. */
+    static final String[] PATTERNS = {"(\\d+)", "(-?\\d+)", "(\\d{3})", "(\\d+|-)", "([^\\]]+)", "([A-Za-z_]+)",
+        "(\\S+)", "([^\"]*)"};
 
     /** Each step's kind, and for a literal its character. */
     private final int[] kinds;
@@ -239,8 +245,9 @@ public final class SquidLogFormat {
       if (c == '%' && m.find(i) && m.start() == i) {
         String name = fieldName(m.group(2), m.group(3), m.group(4));
         fields.add(name);
-        re.append(quoted ? "([^\"]*)" : valuePattern(name));
-        steps.add(new int[] {quoted ? Shape.QUOTED : valueClass(name), 0});
+        int fieldClass = quoted ? Shape.QUOTED : valueClass(name);
+        re.append(Shape.PATTERNS[fieldClass]);
+        steps.add(new int[] {fieldClass, 0});
         i = m.end();
       } else if (Character.isWhitespace(c)) {
         re.append(quoted ? "\\s" : "\\s+");
@@ -265,20 +272,7 @@ public final class SquidLogFormat {
     return new SquidLogFormat(format, Pattern.compile(re.toString()), new Shape(steps), List.copyOf(fields));
   }
 
-  /** Numbers must be numbers, so a line in another format does not fit by accident. */
-  private static String valuePattern(String name) {
-    return switch (name) {
-      case "time", "millis" -> "(\\d+)";
-      case "elapsed" -> "(-?\\d+)";
-      case "status" -> "(\\d{3})";
-      case "bytes" -> "(\\d+|-)";
-      case "localTime" -> "([^\\]]+)";
-      case "result", "hierarchy" -> "([A-Za-z_]+)";
-      default -> "(\\S+)";
-    };
-  }
-
-  /** {@link #valuePattern}'s class, for {@link Shape}. */
+  /** A field's character class: numbers must be numbers, so a line in another format does not fit by accident. */
   private static int valueClass(String name) {
     return switch (name) {
       case "time", "millis" -> Shape.DIGITS;

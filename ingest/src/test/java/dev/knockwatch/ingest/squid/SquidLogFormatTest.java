@@ -2,6 +2,7 @@ package dev.knockwatch.ingest.squid;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knockwatch.ingest.Mangle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -57,17 +58,7 @@ class SquidLogFormatTest {
     Random random = new Random(7);
     int matched = 0;
     for (int n = 0; n < 30_000; n++) {
-      StringBuilder line = new StringBuilder(lines.get(random.nextInt(lines.size())));
-      for (int edits = 1 + random.nextInt(3); edits > 0; edits--) {
-        int at = random.nextInt(line.length() + 1);
-        char c = alphabet.charAt(random.nextInt(alphabet.length()));
-        switch (random.nextInt(3)) {
-          case 0 -> line.insert(at, c);
-          case 1 -> { if (at < line.length()) line.deleteCharAt(at); }
-          default -> { if (at < line.length()) line.setCharAt(at, c); }
-        }
-      }
-      String text = line.toString();
+      String text = Mangle.edits(lines.get(random.nextInt(lines.size())), alphabet, random);
       for (SquidLogFormat format : FORMATS) {
         Optional<List<String>> byPattern = values(format, format.readByPattern(text));
         assertThat(values(format, format.read(text))).as(format.format() + " on " + text).isEqualTo(byPattern);

@@ -2,6 +2,7 @@ package dev.knockwatch.ingest.srt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knockwatch.ingest.Mangle;
 import dev.knockwatch.ingest.srt.SrtViolationParser.Record;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -75,17 +76,7 @@ class RecordScanTest {
     Random random = new Random(7);
     int fast = 0;
     for (int n = 0; n < 30_000; n++) {
-      StringBuilder text = new StringBuilder(records.get(random.nextInt(records.size())));
-      for (int k = random.nextInt(3); k >= 0; k--) {
-        int at = random.nextInt(text.length());
-        char c = specials.charAt(random.nextInt(specials.length()));
-        switch (random.nextInt(3)) {
-          case 0 -> text.insert(at, c);
-          case 1 -> text.deleteCharAt(at);
-          default -> text.setCharAt(at, c);
-        }
-      }
-      String t = text.toString();
+      String t = Mangle.edits(records.get(random.nextInt(records.size())), specials, random);
       Record scanned = Record.scan(t);
       if (scanned != null) {
         fast++;
