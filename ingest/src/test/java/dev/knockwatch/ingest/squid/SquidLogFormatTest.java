@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** The scan that reads most lines must read them as the logformat's pattern does. */
@@ -53,12 +52,8 @@ class SquidLogFormatTest {
 
   @Test
   void theScanFindsWhatThePatternFindsInMangledLines() throws IOException {
-    List<String> lines = fixtureLines();
-    String alphabet = "  \t\"[]-/.:_=|aZ09%";
-    Random random = new Random(7);
     int matched = 0;
-    for (int n = 0; n < 30_000; n++) {
-      String text = Mangle.edits(lines.get(random.nextInt(lines.size())), alphabet, random);
+    for (String text : Mangle.texts(fixtureLines(), "  \t\"[]-/.:_=|aZ09%", 30_000, 7)) {
       for (SquidLogFormat format : FORMATS) {
         Optional<List<String>> byPattern = values(format, format.readByPattern(text));
         assertThat(values(format, format.read(text))).as(format.format() + " on " + text).isEqualTo(byPattern);
