@@ -79,7 +79,7 @@ public final class GuardRunner {
         Files.writeString(workspace.settings(), defaultSettings());
         settings = workspace.settings();
       }
-      SrtBridge.Run run = bridge.run(settings.toAbsolutePath(), logs.toAbsolutePath(), AGENT_ID, commandId,
+      SrtBridge.Run run = bridge.run(settings, logs, AGENT_ID, commandId,
           workspace.work(), Map.of("HOME", workspace.home().toString()),
           probe.canary() ? GuardProbes.CANARY_PORT : 0, false, probe.command(), PROBE_TIMEOUT);
       GuardProbe.Verdict v = probe.judge(run, workspace);

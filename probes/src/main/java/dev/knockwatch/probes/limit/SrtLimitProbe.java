@@ -32,8 +32,8 @@ public final class SrtLimitProbe {
 
   public SrtLimitProbe(SrtBridge bridge, Path logs, Path workDir) {
     this.bridge = bridge;
-    this.logs = logs;
-    this.workDir = workDir;
+    this.logs = logs.toAbsolutePath();
+    this.workDir = workDir.toAbsolutePath(); // each command's HOME and cwd, seen from inside the sandbox
   }
 
   /** Runs the plan; returns the command ids. */
@@ -50,7 +50,7 @@ public final class SrtLimitProbe {
         String command = command(plan.hosts().get(i % plan.hosts().size()), perCommand, sleep);
         Path cwd = Files.createDirectories(workDir.resolve("work-" + i));
         Duration timeout = Duration.ofSeconds((long) (perCommand * (sleep + 6)) + 60);
-        runs.add(pool.submit(() -> bridge.run(settings, logs.toAbsolutePath(), agent, CommandId.random(), cwd,
+        runs.add(pool.submit(() -> bridge.run(settings, logs, agent, CommandId.random(), cwd,
             Map.of("HOME", cwd.toString()), 0, false, command, timeout).commandId()));
       }
       List<String> ids = new ArrayList<>();

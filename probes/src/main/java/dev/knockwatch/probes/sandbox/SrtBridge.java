@@ -2,6 +2,7 @@ package dev.knockwatch.probes.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Sanitize;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -43,7 +44,7 @@ public final class SrtBridge {
   private final Path dir;
 
   public SrtBridge(Path dir) {
-    this.dir = dir;
+    this.dir = dir.toAbsolutePath();
   }
 
   /**
@@ -100,7 +101,8 @@ public final class SrtBridge {
 
   /**
    * Runs {@code command} in the sandbox that {@code settings} describe, in {@code cwd}, with the
-   * extra environment {@code env} (HOME, say), behind a fresh network guard.
+   * extra environment {@code env} (HOME, say), behind a fresh network guard. The bridge runs in
+   * {@code cwd}, so every path it is handed is made absolute first.
    *
    * @param canaryPort when above 0, the bridge serves a canary page on 127.0.0.1 at that port
    *     inside the guard: the target a network probe must not reach
@@ -108,9 +110,10 @@ public final class SrtBridge {
    */
   public Run run(Path settings, Path logs, String agentId, String commandId, Path cwd, Map<String, String> env,
       int canaryPort, boolean strace, String command, Duration timeout) throws IOException {
+    cwd = cwd.toAbsolutePath();
     List<String> argv = new ArrayList<>(List.of("node", dir.resolve(SCRIPT).toString(),
-        "--settings", settings.toString(), "--logs", logs.toString(), "--agent", agentId,
-        "--command-id", commandId, "--cwd", cwd.toString(), "--json"));
+        "--settings", settings.toAbsolutePath().toString(), "--logs", logs.toAbsolutePath().toString(),
+        "--agent", agentId, "--command-id", commandId, "--cwd", cwd.toString(), "--json"));
     if (canaryPort > 0) {
       argv.addAll(List.of("--canary", Integer.toString(canaryPort)));
     }
@@ -133,8 +136,7 @@ public final class SrtBridge {
       String stdout = out.join();
       String stderr = err.join().strip();
       if (p.exitValue() != 0) {
-        throw new IOException("the srt bridge failed (exit " + p.exitValue() + "): "
-            + (stderr.isEmpty() ? "no message" : stderr));
+        throw new IOException("the srt bridge failed (exit " + p.exitValue() + "): " + why(stderr));
       }
       JsonNode r = Json.MAPPER.readTree(stdout);
       if (r == null || !r.isObject()) {
@@ -149,6 +151,18 @@ public final class SrtBridge {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while the srt bridge ran", e);
     }
+  }
+
+  /**
+   * The one line of a failed bridge's stderr that says why: its own message
+   * ({@code knockwatch-srt-bridge: ...}), else Node's error line, else the last line.
+   */
+  static String why(String stderr) {
+    List<String> lines = stderr.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+    String line = lines.stream().filter(l -> l.startsWith("knockwatch-srt-bridge:")).findFirst()
+        .or(() -> lines.stream().filter(l -> l.matches("^\\w*Error\\b.*")).findFirst())
+        .orElse(lines.isEmpty() ? "no message" : lines.get(lines.size() - 1));
+    return Sanitize.text(line, 300);
   }
 
   /** Reads a stream to its end on a thread of its own (the common pool may have one thread). */
