@@ -95,8 +95,16 @@ async function show(id) {
   }
 }
 
-// deep links (#command=ID, #agent=GLOB&role=NAME), as Grafana's drill-down links them
-function linked() { return new URLSearchParams(location.hash.slice(1)); }
+// deep links: #command=ID and #agent=GLOB&role=NAME, as every page (ConsoleLink) and Grafana's
+// drill-down link them, and #/commands/ID, the form pages sent before
+function linked() {
+  const hash = location.hash.slice(1);
+  const old = /^\/commands\/([^/?#&]+)$/.exec(hash);
+  if (old) {
+    try { return new URLSearchParams({ command: decodeURIComponent(old[1]) }); } catch (e) { return new URLSearchParams(); }
+  }
+  return new URLSearchParams(hash);
+}
 
 async function lists() {
   try {
@@ -144,4 +152,6 @@ document.addEventListener('DOMContentLoaded', () => {
   $('search').addEventListener('submit', (e) => { e.preventDefault(); show($('command').value.trim()); });
   $('signout').addEventListener('click', () => signOut(''));
   if (token()) { signedIn(); }
+  // a link opened in a tab that already shows the console changes only the fragment
+  window.addEventListener('hashchange', () => { if (token()) { signedIn(); } });
 });

@@ -77,7 +77,7 @@ class DeliveryTest {
           .findFirst().orElseThrow();
       assertThat(breachMessage).contains(":rotating_light: *CRITICAL* · `wall-breach` · *firing*",
           "*Command*\\n`" + breach.commandId() + "`", "*Agent / role*\\n`probe-runner` / `default`",
-          "<https://knockwatch.soc.test/#/commands/" + breach.commandId() + "|Open the timeline>",
+          "<https://knockwatch.soc.test/#command=" + breach.commandId() + "|Open the timeline>",
           "guard probe touch-home was not refused");
       assertThat(r.err()).contains("delivered " + alerts.size() + " alert record(s) to soc-slack (slack), oncall (pagerduty)");
     }

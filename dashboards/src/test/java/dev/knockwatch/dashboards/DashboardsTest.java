@@ -3,6 +3,7 @@ package dev.knockwatch.dashboards;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.ConsoleLink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +73,9 @@ class DashboardsTest {
     JsonNode d = Dashboards.read(Dashboards.DIR.resolve("command-drill-down.json"));
     assertThat(d.path("templating").path("list")).extracting(v -> v.path("name").asText())
         .contains("role", "agent", "command", "console");
-    assertThat(d.path("links").toString()).contains("${console}/#command=${command}", "${console}/#agent=${agent}&role=${role}");
+    // the form every page links with (ConsoleLink), written out by hand in Grafana's link
+    assertThat(d.path("links").toString()).contains("${console}/" + ConsoleLink.COMMAND + "${command}",
+        "${console}/#agent=${agent}&role=${role}");
     for (Path f : Dashboards.files()) {
       for (Dashboards.Query q : Dashboards.queries(f)) {
         assertThat(q.expr()).as(q.panel()).doesNotContain("commandId", "command_id", "host=", "agent_id");

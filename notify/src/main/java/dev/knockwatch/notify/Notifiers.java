@@ -26,7 +26,7 @@ public final class Notifiers {
       return new PagerDutyNotifier(p, publicUrl);
     }
     if (r instanceof Receiver.Webhook w) {
-      return new WebhookNotifier(w);
+      return new WebhookNotifier(w, publicUrl);
     }
     return new ConsoleNotifier(r.name(), console);
   }

@@ -2,6 +2,7 @@ package dev.knockwatch.notify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.Secret;
@@ -59,7 +60,7 @@ class NotifierContractTest {
         new Channel("pagerduty", "/v2/enqueue", ROUTING_KEY, h -> new PagerDutyNotifier(new Receiver.PagerDuty("oncall",
             new Secret(ROUTING_KEY), URI.create(h.url("/v2/enqueue"))), Fixtures.PUBLIC_URL)),
         new Channel("webhook", "/hook", HMAC_SECRET, h -> new WebhookNotifier(new Receiver.Webhook("hook",
-            URI.create(h.url("/hook")), new Secret(HMAC_SECRET)))));
+            URI.create(h.url("/hook")), new Secret(HMAC_SECRET)), Fixtures.PUBLIC_URL)));
   }
 
   HttpRecorder server;
@@ -145,7 +146,9 @@ class NotifierContractTest {
     HttpRecorder.Request r = server.requests("/hook").get(0);
     assertThat(r.header(WebhookNotifier.SIGNATURE)).isEqualTo(WebhookNotifier.signature(
         r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8), HMAC_SECRET)).startsWith("sha256=");
-    assertThat(Json.MAPPER.readTree(r.body()).get("alerts").get(0).get("fingerprint").asText()).isEqualTo("032fd9e08f8acfe5");
+    JsonNode alert = Json.MAPPER.readTree(r.body()).get("alerts").get(0);
+    assertThat(alert.get("fingerprint").asText()).isEqualTo("032fd9e08f8acfe5");
+    assertThat(alert.get("timelineUrl").asText()).isEqualTo(Fixtures.PUBLIC_URL + "/#command=" + alert.get("commandId").asText());
   }
 
   @Test

@@ -3,11 +3,10 @@ package dev.knockwatch.notify.pagerduty;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.IsoInstant;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.notify.Notification;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The PagerDuty Events API v2 body of a notification, built without sending anything:
@@ -77,7 +76,7 @@ public final class PagerDutyEvent {
     }
     if (publicUrl != null && a.commandId() != null) {
       body.putArray("links").addObject()
-          .put("href", publicUrl.replaceAll("/+$", "") + "/#/commands/" + URLEncoder.encode(a.commandId(), StandardCharsets.UTF_8))
+          .put("href", ConsoleLink.command(publicUrl, a.commandId()))
           .put("text", "knockwatch timeline of this command");
     }
     body.put("client", "knockwatch");

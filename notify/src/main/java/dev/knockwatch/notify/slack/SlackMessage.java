@@ -4,10 +4,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.notify.Notification;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -124,7 +123,7 @@ public final class SlackMessage {
     ObjectNode ctx = JSON.objectNode().put("type", "context");
     ArrayNode elements = ctx.putArray("elements");
     if (publicUrl != null && a.commandId() != null) {
-      String url = publicUrl.replaceAll("/+$", "") + "/#/commands/" + URLEncoder.encode(a.commandId(), StandardCharsets.UTF_8);
+      String url = ConsoleLink.command(publicUrl, a.commandId());
       // our own URL (the operator's publicUrl, the id percent-encoded): the one link in the message
       elements.add(mrkdwn("<" + SlackText.escape(url).replace("|", "%7C") + "|Open the timeline>"));
     }

@@ -1,6 +1,9 @@
 package dev.knockwatch.notify.webhook;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.notify.Notification;
 import dev.knockwatch.notify.Notifier;
@@ -16,18 +19,21 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * A JSON POST of the notification ({@code receiver}, {@code event}, {@code key}, {@code alerts}),
- * signed when the receiver has a secret: {@value #SIGNATURE} = {@code sha256=} and the hex
- * HMAC-SHA256 of the exact body bytes, so the receiving end can check who sent it.
+ * A JSON POST of the notification ({@code receiver}, {@code event}, {@code key}, {@code alerts};
+ * each alert with its {@code timelineUrl} when the console's {@code publicUrl} is set), signed
+ * when the receiver has a secret: {@value #SIGNATURE} = {@code sha256=} and the hex HMAC-SHA256 of
+ * the exact body bytes, so the receiving end can check who sent it.
  */
 public final class WebhookNotifier implements Notifier {
 
   public static final String SIGNATURE = "X-Knockwatch-Signature";
   private final Receiver.Webhook config;
+  private final String publicUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  public WebhookNotifier(Receiver.Webhook config) {
+  public WebhookNotifier(Receiver.Webhook config, String publicUrl) {
     this.config = config;
+    this.publicUrl = publicUrl;
   }
 
   @Override
@@ -35,12 +41,18 @@ public final class WebhookNotifier implements Notifier {
     return config.name();
   }
 
-  public static byte[] body(Notification n) {
+  public static byte[] body(Notification n, String publicUrl) {
     ObjectNode body = Json.MAPPER.createObjectNode();
     body.put("receiver", n.receiver());
     body.put("event", n.event().name().toLowerCase(Locale.ROOT));
     body.put("key", n.key());
-    body.set("alerts", Json.MAPPER.valueToTree(n.alerts()));
+    ArrayNode alerts = body.putArray("alerts");
+    for (Alert a : n.alerts()) {
+      ObjectNode alert = alerts.addObject().setAll((ObjectNode) Json.MAPPER.valueToTree(a));
+      if (publicUrl != null && a.commandId() != null) {
+        alert.put("timelineUrl", ConsoleLink.command(publicUrl, a.commandId()));
+      }
+    }
     return body.toString().getBytes(StandardCharsets.UTF_8);
   }
 
@@ -56,7 +68,7 @@ public final class WebhookNotifier implements Notifier {
 
   @Override
   public Result notify(Notification n) {
-    byte[] body = body(n);
+    byte[] body = body(n, publicUrl);
     HttpRequest.Builder req = HttpRequest.newBuilder(config.url()).timeout(Duration.ofSeconds(10))
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
     if (config.secret() != null) {

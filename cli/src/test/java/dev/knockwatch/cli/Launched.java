@@ -1,0 +1,159 @@
+package dev.knockwatch.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code ./knockwatch ...} run the way a user runs it: the launcher script of a checkout, in its
+ * own process, from the checkout's directory; its stdout and stderr kept in files, read as they
+ * grow. For the tests of what the README promises.
+ */
+final class Launched implements AutoCloseable {
+
+  /** The checkout these tests run in (Maven runs a module's tests in the module's directory). */
+  static final Path REPO = Path.of("").toAbsolutePath().getParent();
+  static final Path JAR = Path.of("cli/target/knockwatch.jar");
+
+  private final Process process;
+  private final Path out;
+  private final Path err;
+
+  private Launched(Process process, Path out, Path err) {
+    this.process = process;
+    this.out = out;
+    this.err = err;
+  }
+
+  /**
+   * A copy of the repository in {@code target}, as a fresh clone with its jar built would be: the
+   * sources and the launcher, the built {@code knockwatch.jar} (newer than every source, so the
+   * launcher does not rebuild it), the srt bridge's installed library when there is one (linked),
+   * and no {@code var/}, no {@code .git}, no other build output.
+   */
+  static Path copyOfRepository(Path target) throws IOException {
+    Path jar = REPO.resolve(JAR);
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar + " is missing: the cli module builds it before its integration tests");
+    }
+    Set<String> skipped = Set.of(".git", "var", "target", "node_modules");
+    Files.walkFileTree(REPO, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+        if (!dir.equals(REPO) && skipped.contains(dir.getFileName().toString())) {
+          return FileVisitResult.SKIP_SUBTREE;
+        }
+        Files.createDirectories(target.resolve(REPO.relativize(dir).toString()));
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+        Files.copy(file, target.resolve(REPO.relativize(file).toString()), StandardCopyOption.COPY_ATTRIBUTES);
+        return FileVisitResult.CONTINUE;
+      }
+    });
+    Path copiedJar = target.resolve(JAR.toString());
+    Files.createDirectories(copiedJar.getParent());
+    Files.copy(jar, copiedJar);
+    Files.setLastModifiedTime(copiedJar, FileTime.from(Instant.now()));
+    Path library = REPO.resolve("probes/srt-bridge/node_modules");
+    if (Files.isDirectory(library)) {
+      Files.createSymbolicLink(target.resolve("probes/srt-bridge/node_modules"), library);
+    }
+    return target;
+  }
+
+  /** Runs {@code ./knockwatch args...} in {@code checkout}, with {@code env} added to this process's environment. */
+  static Launched start(Path checkout, Path outputDir, Map<String, String> env, String... args) throws IOException {
+    Files.createDirectories(outputDir);
+    List<String> command = new ArrayList<>(List.of("./knockwatch"));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).directory(checkout.toFile());
+    pb.environment().remove("KNOCKWATCH_API_TOKEN");
+    pb.environment().putAll(env);
+    Path out = outputDir.resolve("stdout.txt");
+    Path err = outputDir.resolve("stderr.txt");
+    return new Launched(pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start(), out, err);
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  String out() {
+    return read(out);
+  }
+
+  String err() {
+    return read(err);
+  }
+
+  private static String read(Path f) {
+    try {
+      return Files.exists(f) ? Files.readString(f, StandardCharsets.UTF_8) : "";
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The first line of stdout that contains {@code text}, waiting for it up to {@code timeout}. */
+  String awaitLine(String text, Duration timeout) throws InterruptedException {
+    Instant deadline = Instant.now().plus(timeout);
+    while (true) {
+      Optional<String> line = out().lines().filter(l -> l.contains(text)).findFirst();
+      if (line.isPresent()) {
+        return line.get();
+      }
+      if (!process.isAlive() || Instant.now().isAfter(deadline)) {
+        throw new AssertionError("no line with \"" + text + "\" " + (process.isAlive() ? "within " + timeout.toSeconds()
+            + " s" : "before the process ended (exit " + process.exitValue() + ")") + "\nstdout:\n" + out()
+            + "\nstderr (last 60 lines):\n" + tail(err(), 60));
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  static String tail(String text, int lines) {
+    List<String> all = text.lines().toList();
+    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+  }
+
+  /** SIGTERM, as Ctrl-C or a service manager stops it; the exit status once it has stopped. */
+  int stop(Duration timeout) throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("still running " + timeout.toSeconds() + " s after SIGTERM\nstderr (last 40 lines):\n"
+          + tail(err(), 40));
+    }
+    return process.exitValue();
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+    }
+  }
+}
