@@ -7,6 +7,6 @@ final class ClusterOptions {
 
   @Option(names = "--bootstrap-servers", paramLabel = "HOSTS",
       defaultValue = "${env:KNOCKWATCH_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
-      description = "Kafka (default: ${DEFAULT-VALUE}, the broker of ./knockwatch up; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
+      description = "Kafka (default: ${DEFAULT-VALUE}, the embedded broker of `knockwatch up`; env KNOCKWATCH_BOOTSTRAP_SERVERS).")
   String bootstrapServers;
 }

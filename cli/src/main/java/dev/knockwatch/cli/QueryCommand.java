@@ -26,19 +26,22 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code knockwatch query COMMAND_ID}: a command's timeline from the query API, as a terminal table. */
 @Command(name = "query", mixinStandardHelpOptions = true,
-    description = {"Print a command's timeline (summary, alerts, events) from the query API of ./knockwatch up.",
+    description = {"Print a command's timeline (summary, alerts, events) from the query API of `knockwatch up`.",
         "The token comes from --token-file, else KNOCKWATCH_API_TOKEN."})
 final class QueryCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Parameters(paramLabel = "COMMAND_ID") String commandId;
+  @Parameters(paramLabel = "COMMAND_ID", description = "The command whose timeline to print (22 to 128 characters).")
+  String commandId;
 
   @Option(names = "--api", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
       description = "The query API (default: ${DEFAULT-VALUE}).")
   String api;
 
-  @Option(names = "--token-file", paramLabel = "FILE") Path tokenFile;
+  @Option(names = "--token-file", paramLabel = "FILE",
+      description = "A file holding the API's bearer token (else KNOCKWATCH_API_TOKEN).")
+  Path tokenFile;
 
   @Option(names = "--json", description = "The API's JSON as it is.") boolean json;
 

@@ -39,11 +39,11 @@ final class SilenceCommand implements Callable<Integer> {
   static final class Add implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ClusterOptions cluster;
-    @Option(names = "--rule", paramLabel = "GLOB") String rule;
+    @Option(names = "--rule", paramLabel = "GLOB", description = "The rule's id (persistent-retry, off-role-*).") String rule;
     @Option(names = "--command", paramLabel = "GLOB", description = "The commandId.") String commandId;
-    @Option(names = "--agent", paramLabel = "GLOB") String agentId;
-    @Option(names = "--role", paramLabel = "GLOB") String role;
-    @Option(names = "--host", paramLabel = "GLOB") String host;
+    @Option(names = "--agent", paramLabel = "GLOB", description = "The agentId.") String agentId;
+    @Option(names = "--role", paramLabel = "GLOB", description = "The agent's role.") String role;
+    @Option(names = "--host", paramLabel = "GLOB", description = "The refused host.") String host;
     @Option(names = "--for", paramLabel = "DURATION", defaultValue = "2h",
         description = "How long: 30m, 2h, 1d or ISO-8601 (PT2H) (default: ${DEFAULT-VALUE}).")
     String duration;
@@ -136,7 +136,7 @@ final class SilenceCommand implements Callable<Integer> {
   static final class Expire implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin ClusterOptions cluster;
-    @Parameters(paramLabel = "ID") String id;
+    @Parameters(paramLabel = "ID", description = "The silence's id, as `silence add` and `silence list` print it.") String id;
 
     @Override
     public Integer call() throws Exception {
