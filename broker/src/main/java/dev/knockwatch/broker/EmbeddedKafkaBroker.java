@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   public static final int DEFAULT_PORT = 9092;
+  /** The marker Kafka leaves in its log directory after a clean shutdown, and removes at start. */
+  static final String CLEAN_SHUTDOWN = ".kafka_cleanshutdown";
   private static final Logger log = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
 
   private final Path dataDir;
@@ -109,14 +111,21 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       Properties props = serverProperties(logDir);
       if (!Files.exists(logDir.resolve("meta.properties"))) {
         format(props);
+        log.info("starting the embedded Kafka broker (new data in {})", dataDir);
+      } else if (!Files.exists(logDir.resolve(CLEAN_SHUTDOWN))) {
+        log.info("starting the embedded Kafka broker (data in {}); it was not stopped cleanly, so it first"
+            + " recovers its logs", dataDir);
+      } else {
+        log.info("starting the embedded Kafka broker (data in {})", dataDir);
       }
+      long started = System.nanoTime();
       server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
       server.startup();
-      log.info("embedded Kafka broker up on {} (data in {})", bootstrapServers(), dataDir);
+      TopicCreator.awaitReady(bootstrapServers(), Duration.ofSeconds(60));
+      log.info("embedded Kafka broker up on {} after {} ms", bootstrapServers(), (System.nanoTime() - started) / 1_000_000);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare the broker's data directory " + dataDir, e);
     }
-    TopicCreator.awaitReady(bootstrapServers(), Duration.ofSeconds(60));
   }
 
   private Properties serverProperties(Path logDir) {
@@ -143,6 +152,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("group.initial.rebalance.delay.ms", "0");
     p.put("auto.create.topics.enable", "false");
     p.put("log.flush.interval.messages", "10000");
+    // After a kill -9 the restarted broker registers with its own controller, which holds the dead
+    // incarnation's session for broker.session.timeout.ms (9 s by default) before it takes the new
+    // registration: the broker and its controller share this process, so a short session loses
+    // nothing. Heartbeats keep a quarter of it.
+    p.put("broker.session.timeout.ms", "3000");
+    p.put("broker.heartbeat.interval.ms", "750");
+    // A transaction left open by a killed Streams producer holds read_committed readers (notify,
+    // the timeline) until the broker aborts it: at its timeout, found by a scan every 10 s by
+    // default. A scan a second finds it at its timeout.
+    p.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
     // The log cleaner allocates its whole dedupe buffer on the heap at start (128 MB by default):
     // half of a 256 MB heap the broker shares with the process. 16 MB holds some 600,000 keys
     // per cleaning pass, far more than knockwatch's compacted topics hold here.

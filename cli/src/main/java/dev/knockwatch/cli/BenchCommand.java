@@ -744,7 +744,7 @@ final class BenchCommand implements Callable<Integer> {
       long windowEvents;
       double windowSeconds;
       try (Pipeline pipeline = Pipeline.start(new Pipeline.Settings(broker.bootstrapServers(), Map.of(), logs,
-          tmp.resolve("latency-var"), policy, APP_ID, "bench-latency-notify", Pipeline.POLL_INTERVAL),
+          tmp.resolve("latency-var"), policy, APP_ID, "bench-latency-notify", Pipeline.POLL_INTERVAL, null),
           new dev.knockwatch.notify.config.ReceiversConfig(List.of(), List.of(), null), List.of())) {
         java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
         Thread reader = new Thread(() -> readAlerts(broker.bootstrapServers(), alerted, ready), "bench-latency-alerts");

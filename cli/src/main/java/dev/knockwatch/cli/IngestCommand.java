@@ -41,7 +41,7 @@ final class IngestCommand implements Callable<Integer> {
   @Mixin ClusterOptions cluster;
 
   @Option(names = "--config", paramLabel = "FILE",
-      description = "Sources as YAML (path globs with {agentId}/{commandId}, type, fields, logformat, mapping); replaces --logs.")
+      description = "Sources as YAML (path globs with {agentId} and {commandId} in them, type, fields, logformat, mapping); replaces --logs.")
   Path config;
 
   @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_METRICS_PORT:-0}",
@@ -86,7 +86,7 @@ final class IngestCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     out.println("knockwatch ingest: watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.namesBySuffix() + ")")
         + " -> " + cluster.bootstrapServers
-        + (metrics == null ? "" : "; metrics on http://" + metricsBind + ":" + metrics.getPort() + "/metrics"));
+        + (metrics == null ? "" : "; metrics on " + MetricsEndpoint.url(metricsBind.address, metrics)));
     out.flush();
     stopped.await();
     return Knockwatch.OK;

@@ -20,6 +20,11 @@ final class MetricsEndpoint {
 
   private MetricsEndpoint() {}
 
+  /** Where {@code server}, listening on {@code bind}, serves the metrics: what a banner prints. */
+  static String url(String bind, HTTPServer server) {
+    return "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + server.getPort() + "/metrics";
+  }
+
   /**
    * Serves the default registry on {@code bind:port}; a taken port falls back to a free one when
    * {@code fallBack}, else fails.

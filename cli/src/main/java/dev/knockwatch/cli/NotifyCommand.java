@@ -48,7 +48,7 @@ final class NotifyCommand implements Callable<Integer> {
     TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(120));
     TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
-    AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, Map.of(), receivers,
+    AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, null, Map.of(), receivers,
         Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")), Backoff.DEFAULT);
     Thread worker = new Thread(dispatcher, "knockwatch-notify");
     CountDownLatch stopped = new CountDownLatch(1);
@@ -60,8 +60,8 @@ final class NotifyCommand implements Callable<Integer> {
     worker.start();
     PrintWriter out = spec.commandLine().getOut();
     out.println("knockwatch notify: " + Rules.describe(receivers) + " from " + rules.resolve(ReceiversConfig.FILE)
-        + ", group " + group + " on " + cluster.bootstrapServers + "; metrics on http://" + metricsBind + ":" + metrics.getPort()
-        + "/metrics");
+        + ", group " + group + " on " + cluster.bootstrapServers + "; metrics on "
+        + MetricsEndpoint.url(metricsBind.address, metrics));
     out.flush();
     stopped.await();
     return Knockwatch.OK;

@@ -10,6 +10,8 @@ import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import java.nio.file.Path;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +29,13 @@ public final class Pipeline implements AutoCloseable {
    */
   public static final Duration POLL_INTERVAL = Duration.ofMillis(50);
 
-  /** Everything the stages need; {@code varDir} holds the ingest checkpoint and the streams state. */
+  /**
+   * Everything the stages need; {@code varDir} holds the ingest checkpoint and the streams state;
+   * {@code instanceId}, when not null, is the static group member id of detection and notify
+   * ({@link InstanceId}).
+   */
   public record Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir,
-      Policy policy, String applicationId, String notifyGroupId, Duration pollInterval) {}
+      Policy policy, String applicationId, String notifyGroupId, Duration pollInterval, String instanceId) {}
 
   private final KafkaEventSink sink;
   private final IngestAgent ingest;
@@ -42,8 +48,8 @@ public final class Pipeline implements AutoCloseable {
   private Pipeline(Settings s, ReceiversConfig receivers, List<Notifier> notifiers) {
     settings = s;
     streams = startStreams(s.policy());
-    dispatcher = new AlertDispatcher(s.bootstrapServers(), s.notifyGroupId(), s.clientProps(), receivers, notifiers,
-        Backoff.DEFAULT);
+    dispatcher = new AlertDispatcher(s.bootstrapServers(), s.notifyGroupId(), s.instanceId(), s.clientProps(), receivers,
+        notifiers, Backoff.DEFAULT);
     notifyThread = new Thread(dispatcher, "knockwatch-notify");
     notifyThread.start();
     sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
@@ -59,7 +65,21 @@ public final class Pipeline implements AutoCloseable {
 
   private StreamsApp startStreams(Policy policy) {
     return new StreamsApp(settings.applicationId(), settings.bootstrapServers(), settings.varDir().resolve("streams"),
-        policy, AlertLifecycleProcessor.Clock.WALL, settings.clientProps()).start(Duration.ofSeconds(120));
+        policy, AlertLifecycleProcessor.Clock.WALL, member(settings.clientProps(), settings.instanceId()))
+        .start(Duration.ofSeconds(120));
+  }
+
+  /**
+   * A Streams app's settings with {@code instanceId} as its static member id (Streams adds each
+   * thread's index), or as they are when it is null.
+   */
+  static Map<String, Object> member(Map<String, Object> streamsProps, String instanceId) {
+    if (instanceId == null) {
+      return streamsProps;
+    }
+    Map<String, Object> p = new java.util.HashMap<>(streamsProps);
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), instanceId);
+    return p;
   }
 
   /**

@@ -106,7 +106,7 @@ final class ReplayCommand implements Callable<Integer> {
    */
   private void deliver(String bootstrap, ReceiversConfig receivers, int alertCount) throws InterruptedException {
     PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
-    AlertDispatcher dispatcher = new AlertDispatcher(bootstrap, "knockwatch-replay-notify", Map.of(), receivers,
+    AlertDispatcher dispatcher = new AlertDispatcher(bootstrap, "knockwatch-replay-notify", null, Map.of(), receivers,
         Notifiers.create(receivers, err), Backoff.DEFAULT);
     dispatcher.flushGroups();
     Thread t = new Thread(dispatcher, "knockwatch-notify");

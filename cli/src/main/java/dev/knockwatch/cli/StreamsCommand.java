@@ -109,14 +109,15 @@ final class StreamsCommand implements Callable<Integer> {
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     running.add(0, metrics::close);
 
+    String instanceId = InstanceId.of(var);
     PolicyFiles files = PolicyLoader.files(rules);
     PolicyPublisher.publish(cluster.bootstrapServers, Map.of(), files);
-    AtomicReference<StreamsApp> detection = new AtomicReference<>(detection(policy));
+    AtomicReference<StreamsApp> detection = new AtomicReference<>(detection(policy, instanceId));
     running.add(0, () -> detection.get().close());
     PolicyWatcher watcher = new PolicyWatcher(rules, cluster.bootstrapServers, files, next -> {
       synchronized (detection) {
         detection.get().close();
-        detection.set(detection(next));
+        detection.set(detection(next, instanceId));
       }
     }, new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
     Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
@@ -127,8 +128,8 @@ final class StreamsCommand implements Callable<Integer> {
     String advertised = apiHost != null && !apiHost.isBlank() ? apiHost
         : "0.0.0.0".equals(apiBind) ? Pipeline.hostName() : apiBind;
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, cluster.bootstrapServers,
-        var.resolve("timeline"), TimelineTopology.build(policy, retention), clientProps(
-            Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort)));
+        var.resolve("timeline"), TimelineTopology.build(policy, retention), Pipeline.member(clientProps(
+            Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort)), instanceId));
     QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, apiPort, new HostInfo(advertised, apiPort));
     SilencesApi silences = new SilencesApi(cluster.bootstrapServers, Map.of());
     api.mount("/api/silences", silences);
@@ -142,15 +143,15 @@ final class StreamsCommand implements Callable<Integer> {
         + Rules.describe(policy) + ")");
     out.println("  api      http://" + apiBind + ":" + apiPort + "/api/commands/{commandId}; bearer token "
         + token.describe());
-    out.println("  metrics  http://" + metricsBind + ":" + metrics.getPort() + "/metrics");
+    out.println("  metrics  " + MetricsEndpoint.url(metricsBind.address, metrics));
     out.flush();
     stopped.await();
     return Knockwatch.OK;
   }
 
-  private StreamsApp detection(Policy policy) {
+  private StreamsApp detection(Policy policy, String instanceId) {
     return new StreamsApp(DetectionTopology.DEFAULT_APPLICATION_ID, cluster.bootstrapServers, var.resolve("streams"), policy,
-        AlertLifecycleProcessor.Clock.WALL, clientProps(Map.of())).start(Duration.ofSeconds(300));
+        AlertLifecycleProcessor.Clock.WALL, Pipeline.member(clientProps(Map.of()), instanceId)).start(Duration.ofSeconds(300));
   }
 
   private Map<String, Object> clientProps(Map<String, Object> extra) {

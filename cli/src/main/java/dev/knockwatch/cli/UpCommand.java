@@ -105,6 +105,7 @@ final class UpCommand implements Callable<Integer> {
       }
     }
     Files.createDirectories(logs);
+    String instanceId = InstanceId.of(var);
 
     List<AutoCloseable> running = new CopyOnWriteArrayList<>();
     CountDownLatch stopped = new CountDownLatch(1);
@@ -133,8 +134,20 @@ final class UpCommand implements Callable<Integer> {
 
     PolicyFiles policyFiles = PolicyLoader.files(rules);
     PolicyPublisher.publish(bootstrap, Map.of(), policyFiles);
+    int port = freeOr(apiPort);
+    StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrap, var.resolve("timeline"),
+        TimelineTopology.build(policy, retention),
+        Pipeline.member(Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port), instanceId));
+    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port));
+    SilencesApi silencesApi = new SilencesApi(bootstrap, Map.of());
+    api.mount("/api/silences", silencesApi);
+    running.add(0, silencesApi);
+    running.add(0, timeline);
+    running.add(0, api);
+    // the timeline starts beside detection, which Pipeline.start waits for
+    timeline.launch();
     Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, Map.of(), logs, var, policy,
-        DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Pipeline.POLL_INTERVAL),
+        DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Pipeline.POLL_INTERVAL, instanceId),
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
     PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, policyFiles, pipeline::restartDetection,
@@ -146,18 +159,7 @@ final class UpCommand implements Callable<Integer> {
       watcher.close();
       watcherThread.interrupt();
     });
-
-    int port = freeOr(apiPort);
-    StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrap, var.resolve("timeline"),
-        TimelineTopology.build(policy, retention),
-        Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port));
-    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port));
-    SilencesApi silencesApi = new SilencesApi(bootstrap, Map.of());
-    api.mount("/api/silences", silencesApi);
-    running.add(0, silencesApi);
-    running.add(0, timeline);
-    running.add(0, api);
-    timeline.start(Duration.ofSeconds(120));
+    timeline.awaitRunning(Duration.ofSeconds(120));
 
     out.println("knockwatch is up");
     out.println("  kafka    " + kafkaLine);
@@ -168,7 +170,7 @@ final class UpCommand implements Callable<Integer> {
     out.println("  notify   " + Rules.describe(receivers) + " from " + rules.resolve(ReceiversConfig.FILE)
         + (Files.exists(rules.resolve(ReceiversConfig.FILE)) ? "" : " (absent: every alert to the console)")
         + (receivers.receivers().stream().anyMatch(r -> r instanceof Receiver.Console) ? "; alerts print below" : ""));
-    out.println("  metrics  http://127.0.0.1:" + metrics.getPort() + "/metrics"
+    out.println("  metrics  " + MetricsEndpoint.url("127.0.0.1", metrics)
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
     out.println("  timeline " + TimelineTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("timeline")
         + ", idle commands kept " + timelineRetention + ")");
@@ -177,14 +179,17 @@ final class UpCommand implements Callable<Integer> {
     if (noProbes) {
       out.println("  probes   off (--no-probes)");
     } else {
-      UpProbes probes = new UpProbes(logs, var.resolve("probes"), out);
-      running.add(0, probes);
-      probes.start();
       out.println("  probes   guard probes on the real srt now and every " + UpProbes.GUARD_EVERY.toMinutes()
           + " min, and a demo command that crosses persistent-retry (--no-probes: off)");
     }
     out.println("Ctrl-C to stop.");
     out.flush();
+    if (!noProbes) {
+      // after the banner: what the probes say comes below it, never inside it
+      UpProbes probes = new UpProbes(logs, var.resolve("probes"), out);
+      running.add(0, probes);
+      probes.start();
+    }
     stopped.await();
     return Knockwatch.OK;
   }

@@ -66,7 +66,7 @@ class GuardProbesPipelineTest {
     // the roles every instance uses come from knockwatch.policy: the shipped ones map knockwatch-guard
     PolicyPublisher.publish(b.bootstrapServers(), Map.of(), PolicyLoader.files(RULES));
     pipeline = Pipeline.start(new Pipeline.Settings(b.bootstrapServers(), Map.of(), logs, work.resolve("var"),
-        PolicyLoader.load(RULES), "guard-probes-test", "guard-probes-test-notify", Duration.ofMillis(50)),
+        PolicyLoader.load(RULES), "guard-probes-test", "guard-probes-test-notify", Duration.ofMillis(50), null),
         ReceiversConfig.consoleOnly(), List.of(new ConsoleNotifier(new PrintStream(new ByteArrayOutputStream(), true,
             StandardCharsets.UTF_8))));
   }

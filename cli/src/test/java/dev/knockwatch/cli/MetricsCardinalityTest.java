@@ -66,7 +66,7 @@ class MetricsCardinalityTest {
     Path logs = Files.createDirectories(work.resolve("logs"));
     ByteArrayOutputStream console = new ByteArrayOutputStream();
     try (Pipeline pipeline = Pipeline.start(new Pipeline.Settings(broker.bootstrapServers(), Map.of(), logs,
-        work.resolve("var"), policy, "cardinality-test", "cardinality-test-notify", Duration.ofMillis(50)),
+        work.resolve("var"), policy, "cardinality-test", "cardinality-test-notify", Duration.ofMillis(50), null),
         ReceiversConfig.consoleOnly(), List.of(new ConsoleNotifier(new PrintStream(console, true, StandardCharsets.UTF_8))))) {
       // warm up: one of each kind of line, so every bounded series exists before the count
       write(logs, "warm", 0, 10, 5);

@@ -50,7 +50,7 @@ class PipelineTest {
     broker = b;
     logs = Files.createDirectories(work.resolve("logs"));
     pipeline = Pipeline.start(new Pipeline.Settings(b.bootstrapServers(), Map.of(), logs, work.resolve("var"),
-        Policy.ofRules(List.of(Rule.defaultCountRule())), "pipeline-test", "pipeline-test-notify", Duration.ofMillis(50)),
+        Policy.ofRules(List.of(Rule.defaultCountRule())), "pipeline-test", "pipeline-test-notify", Duration.ofMillis(50), null),
         ReceiversConfig.consoleOnly(), List.of(new ConsoleNotifier(new PrintStream(console, true, StandardCharsets.UTF_8))));
   }
 

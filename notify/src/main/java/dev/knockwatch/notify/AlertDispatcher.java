@@ -86,13 +86,20 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong committed = new java.util.concurrent.atomic.AtomicLong();
   private volatile Thread thread;
 
-  public AlertDispatcher(String bootstrapServers, String groupId, Map<String, Object> clientProps,
+  /**
+   * @param groupInstanceId the consumer's static member id ({@code group.instance.id}), so that a
+   *     restart after a crash takes the dead member's place at once; null for a dynamic member
+   */
+  public AlertDispatcher(String bootstrapServers, String groupId, String groupInstanceId, Map<String, Object> clientProps,
       ReceiversConfig config, Collection<Notifier> notifiers, Backoff backoff) {
     this.bootstrapServers = bootstrapServers;
     this.clientProps = Map.copyOf(clientProps);
     Map<String, Object> p = new HashMap<>(clientProps);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+    if (groupInstanceId != null) {
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, groupInstanceId);
+    }
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

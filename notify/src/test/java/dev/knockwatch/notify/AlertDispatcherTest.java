@@ -67,7 +67,7 @@ class AlertDispatcherTest {
     ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
         List.of(Glob.of("persistent-retry"), Glob.of("trial-rule")), Set.of(), List.of(), List.of("recording"), false,
         List.of(), Duration.ZERO, Duration.ZERO)), null);
-    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", Map.of(), config,
+    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", null, Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
     Thread t = new Thread(dispatcher);
     t.start();
@@ -102,7 +102,7 @@ class AlertDispatcherTest {
           new dev.knockwatch.notify.config.Secret(slack.url("/hook")), null, null, slack.url("/api/"), Duration.ofMillis(40))),
           List.of(new Route(Set.of(), List.of(Glob.of("off-role-host")), Set.of(), List.of(), List.of("soc-slack"), false,
               List.of(), Duration.ZERO, Duration.ofMinutes(5))), null);
-      AlertDispatcher first = new AlertDispatcher(broker.bootstrapServers(), "restart-test", Map.of(), config,
+      AlertDispatcher first = new AlertDispatcher(broker.bootstrapServers(), "restart-test", null, Map.of(), config,
           Notifiers.create(config, System.out), Backoff.DEFAULT);
       new Thread(first).start();
       slack.await(r -> true, 15, Duration.ofSeconds(60));
@@ -112,7 +112,7 @@ class AlertDispatcherTest {
 
       // a new group: as if the first had died before committing a single offset, so every alert
       // is read again and only the notification log can tell what was sent
-      AlertDispatcher second = new AlertDispatcher(broker.bootstrapServers(), "restart-test-lost-offsets", Map.of(), config,
+      AlertDispatcher second = new AlertDispatcher(broker.bootstrapServers(), "restart-test-lost-offsets", null, Map.of(), config,
           Notifiers.create(config, System.out), Backoff.DEFAULT);
       new Thread(second).start();
       try {
@@ -149,7 +149,7 @@ class AlertDispatcherTest {
     ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
         List.of(Glob.of("muted-rule"), Glob.of("loud-rule")), Set.of(), List.of(), List.of("recording"), false,
         List.of(), Duration.ZERO, Duration.ZERO)), null);
-    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "silence-test", Map.of(), config,
+    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "silence-test", null, Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
     new Thread(dispatcher).start();
     try {

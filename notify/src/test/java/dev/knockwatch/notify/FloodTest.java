@@ -58,7 +58,7 @@ class FloodTest {
     ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Webhook("hook", URI.create(hook.url("/hook")), null)),
         List.of(new Route(Set.of(), List.of(Glob.of(rule)), Set.of(), List.of(), List.of("hook"), false, groupBy,
             Duration.ofSeconds(2), Duration.ofMinutes(5))), null);
-    return new AlertDispatcher(broker.bootstrapServers(), group, Map.of(), config, Notifiers.create(config, System.out),
+    return new AlertDispatcher(broker.bootstrapServers(), group, null, Map.of(), config, Notifiers.create(config, System.out),
         Backoff.DEFAULT);
   }
 

@@ -31,6 +31,7 @@ public final class StreamsApp implements AutoCloseable {
   private final String applicationId;
   private final String bootstrapServers;
   private final Map<String, Object> clientProps;
+  private long launchedAt;
 
   /**
    * @param clock the wall clock when live; stream time for replay (whose end of input advances
@@ -56,18 +57,51 @@ public final class StreamsApp implements AutoCloseable {
     });
   }
 
-  /** Starts and waits until the app is RUNNING (tasks assigned, state restored). */
+  /**
+   * Starts and waits until the app is RUNNING (tasks assigned, state restored), saying every few
+   * seconds what it waits for.
+   */
   public StreamsApp start(Duration timeout) {
+    return launch().awaitRunning(timeout);
+  }
+
+  /** Starts the app without waiting: {@link #awaitRunning} waits, so two apps can start side by side. */
+  public StreamsApp launch() {
+    launchedAt = System.nanoTime();
     streams.start();
+    return this;
+  }
+
+  /** Waits until the {@link #launch launched} app is RUNNING, saying every few seconds what it waits for. */
+  public StreamsApp awaitRunning(Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
+    Instant nextWord = Instant.now().plus(WAITING_SAID_EVERY);
     while (streams.state() != KafkaStreams.State.RUNNING) {
       if (Instant.now().isAfter(deadline) || !streams.state().isRunningOrRebalancing()) {
         throw new IllegalStateException("Kafka Streams did not reach RUNNING within " + timeout.toSeconds()
             + " s (state " + streams.state() + ")");
       }
+      if (Instant.now().isAfter(nextWord)) {
+        log.info("{}: waiting {} s so far for {}", applicationId, (System.nanoTime() - launchedAt) / 1_000_000_000,
+            waitingFor());
+        nextWord = Instant.now().plus(WAITING_SAID_EVERY);
+      }
       sleep(50);
     }
+    log.info("{} running after {} ms", applicationId, (System.nanoTime() - launchedAt) / 1_000_000);
     return this;
+  }
+
+  private static final Duration WAITING_SAID_EVERY = Duration.ofSeconds(5);
+
+  /** What a starting app waits for, from its stream threads' states. */
+  private String waitingFor() {
+    java.util.Set<String> threads = new java.util.TreeSet<>();
+    streams.metadataForLocalThreads().forEach(t -> threads.add(t.threadState()));
+    if (threads.contains("PARTITIONS_ASSIGNED")) {
+      return "its state stores to be restored from their changelogs";
+    }
+    return "its consumer group to assign its partitions (threads " + threads + ")";
   }
 
   /**

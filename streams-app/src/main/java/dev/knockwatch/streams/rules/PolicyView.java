@@ -11,14 +11,19 @@ import org.slf4j.LoggerFactory;
  * global store, so every instance sees the same version), else the one the topology was built
  * from. The roles, the agents' globs and the default role follow the published policy at once;
  * the rules are the topology's own (a rules change takes a restart, which {@code up} does). The
- * store is looked at most once a second; a published policy that does not load is logged once
- * and ignored.
+ * store is looked at most once a second; a published policy that does not load is ignored. Each
+ * version is logged once per process, in use or not.
  */
 public final class PolicyView {
 
   public static final String STORE = "policy-global";
   private static final Logger log = LoggerFactory.getLogger(PolicyView.class);
   private static final long CHECK_EVERY_MS = 1000;
+  /**
+   * The versions already logged by this process: every processor of every task has a view, and
+   * each one sees the same version arrive.
+   */
+  private static final java.util.Set<String> SAID = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private final Policy built;
   private final ReadOnlyKeyValueStore<String, PolicyFiles> store;
@@ -81,10 +86,14 @@ public final class PolicyView {
           Policy published = PolicyLoader.load(files, "knockwatch.policy");
           current = new Policy(published.version(), published.roles(), published.agents(), published.defaultRole(),
               built.rules());
-          log.info("policy {} from knockwatch.policy in use (roles {})", current.version(), current.roles().keySet());
+          if (SAID.add(files.version())) {
+            log.info("policy {} from knockwatch.policy in use (roles {})", current.version(), current.roles().keySet());
+          }
         } catch (RulesException e) {
-          log.error("policy {} on knockwatch.policy does not load; keeping policy {}:\n{}", files.version(),
-              current.version(), e.getMessage());
+          if (SAID.add(files.version())) {
+            log.error("policy {} on knockwatch.policy does not load; keeping policy {}:\n{}", files.version(),
+                current.version(), e.getMessage());
+          }
         }
       }
     }
