@@ -63,7 +63,8 @@ final class UpProbes implements AutoCloseable {
   /** Waits until what was started has run (the first guard run and the demo); for tests. */
   boolean awaitStarted(Duration timeout) throws InterruptedException {
     java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-    thread.execute(done::countDown);
+    // queued behind what begin() queues: the first guard run and the demo
+    thread.execute(() -> thread.execute(done::countDown));
     return done.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -73,13 +74,15 @@ final class UpProbes implements AutoCloseable {
     try (PrintStream say = new PrintStream(said, true, StandardCharsets.UTF_8)) {
       bridge = sandbox.apply(say);
     } catch (RuntimeException e) {
-      LimitEmitter.Result r = new LimitEmitter(logs, Clock.systemUTC()).run(LimitPlan.demo(DEMO_HOST, DEMO_ATTEMPTS));
-      say("srt cannot run here (" + e.getMessage() + "): no guard probes; the emitter wrote the demo's "
-          + r.attempts() + " refusals for command " + r.commandIds().get(0));
+      emitDemo("srt cannot run here (" + e.getMessage() + "): no guard probes");
       return;
     }
     if (said.size() > 0) {
-      say(said.toString(StandardCharsets.UTF_8).strip());
+      // what preparing the sandbox said (installing ...) carries its own "knockwatch: " already
+      synchronized (out) {
+        out.println(said.toString(StandardCharsets.UTF_8).strip());
+        out.flush();
+      }
     }
     thread.scheduleWithFixedDelay(() -> guard(bridge), 0, GUARD_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     thread.execute(() -> demo(bridge));
@@ -89,6 +92,11 @@ final class UpProbes implements AutoCloseable {
     try {
       List<ProbeOutcome> outcomes = new GuardRunner(bridge, logs, work.resolve("guard"), Clock.systemUTC())
           .run(GuardProbes.all(), p -> null);
+      List<String> errors = outcomes.stream().filter(o -> !o.ran()).map(ProbeOutcome::error).distinct().toList();
+      if (errors.size() == 1 && outcomes.stream().noneMatch(ProbeOutcome::ran)) {
+        say("guard probes did not run: " + errors.get(0));
+        return;
+      }
       long refused = outcomes.stream().filter(o -> o.ran() && o.refused()).count();
       StringBuilder line = new StringBuilder("guard probes: " + refused + " of " + outcomes.size() + " refused");
       for (ProbeOutcome o : outcomes) {
@@ -105,14 +113,21 @@ final class UpProbes implements AutoCloseable {
   }
 
   private void demo(SrtBridge bridge) {
+    List<String> ids;
     try {
-      LimitPlan plan = LimitPlan.demo(DEMO_HOST, DEMO_ATTEMPTS);
-      List<String> ids = new SrtLimitProbe(bridge, logs, work.resolve("limit")).run(plan);
-      say("limit probe: command " + ids.get(0) + " knocked " + DEMO_ATTEMPTS + " times on " + DEMO_HOST
-          + " in the real sandbox (persistent-retry threshold 5)");
+      ids = new SrtLimitProbe(bridge, logs, work.resolve("limit")).run(LimitPlan.demo(DEMO_HOST, DEMO_ATTEMPTS));
     } catch (RuntimeException e) {
-      say("limit probe did not run: " + e.getMessage());
+      emitDemo("the demo could not run in the real sandbox (" + e.getMessage() + ")");
+      return;
     }
+    say("limit probe: command " + ids.get(0) + " knocked " + DEMO_ATTEMPTS + " times on " + DEMO_HOST
+        + " in the real sandbox (persistent-retry threshold 5)");
+  }
+
+  /** The demo without the sandbox: the emitter writes srt's records of it; {@code why} is said once, with them. */
+  private void emitDemo(String why) {
+    LimitEmitter.Result r = new LimitEmitter(logs, Clock.systemUTC()).run(LimitPlan.demo(DEMO_HOST, DEMO_ATTEMPTS));
+    say(why + "; the emitter wrote the demo's " + r.attempts() + " refusals for command " + r.commandIds().get(0));
   }
 
   private void say(String message) {
