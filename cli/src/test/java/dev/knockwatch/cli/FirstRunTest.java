@@ -162,7 +162,7 @@ class FirstRunTest {
    */
   static void awaitRoomInTheRetryWindow() throws InterruptedException {
     long window = Duration.ofMinutes(5).toMillis();
-    long needed = Duration.ofSeconds(150).toMillis();
+    long needed = Duration.ofSeconds(120).toMillis();
     long intoWindow = Instant.now().toEpochMilli() % window;
     if (window - intoWindow < needed) {
       Thread.sleep(window - intoWindow + 1000);
