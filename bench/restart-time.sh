@@ -4,7 +4,7 @@
 # from the restart, (1) the banner ("Ctrl-C to stop.") and (2) the page of a new refusal written at
 # the moment of the restart (an off-role host: paged on the first refusal).
 # Usage: ./knockwatch bench restart [RUNS]   (default 3; prints each run, then min / median / max;
-#        KEEP=1 keeps each start's output and logs in the temporary directory it names)
+#        KEEP=1, or a failed run, keeps each start's output and logs in the directory it names)
 # --no-probes: the probes' sandboxes would share the two cores with the restart being timed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,12 +16,13 @@ mkdir -p "$dir"
 pid=
 feeder=
 cleanup() {
+  local status=$?
   [ -n "$feeder" ] && kill "$feeder" 2>/dev/null || true
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     kill "$pid"
     wait "$pid" 2>/dev/null || true
   fi
-  if [ -n "${KEEP:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
+  if [ -n "${KEEP:-}" ] || [ "$status" -ne 0 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 

@@ -10,11 +10,12 @@ import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import java.nio.file.Path;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.streams.StreamsConfig;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The three stages on one Kafka cluster, each on its own thread: ingest (tail, parse, publish),
@@ -77,7 +78,7 @@ public final class Pipeline implements AutoCloseable {
     if (instanceId == null) {
       return streamsProps;
     }
-    Map<String, Object> p = new java.util.HashMap<>(streamsProps);
+    Map<String, Object> p = new HashMap<>(streamsProps);
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), instanceId);
     return p;
   }
