@@ -70,8 +70,10 @@ public final class Redactor {
       // Authorization: Basic xxx / Proxy-Authorization: Bearer xxx (headers, curl -H, transcripts)
       new Rule(Pattern.compile("(?i)((?:proxy-)?authorization\\s*[:=]\\s*(?:(?:basic|bearer|digest|token|negotiate)\\s+)?)[^'\"" + SPACE + "]+"),
           true, MASK, false, "proxy-".length(), "authorization"),
-      // userinfo in URLs: scheme://user:password@host
-      new Rule(Pattern.compile("(?i)([a-z][a-z0-9+.-]*://[^/:@'\"" + SPACE + "]*:)[^/@'\"" + SPACE + "]+@"), true, MASK + "@", false, Integer.MAX_VALUE, "@"),
+      // userinfo in URLs: scheme://user:password@host. The scheme starts where a run of scheme
+      // characters starts and is short: "[a-z][a-z0-9+.-]*://" tried at every letter of a long word
+      // was quadratic (16,000 letters: 1.5 s).
+      new Rule(Pattern.compile("(?i)((?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^/:@'\"" + SPACE + "]*+:)[^/@'\"" + SPACE + "]++@"), true, MASK + "@", false, Integer.MAX_VALUE, "@"),
       // query or form parameters named like secrets: ?token=..., &password=...
       new Rule(Pattern.compile("(?i)([?&;]" + SECRET_WORDS + "=)[^&#'\"" + SPACE + "]*"), true, MASK, false, 0, hints("?", "&", ";")),
       // --password xxx, --token=xxx, -p'xxx' style flags
@@ -80,8 +82,9 @@ public final class Redactor {
       // curl -u user:password / --user user:password
       new Rule(Pattern.compile("(?i)((?:^|\\s)(?:-u|--user|--proxy-user)\\s*['\"]?[^:'\"" + SPACE + "]*:)[^'\"" + SPACE + "]+"),
           true, MASK, false, 1, "-u", "--user", "--proxy-user"),
-      // ENV-style assignments: GITHUB_TOKEN=..., AWS_SECRET_ACCESS_KEY=...
-      new Rule(Pattern.compile("(\\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]*=)(?:'[^']*'|\"[^\"]*\"|[^'\"" + SPACE + "]+)"),
+      // ENV-style assignments: GITHUB_TOKEN=..., AWS_SECRET_ACCESS_KEY=... (names of at most 128
+      // characters either side of the word: unbounded, a long run of capitals was quadratic)
+      new Rule(Pattern.compile("(\\b[A-Z0-9_]{0,128}?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]{0,128}=)(?:'[^']*'|\"[^\"]*\"|[^'\"" + SPACE + "]+)"),
           true, MASK, true, Integer.MAX_VALUE, "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY"),
       // well-known token shapes, wherever they stand
       new Rule(Pattern.compile("\\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
@@ -129,6 +132,22 @@ public final class Redactor {
   }
 
   private Redactor() {}
+
+  /** The longest secret a rule masks whole, at a cut: text kept to N characters is redacted from its first N + this. */
+  static final int MARGIN = 512;
+
+  /**
+   * The start of {@code text} that redaction needs before it is cut to {@code keep} characters:
+   * a secret that straddles the cut is still seen whole, and nothing past it is worked on.
+   */
+  public static String head(String text, int keep) {
+    return text == null || text.length() <= keep + MARGIN ? text : text.substring(0, keep + MARGIN);
+  }
+
+  /** What ingest keeps of agent-written text: redacted, then {@link Sanitize#text made safe} and cut to {@code maxChars}. */
+  public static String safe(String text, int maxChars) {
+    return Sanitize.text(redact(head(text, maxChars)), maxChars);
+  }
 
   public static String redact(String text) {
     if (text == null || text.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Function;
@@ -47,6 +49,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   static final Duration MIN_BACKOFF = Duration.ofMillis(100);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final Logger log = LoggerFactory.getLogger(IngestAgent.class);
+  /** The sources whose parser failed on a line, said once each. */
+  private static final java.util.Set<String> PARSER_ERRORS_SAID = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * One tailed tree and what its files are: {@code context} tells, for a path relative to the
@@ -623,23 +627,50 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
     SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), ctx.agentId(), ctx.commandId(),
         ingestHost, clock.instant());
-    Parsed parsed = run.parser().parse(src);
+    Parsed parsed;
+    try {
+      parsed = run.parser().parse(src);
+    } catch (RuntimeException | StackOverflowError e) {
+      // a parser's bug, met by one line: that line is kept with why, and every other line goes on
+      if (PARSER_ERRORS_SAID.add(sourceLabel)) {
+        log.error("the {} parser failed on {}:{} (later failures of it are only counted, code parser-error)",
+            sourceLabel, Sanitize.text(line.file(), 300), line.offset(), e);
+      }
+      parsed = Parsed.rejected(Rejection.PARSER_ERROR, "the " + sourceLabel + " parser failed on this line: "
+          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + Sanitize.text(e.getMessage(), 200)));
+    }
     if (parsed instanceof Parsed.Rejected r) {
       reject(out, line, sourceLabel, r.code(), r.reason());
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
+      int prepared = 0;
       for (ViolationEvent e : ev.events()) {
-        out.add(publisher.prepare(e));
+        Optional<String> idProblem = CommandId.problem(e.commandId());
+        if (idProblem.isPresent()) {
+          reject(out, line, sourceLabel, Rejection.forCommandId(e.commandId()), idProblem.get());
+          continue;
+        }
+        Object record;
+        try {
+          record = publisher.prepare(Sanitize.event(e));
+        } catch (RuntimeException x) { // no field of it can cause this; should a bug, the line is kept
+          reject(out, line, sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
+              + Sanitize.text(String.valueOf(x.getMessage()), 200));
+          continue;
+        }
+        out.add(record);
+        prepared++;
       }
-      published.computeIfAbsent(meters.published(), m -> new int[1])[0] += ev.events().size();
+      published.computeIfAbsent(meters.published(), m -> new int[1])[0] += prepared;
     }
   }
 
   private void reject(List<Object> out, TailedLine line, String sourceLabel, Rejection code, String reason) {
     IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
     out.add(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
-        Sanitize.text(Redactor.redact(line.text()), MAX_REJECTED_LINE_CHARS), clock.instant()));
+        Redactor.safe(line.text(), MAX_REJECTED_LINE_CHARS),
+        clock.instant()));
   }
 
   /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */

@@ -1,8 +1,12 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.events.Sanitize;
+import io.prometheus.client.Collector;
 import io.prometheus.client.Counter;
+import io.prometheus.client.CounterMetricFamily;
 import io.prometheus.client.Gauge;
 import io.prometheus.client.Histogram;
+import java.util.List;
 
 /** The ingest agent's Prometheus metrics. Labels come from fixed sets only (source, reason code). */
 final class IngestMetrics {
@@ -28,6 +32,14 @@ final class IngestMetrics {
   static final Counter PUBLISH_FAILURES = Counter.build()
       .name("knockwatch_ingest_publish_failures_total").help("Batches Kafka did not take (read again).")
       .register();
+  static final Counter UNPUBLISHABLE_REPLACED = Counter.build()
+      .name("knockwatch_ingest_refused_records_replaced_total")
+      .help("Records Kafka refused for themselves (too large, a timestamp it does not take), published as rejected lines instead.")
+      .register();
+  static final Counter UNPUBLISHABLE = Counter.build()
+      .name("knockwatch_ingest_refused_records_lost_total")
+      .help("Rejected lines standing in for refused records that Kafka refused too: logged, not published.")
+      .register();
   static final Gauge KAFKA_UP = Gauge.build()
       .name("knockwatch_ingest_kafka_up").help("1 while Kafka takes the agent's batches, 0 while it does not (reading is stopped).")
       .register();
@@ -40,6 +52,16 @@ final class IngestMetrics {
   static final Gauge LAG_BYTES = Gauge.build()
       .name("knockwatch_ingest_lag_bytes").help("Bytes written to sandbox logs and not read yet, by source.")
       .labelNames("source").register();
+
+  /** Sanitize's count, read at each scrape: it lives in the events module, which has no metrics. */
+  static final Collector REPLACED_CHARACTERS = new Collector() {
+    @Override
+    public List<MetricFamilySamples> collect() {
+      return List.of(new CounterMetricFamily("knockwatch_ingest_replaced_characters_total",
+          "Code points of agent-written fields that are no characters (lone surrogates, U+FFFE, U+FFFF), replaced with U+FFFD.",
+          Sanitize.replaced()));
+    }
+  }.register();
 
   /** The per-line counters of one source, looked up once (a labels() lookup per line costs more than the count). */
   record PerSource(Counter.Child lines, Counter.Child bytes, Counter.Child published) {

@@ -4,11 +4,18 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.knockwatch.events.EventWriter;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -17,19 +24,39 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.InvalidTimestampException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Publishes events to {@code knockwatch.violations} keyed by commandId (so one command's events
  * stay in order on one partition), and rejected lines to {@code knockwatch.violations.rejected}.
- * The record timestamp is the event's own time, so windows follow the sandbox's clock.
+ * The record timestamp is when ingest read the line: a time the broker always takes, whatever the
+ * agent wrote. The event's own time ({@code observedAt}) is in the value, where detection reads it.
+ * A record Kafka refuses for itself (too large, a timestamp it does not take, unwritable) is
+ * published as a rejected line instead, and the rest of its batch as it is: one record cannot stop
+ * the agent. A batch that fails for any other reason (Kafka down, a timeout) is read again.
  */
 public final class KafkaEventSink implements EventSink {
 
   static final int MAX_REQUEST_BYTES = 480 * 1024;
+  /** Characters kept of the record a rejected line stands in for. */
+  static final int KEPT_OF_REFUSED = 1024;
+  private static final Logger log = LoggerFactory.getLogger(KafkaEventSink.class);
+
+  private final ExecutorService replacements = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "knockwatch-ingest-replacements");
+    t.setDaemon(true);
+    return t;
+  });
 
   private final Producer<String, Object> producer;
   /** The first send that failed since the last flush; the callback runs on the producer's I/O thread. */
@@ -98,8 +125,12 @@ public final class KafkaEventSink implements EventSink {
    */
   @Override
   public Object prepare(ViolationEvent event) {
-    return new ProducerRecord<String, Object>(Topics.VIOLATIONS.name(), null, event.observedAt().toEpochMilli(),
-        event.commandId(), EventWriter.toBytes(event));
+    return new ProducerRecord<String, Object>(Topics.VIOLATIONS.name(), null, timestamp(event), event.commandId(),
+        EventWriter.toBytes(event));
+  }
+
+  private static Long timestamp(ViolationEvent event) {
+    return event.ingestedAt() == null ? null : event.ingestedAt().toEpochMilli();
   }
 
   @Override
@@ -113,7 +144,7 @@ public final class KafkaEventSink implements EventSink {
   }
 
   private static ProducerRecord<String, Object> record(ViolationEvent event) {
-    return new ProducerRecord<>(Topics.VIOLATIONS.name(), null, event.observedAt().toEpochMilli(), event.commandId(), event);
+    return new ProducerRecord<>(Topics.VIOLATIONS.name(), null, timestamp(event), event.commandId(), event);
   }
 
   private static ProducerRecord<String, Object> record(RejectedLine rejected) {
@@ -121,38 +152,105 @@ public final class KafkaEventSink implements EventSink {
   }
 
   /**
-   * Sends every record with a callback and returns: {@code done} runs on the producer's I/O
-   * thread once the last record is acknowledged, with the first failure if any. Batches follow
-   * each other without waiting for the one before (no flush), so the producer, the broker and
-   * the reader all work at once.
+   * Sends every record with a callback and returns: {@code done} runs once the last record is
+   * acknowledged, with null, or with why the batch must be read again. Batches follow each other
+   * without waiting for the one before (no flush), so the producer, the broker and the reader all
+   * work at once. Records refused for themselves are replaced by rejected lines (sent from a thread
+   * of their own: the acknowledgements run on the producer's I/O thread, where a send could wait
+   * for the buffer that very thread frees).
    */
   @Override
   public void send(List<?> records, Consumer<Exception> done) {
+    send(records, done, 0);
+  }
+
+  private void send(List<?> records, Consumer<Exception> done, int replacementRound) {
+    Exception[] failures = new Exception[records.size()];
     // one count per record, plus one held until every record was handed to the producer
     AtomicInteger pending = new AtomicInteger(records.size() + 1);
-    AtomicReference<Exception> first = new AtomicReference<>();
-    Callback each = (metadata, e) -> {
-      if (e != null) {
-        first.compareAndSet(null, e);
-      }
-      if (pending.decrementAndGet() == 0) {
-        done.accept(first.get());
-      }
-    };
-    int handed = 0;
-    try {
-      for (Object r : records) {
+    Runnable last = () -> finish(records, failures, done, replacementRound);
+    for (int i = 0; i < records.size(); i++) {
+      Object r = records.get(i);
+      int at = i;
+      try {
         producer.send(r instanceof ProducerRecord<?, ?> prepared ? prepared(prepared)
-            : r instanceof ViolationEvent event ? record(event) : record((RejectedLine) r), each);
-        handed++;
+            : r instanceof ViolationEvent event ? record(event) : record((RejectedLine) r), (metadata, e) -> {
+              if (e != null) {
+                failures[at] = e;
+              }
+              if (pending.decrementAndGet() == 0) {
+                last.run();
+              }
+            });
+      } catch (RuntimeException e) { // refused before it was sent (unwritable, closed, interrupted)
+        failures[at] = e;
+        pending.decrementAndGet();
       }
-    } catch (RuntimeException e) { // the producer refused a record outright (closed, too large, interrupted)
-      first.compareAndSet(null, e);
-      pending.addAndGet(-(records.size() - handed));
     }
     if (pending.decrementAndGet() == 0) {
-      done.accept(first.get());
+      last.run();
     }
+  }
+
+  /** Runs once every record of a batch is answered (the counter's last decrement orders the failures' writes before). */
+  private void finish(List<?> records, Exception[] failures, Consumer<Exception> done, int replacementRound) {
+    List<RejectedLine> instead = new ArrayList<>();
+    for (int i = 0; i < failures.length; i++) {
+      Exception e = failures[i];
+      if (e == null) {
+        continue;
+      }
+      if (!refusedForItself(e)) {
+        done.accept(e);
+        return;
+      }
+      instead.add(rejectedInstead(records.get(i), e));
+    }
+    if (instead.isEmpty()) {
+      done.accept(null);
+      return;
+    }
+    if (replacementRound >= 1) {
+      // a rejected line standing in for a refused record was refused too: it is gone, said once
+      log.error("Kafka refused {} rejected line(s) that stood in for refused records, first: {}: {}", instead.size(),
+          instead.get(0).key(), instead.get(0).reason());
+      IngestMetrics.UNPUBLISHABLE.inc(instead.size());
+      done.accept(null);
+      return;
+    }
+    IngestMetrics.UNPUBLISHABLE_REPLACED.inc(instead.size());
+    replacements.execute(() -> send(instead, done, replacementRound + 1));
+  }
+
+  /** Kafka (or the producer) refused this record for what it is, not for where it was going or when. */
+  static boolean refusedForItself(Throwable e) {
+    return e instanceof RecordTooLargeException || e instanceof RecordBatchTooLargeException
+        || e instanceof InvalidTimestampException || e instanceof InvalidRecordException
+        || e instanceof CorruptRecordException || e instanceof SerializationException
+        || e instanceof IllegalArgumentException;
+  }
+
+  /** The rejected line that takes the place of a record Kafka refused: where it came from, and why, bounded. */
+  private static RejectedLine rejectedInstead(Object record, Exception why) {
+    String reason = "Kafka refused its record: " + Sanitize.text(why.getClass().getSimpleName() + ": " + why.getMessage(), 300);
+    Instant now = Instant.now();
+    if (record instanceof RejectedLine r) {
+      return new RejectedLine(r.file(), r.offset(), r.ingestHost(), Rejection.UNPUBLISHABLE.code(), reason + "; it was: "
+          + Sanitize.text(r.reason(), 300), Sanitize.text(r.line(), KEPT_OF_REFUSED), now);
+    }
+    ViolationEvent event = record instanceof ViolationEvent e ? e : null;
+    String value = null;
+    if (record instanceof ProducerRecord<?, ?> p && p.value() instanceof byte[] bytes) {
+      value = new String(bytes, 0, Math.min(bytes.length, 4 * KEPT_OF_REFUSED), StandardCharsets.UTF_8);
+      try {
+        event = Json.MAPPER.readValue(bytes, ViolationEvent.class);
+      } catch (IOException | RuntimeException e) {
+        // the origin is then unknown; the value's start is kept
+      }
+    }
+    ViolationEvent.Origin o = event == null ? null : event.origin();
+    return new RejectedLine(o == null ? "unknown" : o.file(), o == null ? -1 : o.offset(), o == null ? null : o.ingestHost(),
+        Rejection.UNPUBLISHABLE.code(), reason, Sanitize.text(value, KEPT_OF_REFUSED), now);
   }
 
   /** Waits until everything sent so far is acknowledged; throws if any send failed. */
@@ -173,5 +271,6 @@ public final class KafkaEventSink implements EventSink {
   @Override
   public void close() {
     producer.close();
+    replacements.shutdown();
   }
 }

@@ -17,7 +17,11 @@ public enum Rejection {
   BAD_COMMAND_ID,
   LINE_TOO_LONG,
   /** NUL bytes or mostly control characters: not a log line. */
-  BINARY;
+  BINARY,
+  /** The format's parser failed on it (a bug the line met): kept with the parser's error. */
+  PARSER_ERROR,
+  /** Its event could not be written, or Kafka refused its record for itself (never for an outage). */
+  UNPUBLISHABLE;
 
   public String code() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -55,8 +55,9 @@ class IngestToKafkaTest {
       assertThat(got).extracting(r -> r.value().agentId()).containsOnly("ci-runner-1");
       long len = record(ID).getBytes(StandardCharsets.UTF_8).length;
       assertThat(got).extracting(r -> r.value().origin().offset()).containsExactly(0L, len, 2 * len);
-      assertThat(got).extracting(ConsumerRecord::timestamp)
-          .containsOnly(Instant.parse("2026-11-29T18:45:32.887Z").toEpochMilli());
+      // the event's time is the record's own; the Kafka record's is when ingest read it, which Kafka always takes
+      assertThat(got).extracting(r -> r.value().observedAt()).containsOnly(Instant.parse("2026-11-29T18:45:32.887Z"));
+      assertThat(got).allSatisfy(r -> assertThat(r.timestamp()).isEqualTo(r.value().ingestedAt().toEpochMilli()));
       assertThat(got.get(0).value().commandText()).isEqualTo("curl -s https://example.com/?token=[REDACTED]");
       assertThat(got).extracting(ConsumerRecord::partition).containsOnly(got.get(0).partition());
     }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 class KafkaEventSinkTest {
 
   static final ViolationEvent EVENT = ViolationEvent.builder().commandId("xhfHytmXL-L6RsYw2CrSjA").eventId("e1")
-      .observedAt(Instant.parse("2026-11-29T18:45:32.887Z")).build();
+      .observedAt(Instant.parse("2026-11-29T18:45:32.887Z")).ingestedAt(Instant.parse("2026-11-29T18:45:33.100Z"))
+      .origin(new ViolationEvent.Origin("ci-runner-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", 1234, "host-1")).build();
 
   @SuppressWarnings("unchecked")
   private static MockProducer<String, Object> producer() {
@@ -26,15 +27,16 @@ class KafkaEventSinkTest {
   }
 
   @Test
-  void eventsAreKeyedByCommandIdAndStampedWithTheirOwnTime() throws Exception {
+  void eventsAreKeyedByCommandIdAndStampedWithTheTimeIngestReadThem() throws Exception {
     MockProducer<String, Object> p = producer();
     KafkaEventSink sink = new KafkaEventSink(p);
-    sink.publish(EVENT);
+    // the agent's claim of a time (year 2100) is the event's; the record's is ingest's, which Kafka takes
+    sink.publish(EVENT.toBuilder().observedAt(Instant.parse("2100-01-01T00:00:00Z")).build());
     sink.flush();
     assertThat(p.history()).singleElement().satisfies(r -> {
       assertThat(r.topic()).isEqualTo(Topics.VIOLATIONS.name());
       assertThat(r.key()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
-      assertThat(r.timestamp()).isEqualTo(EVENT.observedAt().toEpochMilli());
+      assertThat(r.timestamp()).isEqualTo(EVENT.ingestedAt().toEpochMilli());
     });
   }
 
@@ -47,7 +49,7 @@ class KafkaEventSinkTest {
     assertThat(prepared).isInstanceOfSatisfying(org.apache.kafka.clients.producer.ProducerRecord.class, r -> {
       assertThat(r.topic()).isEqualTo(Topics.VIOLATIONS.name());
       assertThat(r.key()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
-      assertThat(r.timestamp()).isEqualTo(event.observedAt().toEpochMilli());
+      assertThat(r.timestamp()).isEqualTo(event.ingestedAt().toEpochMilli());
       try {
         assertThat((byte[]) r.value()).isEqualTo(Json.MAPPER.writeValueAsBytes(event));
       } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -96,6 +98,50 @@ class KafkaEventSinkTest {
     java.util.List<Exception> empty = new java.util.ArrayList<>();
     sink.send(java.util.List.of(), empty::add);
     assertThat(empty).containsExactly((Exception) null);
+  }
+
+  @Test
+  void aRecordKafkaRefusesForItselfBecomesARejectedLineAndTheBatchIsDone() throws Exception {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    java.util.concurrent.CompletableFuture<Exception> answer = new java.util.concurrent.CompletableFuture<>();
+    sink.send(java.util.List.of(sink.prepare(EVENT), sink.prepare(EVENT), sink.prepare(EVENT)), answer::complete);
+    p.completeNext();
+    p.errorNext(new org.apache.kafka.common.errors.RecordTooLargeException("the request is too large"));
+    p.completeNext();
+    // the stand-in is sent from the sink's own thread; the batch is done once it is taken
+    org.assertj.core.api.Assertions.assertThat(awaitHistory(p, 4)).isTrue();
+    assertThat(answer).isNotDone();
+    p.completeNext();
+    assertThat(answer.get(10, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+    assertThat(p.history().get(3)).satisfies(r -> {
+      assertThat(r.topic()).isEqualTo(Topics.REJECTED.name());
+      assertThat(r.key()).isEqualTo("ci-runner-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl:1234");
+      assertThat(r.value()).isInstanceOfSatisfying(dev.knockwatch.events.RejectedLine.class, rl -> {
+        assertThat(rl.code()).isEqualTo("unpublishable");
+        assertThat(rl.reason()).startsWith("Kafka refused its record: RecordTooLargeException: the request is too large");
+        assertThat(rl.line()).startsWith("{\"schema\":1,\"eventId\":\"e1\"");
+      });
+    });
+  }
+
+  @Test
+  void anOutageStillFailsTheBatchSoItIsReadAgainAndNothingStandsInForIt() throws Exception {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    java.util.List<Exception> answers = new java.util.ArrayList<>();
+    sink.send(java.util.List.of(EVENT, EVENT), answers::add);
+    p.errorNext(new org.apache.kafka.common.errors.RecordTooLargeException("too large"));
+    p.errorNext(new TimeoutException("broker down"));
+    assertThat(answers).singleElement().satisfies(e -> assertThat(e).hasMessage("broker down"));
+    assertThat(p.history()).hasSize(2);
+  }
+
+  private static boolean awaitHistory(MockProducer<String, Object> p, int size) throws InterruptedException {
+    for (int i = 0; i < 200 && p.history().size() < size; i++) {
+      Thread.sleep(25);
+    }
+    return p.history().size() >= size;
   }
 
   @Test

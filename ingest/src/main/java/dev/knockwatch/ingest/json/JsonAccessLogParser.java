@@ -94,7 +94,7 @@ public final class JsonAccessLogParser implements LineParser {
         .kind(Kind.NETWORK)
         .action("http-request")
         .method(field(root, "method").map(m -> Sanitize.text(m, 16)).orElse(null))
-        .url(url.map(u -> Sanitize.text(Redactor.redact(u), 1024)).orElse(null))
+        .url(url.map(u -> Redactor.safe(u, 1024)).orElse(null))
         .reason(field(root, "reason").map(r -> Sanitize.text(r, 1024))
             .orElse(status.map(s -> "refused with status " + Sanitize.text(s, 8)).orElse(null)))
         .proxyError(field(root, "proxyError").map(p -> Sanitize.text(p, 200)).orElse(null))

@@ -89,10 +89,10 @@ public final class ProbeResultParser implements LineParser {
         .kind(kind)
         .action(Sanitize.text(name.get(), MAX_NAME_CHARS))
         .observedAt(at)
-        .commandText(text(root, "command").map(c -> Sanitize.text(Redactor.redact(c), MAX_COMMAND_CHARS)).orElse(null))
+        .commandText(text(root, "command").map(c -> Redactor.safe(c, MAX_COMMAND_CHARS)).orElse(null))
         .probe(new ViolationEvent.ProbeResult(Sanitize.text(name.get(), MAX_NAME_CHARS),
             text(root, "expected").map(v -> Sanitize.text(v, MAX_FIELD_CHARS)).orElse(null),
-            text(root, "observed").map(v -> Sanitize.text(Redactor.redact(v), MAX_FIELD_CHARS)).orElse(null),
+            text(root, "observed").map(v -> Redactor.safe(v, MAX_FIELD_CHARS)).orElse(null),
             refused.booleanValue()));
     text(root, "agentId").ifPresent(a -> event.agentId(Sanitize.text(a, SourceLine.MAX_AGENT_CHARS)));
     text(root, "target").ifPresent(t -> {
@@ -100,7 +100,7 @@ public final class ProbeResultParser implements LineParser {
         event.path(Sanitize.text(t, MAX_FIELD_CHARS));
       } else {
         if (t.contains("://")) {
-          event.url(Sanitize.text(Redactor.redact(t), MAX_FIELD_CHARS));
+          event.url(Redactor.safe(t, MAX_FIELD_CHARS));
         }
         HostClassifier.target(t).ifPresent(hp -> event.host(Sanitize.text(hp.host(), MAX_FIELD_CHARS)).port(hp.port()));
       }

@@ -167,7 +167,7 @@ public final class CurlTranscriptParser implements LineParser {
       String target = requestTarget;
       return event(src, b -> b.action(connect ? "http-connect" : "http-request")
           .method(method)
-          .url(!connect && target != null && target.contains("://") ? Sanitize.text(Redactor.redact(target), 1024) : null)
+          .url(!connect && target != null && target.contains("://") ? Redactor.safe(target, 1024) : null)
           .proxyError(r.denyValue == null ? null : Sanitize.text(r.denyValue, 200))
           .reason(reason == null ? null : Sanitize.text(reason, 1024)), target, at);
     }
@@ -204,7 +204,7 @@ public final class CurlTranscriptParser implements LineParser {
         .method(d.method())
         .host(d.host())
         .port(d.port())
-        .url(d.url() == null ? null : Sanitize.text(Redactor.redact(d.url()), 1024))
+        .url(d.url() == null ? null : Redactor.safe(d.url(), 1024))
         .path(d.path() == null ? null : Sanitize.text(d.path(), 4096))
         .reason(d.reason() == null ? null : Sanitize.text(d.reason(), 1024))
         .addressClass(d.addressClass() != null ? d.addressClass()

@@ -109,7 +109,7 @@ public final class SquidAccessLogParser implements LineParser {
         .kind(Kind.NETWORK)
         .action(method.equals("CONNECT") ? "http-connect" : "http-request")
         .method(Sanitize.text(method, 16))
-        .url(method.equals("CONNECT") ? null : Sanitize.text(Redactor.redact(target), 1024))
+        .url(method.equals("CONNECT") ? null : Redactor.safe(target, 1024))
         .reason(reason + " (" + Sanitize.text(result, 40) + "/" + Sanitize.text(status, 3) + ")")
         .observedAt(time(f).orElse(src.ingestedAt()));
     hp.ifPresent(h -> b.host(h.host()).port(h.port()).addressClass(HostClassifier.classify(h.host()).orElse(null)));

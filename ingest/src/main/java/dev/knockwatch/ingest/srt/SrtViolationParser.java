@@ -110,7 +110,7 @@ public final class SrtViolationParser implements LineParser {
         .host(denial.get().host())
         .port(line.port())
         .method(line.method())
-        .url(line.url() == null ? null : clean(Redactor.redact(line.url()), MAX_FIELD_CHARS))
+        .url(line.url() == null ? null : Redactor.safe(line.url(), MAX_FIELD_CHARS))
         .path(clean(line.path(), MAX_PATH_CHARS))
         .addressClass(denial.get().addressClass())
         .reason(clean(line.reason(), MAX_FIELD_CHARS))
@@ -388,7 +388,7 @@ public final class SrtViolationParser implements LineParser {
   /** Redacted, cleaned and bounded. */
   private String commandText(String command) {
     if (!command.equals(lastCommand)) {
-      lastCommandText = clean(Redactor.redact(command), MAX_COMMAND_CHARS);
+      lastCommandText = Redactor.safe(command, MAX_COMMAND_CHARS);
       lastCommand = command;
     }
     return lastCommandText;

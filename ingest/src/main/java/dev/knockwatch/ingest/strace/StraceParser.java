@@ -49,8 +49,11 @@ public final class StraceParser implements LineParser {
   private static final Pattern SIN = Pattern.compile("sin_port=htons\\((\\d+)\\), sin_addr=inet_addr\\(\"([^\"]*)\"\\)");
   private static final Pattern SIN6 = Pattern.compile(
       "sin6_port=htons\\((\\d+)\\).*inet_pton\\(AF_INET6, \"([^\"]*)\"");
-  private static final Pattern SUN_PATH = Pattern.compile("sun_path=(@?\"(?:[^\"\\\\]|\\\\.)*\")");
-  private static final Pattern QUOTED = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
+  // A quoted string, escapes included, "unrolled" with possessive runs: the alternation (?:[^"\\]|\\.)*
+  // recursed once per character and overflowed the stack on a 64 KiB argument.
+  private static final String STRING = "\"[^\"\\\\]*+(?:\\\\.[^\"\\\\]*+)*+\"";
+  private static final Pattern SUN_PATH = Pattern.compile("sun_path=(@?" + STRING + ")");
+  private static final Pattern QUOTED = Pattern.compile("(" + STRING + ")");
 
   private static final Set<String> NETWORK_CALLS = Set.of("connect", "sendto", "sendmsg", "sendmmsg", "bind", "socket");
   private static final Set<String> NETWORK_REFUSALS = Set.of("EPERM", "EACCES", "ENETUNREACH", "EHOSTUNREACH", "EAFNOSUPPORT");
@@ -111,7 +114,7 @@ public final class StraceParser implements LineParser {
         .syscall(syscall)
         .errno(errno)
         .reason(call.group(5) == null ? errno : Sanitize.text(call.group(5), 200))
-        .pid(pid.isEmpty() ? null : Integer.valueOf(pid));
+        .pid(number(pid, Integer.MAX_VALUE));
     if (NETWORK_CALLS.contains(syscall)) {
       if (!NETWORK_REFUSALS.contains(errno)) {
         return Parsed.skipped("not-a-refusal");
@@ -160,12 +163,21 @@ public final class StraceParser implements LineParser {
 
   private static void address(ViolationEvent.Builder e, String ip, String port) {
     String host = HostClassifier.canonical(ip);
-    e.host(host).port(Integer.valueOf(port)).addressClass(HostClassifier.classify(host).orElse(null));
+    e.host(host).port(number(port, 65_535)).addressClass(HostClassifier.classify(host).orElse(null));
+  }
+
+  /** The digits as a number up to {@code max}, else null: the refusal is kept without it. */
+  private static Integer number(String digits, int max) {
+    if (digits.isEmpty() || digits.length() > 10) {
+      return null;
+    }
+    long n = Long.parseLong(digits);
+    return n <= max ? (int) n : null;
   }
 
   private static Optional<String> firstPath(String args) {
     Matcher q = QUOTED.matcher(args);
-    return q.find() ? Optional.of(unescape(q.group(1))) : Optional.empty();
+    return q.find() ? Optional.of(unquote(q.group(1))) : Optional.empty();
   }
 
   private static String unquote(String s) {
