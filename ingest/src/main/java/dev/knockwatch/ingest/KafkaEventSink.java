@@ -192,35 +192,44 @@ public final class KafkaEventSink implements EventSink {
     }
   }
 
-  /** Runs once every record of a batch is answered (the counter's last decrement orders the failures' writes before). */
-  private void finish(List<?> records, Exception[] failures, Consumer<Exception> done, int replacementRound) {
-    List<RejectedLine> instead = new ArrayList<>();
+  /**
+   * Runs once every record of a batch is answered (the counter's last decrement orders the
+   * failures' writes before it). When Kafka refused records for themselves, they go again as
+   * rejected lines, with the records that failed beside them (a broker fails a whole producer batch
+   * for one invalid record); any other failure alone is an outage, and the batch is read again.
+   */
+  private void finish(List<?> records, Exception[] failures, Consumer<Exception> done, int round) {
+    List<Object> again = new ArrayList<>();
+    Exception outage = null;
+    int refused = 0;
     for (int i = 0; i < failures.length; i++) {
       Exception e = failures[i];
       if (e == null) {
         continue;
       }
       if (!refusedForItself(e)) {
-        done.accept(e);
-        return;
+        outage = outage == null ? e : outage;
+        again.add(records.get(i));
+      } else if (round < MAX_ROUNDS) {
+        again.add(rejectedInstead(records.get(i), e));
+        refused++;
+      } else {
+        log.error("Kafka refused a rejected line standing in for a refused record too; dropped: {}", e.toString());
+        IngestMetrics.UNPUBLISHABLE.inc();
       }
-      instead.add(rejectedInstead(records.get(i), e));
     }
-    if (instead.isEmpty()) {
+    if (again.isEmpty()) {
       done.accept(null);
-      return;
+    } else if (refused == 0) {
+      done.accept(outage);
+    } else {
+      IngestMetrics.UNPUBLISHABLE_REPLACED.inc(refused);
+      replacements.execute(() -> send(again, done, round + 1));
     }
-    if (replacementRound >= 1) {
-      // a rejected line standing in for a refused record was refused too: it is gone, said once
-      log.error("Kafka refused {} rejected line(s) that stood in for refused records, first: {}: {}", instead.size(),
-          instead.get(0).key(), instead.get(0).reason());
-      IngestMetrics.UNPUBLISHABLE.inc(instead.size());
-      done.accept(null);
-      return;
-    }
-    IngestMetrics.UNPUBLISHABLE_REPLACED.inc(instead.size());
-    replacements.execute(() -> send(instead, done, replacementRound + 1));
   }
+
+  /** Rounds of stand-ins for one batch: a stand-in refused in the last one is dropped (said and counted). */
+  static final int MAX_ROUNDS = 2;
 
   /** Kafka (or the producer) refused this record for what it is, not for where it was going or when. */
   static boolean refusedForItself(Throwable e) {

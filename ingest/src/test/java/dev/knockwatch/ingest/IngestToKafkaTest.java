@@ -80,4 +80,41 @@ class IngestToKafkaTest {
     assertThat(r.code()).isEqualTo("short-command-id");
     assertThat(r.line()).contains("\"commandId\":\"abcdefghij\"").contains("token=[REDACTED]").doesNotContain("SECRET");
   }
+
+  /**
+   * One batch, three records: a good event, one Kafka refuses for its size, one a real broker
+   * refuses for its timestamp (year 2100, past message.timestamp.after.max.ms). The batch is done,
+   * the good event is published, and each refused record is a rejected line saying why.
+   */
+  @Test
+  void aRecordKafkaRefusesForItselfBecomesARejectedLineAndTheRestOfItsBatchIsPublished(EmbeddedKafkaBroker broker)
+      throws Exception {
+    String id = "RefusedForItself000001";
+    ViolationEvent good = ViolationEvent.builder().eventId("good").commandId(id).observedAt(Instant.now())
+        .ingestedAt(Instant.now()).origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 0, "host-a"))
+        .build();
+    try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
+      Object tooLarge = new org.apache.kafka.clients.producer.ProducerRecord<String, Object>(Topics.VIOLATIONS.name(), null,
+          System.currentTimeMillis(), id, Json.MAPPER.writeValueAsBytes(good.toBuilder().eventId("too-large")
+              .origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 100, "host-a"))
+              .commandText("x".repeat(600 * 1024)).build()));
+      Object future = new org.apache.kafka.clients.producer.ProducerRecord<String, Object>(Topics.VIOLATIONS.name(), null,
+          Instant.parse("2100-01-01T00:00:00Z").toEpochMilli(), id, Json.MAPPER.writeValueAsBytes(good.toBuilder()
+              .eventId("future").origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 200, "host-a"))
+              .build()));
+      java.util.concurrent.CompletableFuture<Exception> done = new java.util.concurrent.CompletableFuture<>();
+      sink.send(List.of(sink.prepare(good), tooLarge, future), done::complete);
+      assertThat(done.get(60, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+    }
+    assertThat(TopicReader.readUntil(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
+        r -> id.equals(r.key()), 1)).extracting(r -> r.value().eventId()).containsExactly("good");
+    List<ConsumerRecord<String, RejectedLine>> rejected = TopicReader.readUntil(broker, Topics.REJECTED.name(),
+        Json.serde(RejectedLine.class).deserializer(), r -> r.key().startsWith("refused/"), 2);
+    assertThat(rejected).extracting(ConsumerRecord::key).containsExactlyInAnyOrder(
+        "refused/" + id + ".violations.jsonl:100", "refused/" + id + ".violations.jsonl:200");
+    assertThat(rejected).extracting(r -> r.value().reason()).anySatisfy(why ->
+        assertThat(why).startsWith("Kafka refused its record: RecordTooLargeException")).anySatisfy(why ->
+        assertThat(why).startsWith("Kafka refused its record: InvalidTimestampException"));
+    assertThat(rejected).allSatisfy(r -> assertThat(r.value().code()).isEqualTo("unpublishable"));
+  }
 }

@@ -126,14 +126,34 @@ class KafkaEventSinkTest {
   }
 
   @Test
-  void anOutageStillFailsTheBatchSoItIsReadAgainAndNothingStandsInForIt() throws Exception {
+  void theRecordsThatFailedBesideARefusedOneGoAgainWithItsStandIn() throws Exception {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    java.util.concurrent.CompletableFuture<Exception> answer = new java.util.concurrent.CompletableFuture<>();
+    sink.send(java.util.List.of(EVENT, EVENT.toBuilder().eventId("e2").build()), answer::complete);
+    p.errorNext(new org.apache.kafka.common.errors.RecordTooLargeException("too large"));
+    // what a broker answers the other records of a producer batch that held an invalid one
+    p.errorNext(new org.apache.kafka.common.KafkaException("Failed to append record because it was part of a batch"
+        + " which had one more more invalid records"));
+    assertThat(awaitHistory(p, 4)).isTrue();
+    assertThat(p.history().get(2).topic()).isEqualTo(Topics.REJECTED.name());
+    assertThat(p.history().get(3).value()).isInstanceOfSatisfying(ViolationEvent.class,
+        e -> assertThat(e.eventId()).isEqualTo("e2"));
+    p.completeNext();
+    p.completeNext();
+    assertThat(answer.get(10, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+  }
+
+  @Test
+  void anOutageAloneFailsTheBatchSoItIsReadAgainAndNothingStandsInForIt() throws Exception {
     MockProducer<String, Object> p = producer();
     KafkaEventSink sink = new KafkaEventSink(p);
     java.util.List<Exception> answers = new java.util.ArrayList<>();
     sink.send(java.util.List.of(EVENT, EVENT), answers::add);
-    p.errorNext(new org.apache.kafka.common.errors.RecordTooLargeException("too large"));
     p.errorNext(new TimeoutException("broker down"));
+    p.errorNext(new TimeoutException("broker down too"));
     assertThat(answers).singleElement().satisfies(e -> assertThat(e).hasMessage("broker down"));
+    Thread.sleep(200);
     assertThat(p.history()).hasSize(2);
   }
 
