@@ -610,8 +610,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       return;
     }
     if (line.truncated()) {
-      reject(out, line, sourceLabel, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES + " bytes");
-      return;
+      IngestMetrics.LONG_LINES.labels(sourceLabel).inc();
     }
     if (line.binary()) {
       reject(out, line, sourceLabel, Rejection.BINARY, "not text: NUL bytes or mostly control characters");
@@ -639,7 +638,10 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       parsed = Parsed.rejected(Rejection.PARSER_ERROR, "the " + sourceLabel + " parser failed on this line: "
           + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + Sanitize.text(e.getMessage(), 200)));
     }
-    if (parsed instanceof Parsed.Rejected r) {
+    if (parsed instanceof Parsed.Rejected r && line.truncated()) {
+      reject(out, line, sourceLabel, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES
+          + " bytes, and its start and end, kept, do not parse: " + r.reason());
+    } else if (parsed instanceof Parsed.Rejected r) {
       reject(out, line, sourceLabel, r.code(), r.reason());
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();

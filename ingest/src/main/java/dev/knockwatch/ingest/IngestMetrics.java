@@ -26,6 +26,10 @@ final class IngestMetrics {
   static final Counter INVALID_UTF8 = Counter.build()
       .name("knockwatch_ingest_invalid_utf8_lines_total").help("Lines whose invalid UTF-8 bytes were replaced with U+FFFD.")
       .labelNames("source").register();
+  static final Counter LONG_LINES = Counter.build()
+      .name("knockwatch_ingest_long_lines_total")
+      .help("Lines longer than the bound (64 KiB): their start and end are kept and parsed, the middle left out.")
+      .labelNames("source").register();
   static final Counter SKIPPED = Counter.build()
       .name("knockwatch_ingest_skipped_total").help("Lines that are no refusal (allowed requests, successful calls, noise).")
       .labelNames("source", "reason").register();

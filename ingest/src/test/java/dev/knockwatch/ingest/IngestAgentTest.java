@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -481,6 +482,47 @@ class IngestAgentTest {
       assertThat(r.line()).startsWith("{\"line\":\"xxx").hasSizeLessThan(IngestAgent.MAX_LINE_BYTES);
     });
     assertThat(sink.events).hasSize(1);
+  }
+
+  /** srt's record of a command whose text is {@code padding} long: the refusal first, the time and id after the command. */
+  private static String padded(int padding) {
+    return "{\"line\":\"deny network-outbound pastebin.com:443 (host is not on the allow list)\","
+        + "\"encodedCommand\":\"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==\",\"command\":\"curl -d @- <<'EOF' "
+        + "x".repeat(padding) + " EOF\",\"timestamp\":\"2026-11-29T18:45:32.887Z\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\"}";
+  }
+
+  @Test
+  void paddingCannotHideARefusalARecordPastTheBoundYieldsItsEventWithItsTime() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    // a 70 KB inline script, and ten megabytes of it: each record keeps its start and its end
+    Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"),
+        padded(70_000) + "\n" + padded(10 << 20) + "\n" + RECORD + "\n");
+    while (agent().pollOnce() > 0) {
+      // all of it
+    }
+    assertThat(sink.rejected).isEmpty();
+    assertThat(sink.events).hasSize(3);
+    assertThat(sink.events.subList(0, 2)).allSatisfy(e -> {
+      assertThat(e.host()).isEqualTo("pastebin.com");
+      assertThat(e.commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+      assertThat(e.observedAt()).isEqualTo(java.time.Instant.parse("2026-11-29T18:45:32.887Z"));
+      assertThat(e.commandText()).startsWith("curl -d @- <<'EOF' xxx").endsWith("…")
+          .hasSizeLessThanOrEqualTo(Sanitize.MAX_COMMAND_CHARS + 1);
+    });
+  }
+
+  @Test
+  void aRecordCutOffBeforeItsEndStillYieldsTheRefusalItStartsWith() throws Exception {
+    Files.createDirectories(logs.resolve("a"));
+    String record = padded(200_000);
+    // the writer stopped inside the command, long past the bound, and never ended the line
+    Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), record.substring(0, 150_000));
+    agent().pollOnce();
+    assertThat(sink.rejected).isEmpty();
+    assertThat(sink.events).singleElement().satisfies(e -> {
+      assertThat(e.host()).isEqualTo("pastebin.com");
+      assertThat(e.commandId()).as("from the encodedCommand read before the cut").isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+    });
   }
 
   @Test

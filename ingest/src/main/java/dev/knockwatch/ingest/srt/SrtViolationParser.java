@@ -142,19 +142,30 @@ public final class SrtViolationParser implements LineParser {
       return r != null ? r : jackson(text);
     }
 
+    /**
+     * Jackson's reading. A record that breaks off after its {@code line} (a line past the bound,
+     * kept as its start and end; a writer that died mid-line) keeps the fields read before the
+     * break: the refusal is not lost to what follows it.
+     */
     static Record jackson(String text) throws IOException {
       try (JsonParser p = Json.MAPPER.getFactory().createParser(text)) {
         if (p.nextToken() != JsonToken.START_OBJECT) {
           return null;
         }
         Record r = new Record();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-          String name = p.currentName();
-          if (p.nextToken() != JsonToken.VALUE_STRING) {
-            p.skipChildren();
-            continue;
+        try {
+          while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            if (p.nextToken() != JsonToken.VALUE_STRING) {
+              p.skipChildren();
+              continue;
+            }
+            r.set(name, p.getText());
           }
-          r.set(name, p.getText());
+        } catch (JsonProcessingException e) {
+          if (r.line == null) {
+            throw e;
+          }
         }
         return r;
       }

@@ -51,6 +51,8 @@ public final class FileTailer {
   private final Predicate<Path> matches;
   private final Path checkpointFile;
   private final int maxLineBytes;
+  /** The line being read, across chunks: polls are not concurrent, so one serves every file. */
+  private final LineBuffer partial;
   private final Duration partialFlushAfter;
   public static final Duration DEFAULT_PARTIAL_FLUSH = Duration.ofSeconds(10);
   private final Map<String, FileState> files = new LinkedHashMap<>();
@@ -146,6 +148,7 @@ public final class FileTailer {
     this.matches = matches;
     this.checkpointFile = checkpointFile;
     this.maxLineBytes = maxLineBytes;
+    this.partial = new LineBuffer(maxLineBytes);
     loadCheckpoints();
   }
 
@@ -455,10 +458,10 @@ public final class FileTailer {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ch.position(state.position);
       ByteBuffer buf = ByteBuffer.wrap(chunk);
-      ByteArrayOutputStream partial = new ByteArrayOutputStream();
+      LineBuffer partial = this.partial;
+      partial.reset();
       long base = state.position;     // file position of chunk[0]
       long lineStart = state.position;
-      boolean cut = false;
       boolean full = false;
       while (!full) {
         buf.clear();
@@ -471,17 +474,14 @@ public final class FileTailer {
           long end = base + i + 1;
           if (state.discarding) {
             state.discarding = false;
-          } else if (partial.size() == 0) {
-            int len = i - start;
-            out.add(line(rel, lineStart, end, chunk, start, Math.min(len, maxLineBytes), len > maxLineBytes));
+          } else if (partial.isEmpty() && i - start <= maxLineBytes) {
+            out.add(line(rel, lineStart, end, chunk, start, i - start, false)); // a whole line within the chunk
           } else {
-            int room = maxLineBytes - partial.size();
-            partial.write(chunk, start, Math.max(0, Math.min(room, i - start)));
-            byte[] bytes = partial.toByteArray();
-            out.add(line(rel, lineStart, end, bytes, 0, bytes.length, cut || i - start > room));
+            partial.add(chunk, start, i - start);
+            byte[] bytes = partial.bytes();
+            out.add(line(rel, lineStart, end, bytes, 0, bytes.length, partial.cut()));
           }
           partial.reset();
-          cut = false;
           lineStart = end;
           state.position = end;
           start = i + 1;
@@ -494,32 +494,28 @@ public final class FileTailer {
           break;
         }
         if (!state.discarding && start < n) {
-          int room = maxLineBytes - partial.size();
-          partial.write(chunk, start, Math.max(0, Math.min(room, n - start)));
-          cut |= n - start > room;
+          partial.add(chunk, start, n - start);
         }
         base += n;
-        if (idle && !cut && !state.discarding && partial.size() > 0 && base == size) {
+        if (idle && !partial.cut() && !state.discarding && !partial.isEmpty() && base == size) {
           // the writer left a last line without its newline and stopped: return it as it is
-          byte[] bytes = partial.toByteArray();
+          byte[] bytes = partial.bytes();
           out.add(line(rel, lineStart, base, bytes, 0, bytes.length, false));
           partial.reset();
           lineStart = base;
           state.position = base;
           full = out.size() >= maxLines;
         }
-        // A line that will not end within the bound is returned cut now, so a writer that never
-        // sends a newline cannot make the tailer buffer without limit; the rest is discarded.
-        if (cut && !state.discarding) {
-          byte[] bytes = partial.toByteArray();
-          out.add(line(rel, lineStart, base, bytes, 0, bytes.length, true));
-          partial.reset();
-          cut = false;
-          state.discarding = true;
-          lineStart = base;
-          state.position = base;
-          full = out.size() >= maxLines;
-        }
+      }
+      // A line past the bound that has not ended where the file ends now is returned cut (its start
+      // and its end so far), and its rest is skipped: a writer that never sends a newline cannot make
+      // the tailer hold or read it again without limit.
+      if (partial.cut() && !state.discarding && !full) {
+        byte[] bytes = partial.bytes();
+        out.add(line(rel, lineStart, base, bytes, 0, bytes.length, true));
+        partial.reset();
+        state.discarding = true;
+        state.position = base;
       }
     }
   }

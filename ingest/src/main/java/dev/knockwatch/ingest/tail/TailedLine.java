@@ -7,7 +7,8 @@ package dev.knockwatch.ingest.tail;
  * @param offset byte offset of the line's first byte
  * @param end byte offset just past the line's terminator: where reading resumes
  * @param text the line, UTF-8 decoded, without "\n" or "\r\n"
- * @param truncated true when the line was longer than the tailer's bound and only its start is kept
+ * @param truncated true when the line was longer than the tailer's bound: its start and its end are kept, the
+ *     middle is left out (see {@link LineBuffer})
  * @param invalidUtf8 true when bytes that are not UTF-8 were replaced with U+FFFD
  * @param binary true when the line holds a NUL byte or is mostly control characters: not a log line
  */

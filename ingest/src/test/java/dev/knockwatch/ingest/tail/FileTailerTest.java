@@ -331,15 +331,27 @@ class FileTailerTest {
   }
 
   @Test
-  void aLineLongerThanTheBoundIsReturnedCutAndFlagged() throws IOException {
+  void aLineLongerThanTheBoundKeepsItsStartAndItsEndAndIsFlagged() throws IOException {
     FileTailer t = tailer();
-    append("x".repeat(200) + "\nnext\n");
+    append("a".repeat(100) + "b".repeat(100) + "\nnext\n");
     List<TailedLine> lines = t.poll(100);
     assertThat(lines).hasSize(2);
     assertThat(lines.get(0).truncated()).isTrue();
-    assertThat(lines.get(0).text()).hasSize(64);
+    assertThat(lines.get(0).text()).isEqualTo("a".repeat(32) + " … " + "b".repeat(27));
+    assertThat(lines.get(0).text().getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSizeLessThanOrEqualTo(64);
     assertThat(lines.get(1).text()).isEqualTo("next");
     assertThat(lines.get(1).truncated()).isFalse();
+  }
+
+  @Test
+  void aLongLineSpreadOverChunksKeepsItsEndAndNoCharacterIsCutInHalf() throws IOException {
+    FileTailer t = tailer();
+    // é is two bytes: however the halves fall, no half character is kept
+    append("é".repeat(50_000) + "END\n" + "ok\n");
+    List<TailedLine> lines = t.poll(100);
+    assertThat(lines).extracting(TailedLine::text).containsExactly(lines.get(0).text(), "ok");
+    assertThat(lines.get(0).text()).startsWith("éé").contains(" … ").endsWith("éEND").doesNotContain("\uFFFD");
+    assertThat(lines.get(0).invalidUtf8()).isFalse();
   }
 
   @Test
