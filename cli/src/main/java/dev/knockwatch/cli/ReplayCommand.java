@@ -166,7 +166,8 @@ final class ReplayCommand implements Callable<Integer> {
 
   private static void readAll(Path input, EventSink sink) throws EventSink.PublishException {
     InputTree tree = InputTree.of(input);
-    IngestAgent agent = IngestAgent.forLogDirectory(tree.root(), tree.only(), null, sink, "replay", Duration.ZERO);
+    IngestAgent agent = IngestAgent.forLogDirectory(tree.root(), tree.only(), null, sink, "replay", Duration.ZERO)
+        .untimedFromFiles();
     while (agent.pollOnce() > 0) {
       // read to the end of every file
     }
@@ -202,7 +203,10 @@ final class ReplayCommand implements Callable<Integer> {
 
   /**
    * Holds the events until {@link #drain}, then publishes them in event-time order, so that a
-   * later file's earlier refusals are not dropped as late. Rejected lines pass straight through.
+   * later file's earlier refusals are not dropped as late. An event whose line had no time of its
+   * own (ingest gave it its file's modification time) takes the time of the nearest timed refusal
+   * of its command: the last one before it in its file, else the command's first. Rejected lines
+   * pass straight through.
    */
   static final class TimeOrderedSink implements EventSink {
     private final EventSink next;
@@ -229,6 +233,7 @@ final class ReplayCommand implements Callable<Integer> {
 
     /** Publishes what it holds in time order; returns the latest event time (epoch ms), 0 when none. */
     long drain() throws EventSink.PublishException {
+      retime(held);
       held.sort(Comparator.comparing(ViolationEvent::observedAt)
           .thenComparing(e -> e.origin().file()).thenComparingLong(e -> e.origin().offset()));
       held.forEach(next::publish);
@@ -241,6 +246,32 @@ final class ReplayCommand implements Callable<Integer> {
     @Override
     public void close() {
       // the next sink is closed by its owner
+    }
+
+    static void retime(List<ViolationEvent> events) {
+      Map<String, List<ViolationEvent>> timed = new java.util.HashMap<>();
+      for (ViolationEvent e : events) {
+        if (e.timeSource() == null) {
+          timed.computeIfAbsent(e.commandId(), c -> new ArrayList<>()).add(e);
+        }
+      }
+      timed.values().forEach(l -> l.sort(Comparator.comparing(ViolationEvent::observedAt)));
+      for (int i = 0; i < events.size(); i++) {
+        ViolationEvent e = events.get(i);
+        List<ViolationEvent> ofCommand = timed.get(e.commandId());
+        if (!ViolationEvent.TIME_FROM_FILE.equals(e.timeSource()) || ofCommand == null) {
+          continue;
+        }
+        ViolationEvent before = null;
+        for (ViolationEvent t : ofCommand) {
+          if (t.origin().file().equals(e.origin().file()) && t.origin().offset() < e.origin().offset()
+              && (before == null || t.origin().offset() > before.origin().offset())) {
+            before = t;
+          }
+        }
+        ViolationEvent nearest = before != null ? before : ofCommand.get(0);
+        events.set(i, e.toBuilder().observedAt(nearest.observedAt()).timeSource(ViolationEvent.TIME_FROM_COMMAND).build());
+      }
     }
   }
 }

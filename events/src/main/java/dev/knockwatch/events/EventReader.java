@@ -54,7 +54,7 @@ public final class EventReader {
   /** Each field's bit, to tell a field given twice (the mapper's answer then depends on the others). */
   private static final Map<String, Integer> EVENT_FIELDS = bits("schema", "eventId", "commandId", "agentId", "role",
       "source", "kind", "action", "host", "port", "method", "url", "path", "addressClass", "reason", "proxyError",
-      "errno", "syscall", "pid", "observedAt", "ingestedAt", "commandText", "origin", "probe");
+      "errno", "syscall", "pid", "observedAt", "ingestedAt", "timeSource", "commandText", "origin", "probe");
   private static final Map<String, Integer> ORIGIN_FIELDS = bits("file", "offset", "ingestHost");
   private static final Map<String, Integer> PROBE_FIELDS = bits("name", "expected", "observed", "refused");
 
@@ -83,6 +83,7 @@ public final class EventReader {
     Integer pid = null;
     Instant observedAt = null;
     Instant ingestedAt = null;
+    String timeSource = null;
     String commandText = null;
     ViolationEvent.Origin origin = null;
     ViolationEvent.ProbeResult probe = null;
@@ -113,6 +114,7 @@ public final class EventReader {
         case "pid" -> pid = v == JsonToken.VALUE_NULL ? null : integer(p, v);
         case "observedAt" -> observedAt = instant(text(p, v));
         case "ingestedAt" -> ingestedAt = instant(text(p, v));
+        case "timeSource" -> timeSource = text(p, v);
         case "commandText" -> commandText = text(p, v);
         case "origin" -> origin = v == JsonToken.VALUE_NULL ? null : origin(p, v);
         case "probe" -> probe = v == JsonToken.VALUE_NULL ? null : probe(p, v);
@@ -120,7 +122,7 @@ public final class EventReader {
       }
     }
     return new ViolationEvent(schema, eventId, commandId, agentId, role, source, kind, action, host, port, method, url,
-        path, addressClass, reason, proxyError, errno, syscall, pid, observedAt, ingestedAt, commandText, origin, probe);
+        path, addressClass, reason, proxyError, errno, syscall, pid, observedAt, ingestedAt, timeSource, commandText, origin, probe);
   }
 
   private static ViolationEvent.Origin origin(JsonParser p, JsonToken start) throws IOException, NotFast {

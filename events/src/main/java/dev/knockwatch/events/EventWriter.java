@@ -47,6 +47,7 @@ public final class EventWriter {
   private static final byte[] PID = name("pid");
   private static final byte[] OBSERVED_AT = name("observedAt");
   private static final byte[] INGESTED_AT = name("ingestedAt");
+  private static final byte[] TIME_SOURCE = name("timeSource");
   private static final byte[] COMMAND_TEXT = name("commandText");
   private static final byte[] ORIGIN = ascii(",\"origin\":{");
   private static final byte[] FILE = name("file");
@@ -128,6 +129,7 @@ public final class EventWriter {
     o.number(PID, e.pid());
     o.instant(OBSERVED_AT, e.observedAt(), 0);
     o.instant(INGESTED_AT, e.ingestedAt(), 1);
+    o.string(TIME_SOURCE, e.timeSource());
     o.repeated(COMMAND_TEXT, e.commandText(), Repeated.COMMAND_TEXT);
     if (e.origin() != null) {
       o.raw(ORIGIN);

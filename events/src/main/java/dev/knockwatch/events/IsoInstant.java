@@ -106,7 +106,8 @@ public final class IsoInstant {
       int second = num(t, 17, 2);
       int fracDigits = n == 20 ? 0 : n - 21;
       int frac = fracDigits == 0 ? 0 : num(t, 20, fracDigits);
-      if (year >= 1970 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && hour < 24
+      // num() is -1 for a field that holds a non-digit: every field is checked from below too
+      if (year >= 1970 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && hour >= 0 && hour < 24
           && minute >= 0 && minute < 60 && second >= 0 && second < 60 && frac >= 0 && (n == 20 || fracDigits > 0)) {
         long days = daysFromCivil(year, month, day);
         return Instant.ofEpochSecond(days * 86_400 + hour * 3600L + minute * 60L + second,

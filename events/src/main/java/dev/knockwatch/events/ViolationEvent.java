@@ -33,11 +33,23 @@ public record ViolationEvent(
     Integer pid,
     Instant observedAt,
     Instant ingestedAt,
+    String timeSource,
     String commandText,
     Origin origin,
     ProbeResult probe) {
 
   public static final int SCHEMA = 1;
+
+  /**
+   * {@code timeSource} when {@code observedAt} is not the line's own time (the line had none, or
+   * one that was unreadable, out of range, or too far ahead of the ingest clock): when ingest read
+   * the line ({@value}), the file's modification time ({@link #TIME_FROM_FILE}, replay), or the
+   * nearest timed refusal of the same command ({@link #TIME_FROM_COMMAND}, replay). Absent when it
+   * is the line's own.
+   */
+  public static final String TIME_FROM_INGEST = "ingest";
+  public static final String TIME_FROM_FILE = "file";
+  public static final String TIME_FROM_COMMAND = "command";
 
   /** Where the line came from: the file (relative to the watched root), its byte offset, and the ingest host. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -76,6 +88,7 @@ public record ViolationEvent(
     b.pid = pid;
     b.observedAt = observedAt;
     b.ingestedAt = ingestedAt;
+    b.timeSource = timeSource;
     b.commandText = commandText;
     b.origin = origin;
     b.probe = probe;
@@ -104,6 +117,7 @@ public record ViolationEvent(
     private Integer pid;
     private Instant observedAt;
     private Instant ingestedAt;
+    private String timeSource;
     private String commandText;
     private Origin origin;
     private ProbeResult probe;
@@ -128,6 +142,7 @@ public record ViolationEvent(
     public Builder pid(Integer v) { pid = v; return this; }
     public Builder observedAt(Instant v) { observedAt = v; return this; }
     public Builder ingestedAt(Instant v) { ingestedAt = v; return this; }
+    public Builder timeSource(String v) { timeSource = v; return this; }
     public Builder commandText(String v) { commandText = v; return this; }
     public Builder origin(Origin v) { origin = v; return this; }
     public Builder probe(ProbeResult v) { probe = v; return this; }
@@ -135,7 +150,7 @@ public record ViolationEvent(
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
           host, port, method, url, path, addressClass, reason, proxyError, errno, syscall, pid,
-          observedAt, ingestedAt, commandText, origin, probe);
+          observedAt, ingestedAt, timeSource, commandText, origin, probe);
     }
   }
 }

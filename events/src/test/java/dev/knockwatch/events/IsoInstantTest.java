@@ -73,4 +73,41 @@ class IsoInstantTest {
     Instant t = Instant.parse("2026-11-29T21:57:57.120Z");
     assertThat(Json.write(t)).isEqualTo("\"2026-11-29T21:57:57.120Z\"");
   }
+
+  /**
+   * The twin test: the fast reader and the JDK's on the same garbled text must agree, value for
+   * value or refusal for refusal. A non-digit hour once read as -1 and moved the time an hour back.
+   */
+  @Test
+  void onGarbledTextTheFastReaderAndTheJdkGiveOneAnswer() {
+    java.util.Random random = new java.util.Random(23);
+    String alphabet = "0123456789-:TZ.x+ \u0661";
+    java.util.List<String> from = java.util.List.of("2026-11-29T18:45:32.887Z", "2026-11-29T18:45:32Z",
+        "2024-02-29T23:59:59.999999999Z", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z");
+    java.util.List<String> cases = new java.util.ArrayList<>(java.util.List.of("2026-11-29Tx1:45:32Z",
+        "2026-11-29T-1:45:32Z", "2026-11-29T1-:45:32Z", "2026-1x-29T18:45:32Z", "2026-11-29T18:45:-2Z",
+        "2026-11-29T18:-5:32Z", "-026-11-29T18:45:32Z", "2026-11-29T18:45:32.-87Z", "2026-11-29T18:45:32.8x7Z"));
+    for (int n = 0; n < 50_000; n++) {
+      StringBuilder t = new StringBuilder(from.get(random.nextInt(from.size())));
+      for (int k = 1 + random.nextInt(2); k > 0; k--) {
+        t.setCharAt(random.nextInt(t.length()), alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      cases.add(t.toString());
+    }
+    for (String t : cases) {
+      Instant jdk;
+      try {
+        jdk = Instant.parse(t);
+      } catch (java.time.format.DateTimeParseException e) {
+        jdk = null;
+      }
+      Instant fast;
+      try {
+        fast = IsoInstant.parse(t);
+      } catch (java.time.format.DateTimeParseException e) {
+        fast = null;
+      }
+      assertThat(fast).as(t).isEqualTo(jdk);
+    }
+  }
 }

@@ -6,9 +6,12 @@ import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink.PublishException;
+import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
+import dev.knockwatch.ingest.srt.SrtViolationParser;
 import dev.knockwatch.ingest.tail.FileTailer;
 import dev.knockwatch.ingest.tail.TailedLine;
 import io.prometheus.client.Counter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -96,6 +99,27 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     this.feeds.forEach(f -> f.tailer().walkAtMostEvery(pollInterval));
   }
 
+  private Duration maxAhead = EventTime.DEFAULT_MAX_AHEAD;
+  private boolean untimedFromFiles;
+
+  /** How far ahead of the ingest clock a line's time may be and still count (default 5 minutes). */
+  public IngestAgent maxAhead(Duration bound) {
+    if (bound.isNegative()) {
+      throw new IllegalArgumentException("the bound ahead of the clock cannot be negative: " + bound);
+    }
+    this.maxAhead = bound;
+    return this;
+  }
+
+  /**
+   * Replay: a line with no time it may keep takes its file's modification time, not the ingest
+   * clock, so the same files replay the same way on any day.
+   */
+  public IngestAgent untimedFromFiles() {
+    this.untimedFromFiles = true;
+    return this;
+  }
+
   /**
    * How many threads {@link #run()} parses with, the reader included (default: the cores, at
    * most 4). One file's lines are always parsed in order by one thread at a time, and the events
@@ -121,7 +145,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         checkpointFile, MAX_LINE_BYTES);
     Function<String, FileContext> context = cached(rel -> {
       SourceType type = SourceType.ofFileName(fileName(rel)).orElseThrow();
-      return new FileContext(type, type::newParser, agentIdOf(rel), commandIdOf(type, fileName(rel)));
+      String commandId = commandIdOf(type, fileName(rel));
+      Supplier<LineParser> parsers = type::newParser;
+      // the srt bridge writes a command's records and, at its end, its stderr with srt's restatement of them
+      if (type == SourceType.PROXY_403 && Files.exists(root.resolve(rel).resolveSibling(commandId + SrtViolationParser.FILE_SUFFIX))) {
+        parsers = () -> new CurlTranscriptParser().restatedByRecords();
+      }
+      return new FileContext(type, parsers, agentIdOf(rel), commandId);
     });
     return new IngestAgent(List.of(new Feed(tailer, context, "")), publisher, ingestHost, Clock.systemUTC(), pollInterval);
   }
@@ -602,7 +632,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     FileContext ctx = run.ctx();
     List<Object> out = run.out();
     TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
-        tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8(), tailed.binary());
+        tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8(), tailed.binary(),
+        tailed.fileModifiedAt());
     SourceType type = ctx.type();
     String sourceLabel = run.sourceLabel();
     IngestMetrics.PerSource meters = run.meters();
@@ -624,8 +655,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
           "cannot tell this file's format from its name or first line: give its source a type");
       return;
     }
+    Instant ingestedAt = clock.instant();
     SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), ctx.agentId(), ctx.commandId(),
-        ingestHost, clock.instant());
+        ingestHost, ingestedAt);
     Parsed parsed;
     try {
       parsed = run.parser().parse(src);
@@ -647,7 +679,10 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
       int prepared = 0;
-      for (ViolationEvent e : ev.events()) {
+      for (ViolationEvent parsedEvent : ev.events()) {
+        ViolationEvent e = untimedFromFiles && line.fileModifiedAt() != null
+            ? EventTime.settle(parsedEvent, ingestedAt, maxAhead, line.fileModifiedAt(), ViolationEvent.TIME_FROM_FILE, sourceLabel)
+            : EventTime.settle(parsedEvent, ingestedAt, maxAhead, ingestedAt, ViolationEvent.TIME_FROM_INGEST, sourceLabel);
         Optional<String> idProblem = CommandId.problem(e.commandId());
         if (idProblem.isPresent()) {
           reject(out, line, sourceLabel, Rejection.forCommandId(e.commandId()), idProblem.get());

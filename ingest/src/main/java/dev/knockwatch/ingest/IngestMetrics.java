@@ -30,6 +30,10 @@ final class IngestMetrics {
       .name("knockwatch_ingest_long_lines_total")
       .help("Lines longer than the bound (64 KiB): their start and end are kept and parsed, the middle left out.")
       .labelNames("source").register();
+  static final Counter TIMES_REPLACED = Counter.build()
+      .name("knockwatch_ingest_times_replaced_total")
+      .help("Events whose line had no time ingest could trust (missing, unreadable, out-of-range, ahead): counted at the ingest time instead.")
+      .labelNames("source", "why").register();
   static final Counter SKIPPED = Counter.build()
       .name("knockwatch_ingest_skipped_total").help("Lines that are no refusal (allowed requests, successful calls, noise).")
       .labelNames("source", "reason").register();

@@ -24,14 +24,14 @@ public record SourceLine(
 
   /**
    * An event of this line with what every parser sets alike: the stable event id, the origin,
-   * the ingest time (also the event time until the parser reads one), and the agent the path
-   * names. Parsers fill in the rest and may override agentId and observedAt.
+   * the ingest time and the agent the path names. Parsers fill in the rest: observedAt only with
+   * the line's own time ({@link EventTime#UNREADABLE} for one they cannot read); the agent settles
+   * what stands in for a missing one ({@link EventTime}). Parsers may override agentId.
    */
   public ViolationEvent.Builder newEvent() {
     return ViolationEvent.builder()
         .eventId(EventIds.of(file, offset, 0))
         .agentId(agentIdFromPath == null ? null : Sanitize.text(agentIdFromPath, MAX_AGENT_CHARS))
-        .observedAt(ingestedAt)
         .ingestedAt(ingestedAt)
         .origin(new ViolationEvent.Origin(file, offset, ingestHost));
   }

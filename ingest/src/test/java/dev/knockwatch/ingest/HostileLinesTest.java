@@ -99,7 +99,12 @@ class HostileLinesTest {
         assertSafe(field, 4096 + 1, e);
       }
       assertThat(CommandId.problem(e.commandId())).as("%s", e).isEmpty();
-      assertThat(e.observedAt()).as("%s", e).isNotNull();
+      // no agent-written time moves stream time past the ingest clock plus the bound, or before 1970
+      assertThat(e.observedAt()).as("%s", e).isNotNull().isAfterOrEqualTo(java.time.Instant.EPOCH)
+          .isBeforeOrEqualTo(e.ingestedAt().plus(EventTime.DEFAULT_MAX_AHEAD));
+      if (e.timeSource() != null) {
+        assertThat(e.observedAt()).isEqualTo(e.ingestedAt());
+      }
     }
     for (RejectedLine r : rejected) {
       assertSafe(r.line(), IngestAgent.MAX_REJECTED_LINE_CHARS + 1, r);

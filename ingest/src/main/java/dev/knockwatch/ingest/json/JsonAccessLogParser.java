@@ -11,6 +11,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -98,7 +99,7 @@ public final class JsonAccessLogParser implements LineParser {
         .reason(field(root, "reason").map(r -> Sanitize.text(r, 1024))
             .orElse(status.map(s -> "refused with status " + Sanitize.text(s, 8)).orElse(null)))
         .proxyError(field(root, "proxyError").map(p -> Sanitize.text(p, 200)).orElse(null))
-        .observedAt(field(root, "timestamp").flatMap(JsonAccessLogParser::instant).orElse(src.ingestedAt()))
+        .observedAt(field(root, "timestamp").map(t -> instant(t).orElse(EventTime.UNREADABLE)).orElse(null))
 ;
     field(root, "agentId").ifPresent(a -> b.agentId(Sanitize.text(a, SourceLine.MAX_AGENT_CHARS)));
     target.ifPresent(hp -> b.host(hp.host()).port(hp.port()).addressClass(HostClassifier.classify(hp.host()).orElse(null)));

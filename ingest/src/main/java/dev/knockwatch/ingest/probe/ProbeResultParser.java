@@ -10,6 +10,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -73,14 +74,13 @@ public final class ProbeResultParser implements LineParser {
             + "\" is not one of network, filesystem, unix-socket, process");
       }
     }
-    Instant at = src.ingestedAt();
+    Instant at = null;
     Optional<String> timestamp = text(root, "timestamp");
     if (timestamp.isPresent()) {
       try {
         at = Instant.parse(timestamp.get());
       } catch (DateTimeParseException e) {
-        return Parsed.rejected(Rejection.UNPARSEABLE, "probe result timestamp \"" + Sanitize.text(timestamp.get(), 40)
-            + "\" is not an ISO-8601 instant");
+        at = EventTime.UNREADABLE; // the result is kept, at the time ingest read it
       }
     }
     ViolationEvent.Builder event = src.newEvent()

@@ -7,6 +7,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -89,6 +90,18 @@ public final class CurlTranscriptParser implements LineParser {
   /** @param denyHeaders header names (lower case) whose value says why the proxy refused */
   public CurlTranscriptParser(List<String> denyHeaders) {
     this.denyHeaders = denyHeaders;
+  }
+
+  private boolean restated;
+
+  /**
+   * The command's srt records are read too (its {@code .violations.jsonl} lies beside): the
+   * {@code <sandbox_violations>} block restates them, line for line, and counting it would count
+   * each refusal twice. Its lines are then skipped ({@code restated}).
+   */
+  public CurlTranscriptParser restatedByRecords() {
+    this.restated = true;
+    return this;
   }
 
   @Override
@@ -196,6 +209,9 @@ public final class CurlTranscriptParser implements LineParser {
     if (deny.isEmpty()) {
       return Parsed.skipped("not-a-refusal");
     }
+    if (restated) {
+      return Parsed.skipped("restated");
+    }
     SrtLine d = deny.get();
     return withCommandId(src, src.newEvent()
         .source(Source.SRT_VIOLATION)
@@ -231,7 +247,7 @@ public final class CurlTranscriptParser implements LineParser {
       return Parsed.rejected(Rejection.forCommandId(commandId), problem.get()
           + " (no srt proxy user carrying an id, and the file is not named <commandId>.stderr.log)");
     }
-    return Parsed.of(b.commandId(commandId).observedAt(at != null ? at : src.ingestedAt()).build());
+    return Parsed.of(b.commandId(commandId).observedAt(at).build());
   }
 
   /** srt puts base64(commandId) in the proxy user, %-escaped in a proxy URL; base64 of command text is no id. */
@@ -260,7 +276,7 @@ public final class CurlTranscriptParser implements LineParser {
     try {
       return LocalDateTime.parse(text, SOCAT_TIME).toInstant(ZoneOffset.UTC);
     } catch (DateTimeParseException e) {
-      return null;
+      return EventTime.UNREADABLE;
     }
   }
 
@@ -271,7 +287,7 @@ public final class CurlTranscriptParser implements LineParser {
     try {
       return ZonedDateTime.parse(rfc1123, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
     } catch (DateTimeParseException e) {
-      return null;
+      return EventTime.UNREADABLE;
     }
   }
 }

@@ -8,6 +8,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -111,7 +112,7 @@ public final class SquidAccessLogParser implements LineParser {
         .method(Sanitize.text(method, 16))
         .url(method.equals("CONNECT") ? null : Redactor.safe(target, 1024))
         .reason(reason + " (" + Sanitize.text(result, 40) + "/" + Sanitize.text(status, 3) + ")")
-        .observedAt(time(f).orElse(src.ingestedAt()));
+        .observedAt(time(f));
     hp.ifPresent(h -> b.host(h.host()).port(h.port()).addressClass(HostClassifier.classify(h.host()).orElse(null)));
     return Parsed.of(b.build());
   }
@@ -146,19 +147,20 @@ public final class SquidAccessLogParser implements LineParser {
     }
   }
 
-  private static Optional<Instant> time(SquidLogFormat.Fields f) {
+  /** The line's time; null when its format has none, {@link EventTime#UNREADABLE} when it cannot be read. */
+  private static Instant time(SquidLogFormat.Fields f) {
     try {
       if (f.has("time")) {
         long seconds = Long.parseLong(f.get("time", null));
         long millis = f.has("millis") ? Long.parseLong(f.get("millis", null)) : 0;
-        return Optional.of(Instant.ofEpochMilli(seconds * 1000 + millis));
+        return Instant.ofEpochSecond(seconds, millis * 1_000_000);
       }
       if (f.has("localTime")) {
-        return Optional.of(ZonedDateTime.parse(f.get("localTime", null), LOCAL_TIME).toInstant());
+        return ZonedDateTime.parse(f.get("localTime", null), LOCAL_TIME).toInstant();
       }
-    } catch (NumberFormatException | DateTimeParseException e) {
-      return Optional.empty();
+    } catch (NumberFormatException | java.time.DateTimeException | ArithmeticException e) {
+      return EventTime.UNREADABLE;
     }
-    return Optional.empty();
+    return null;
   }
 }

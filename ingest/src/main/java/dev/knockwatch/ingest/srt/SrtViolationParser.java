@@ -13,6 +13,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -114,7 +115,7 @@ public final class SrtViolationParser implements LineParser {
         .path(clean(line.path(), MAX_PATH_CHARS))
         .addressClass(denial.get().addressClass())
         .reason(clean(line.reason(), MAX_FIELD_CHARS))
-        .observedAt(timestamp(record).orElse(src.ingestedAt()))
+        .observedAt(timestamp(record))
         .commandText(text(record, "command").map(this::commandText).orElse(null))
         .build();
     return Parsed.of(event);
@@ -431,11 +432,13 @@ public final class SrtViolationParser implements LineParser {
     return null;
   }
 
-  private static Optional<Instant> timestamp(Record record) {
+  /** The record's time; null when it has none, {@link EventTime#UNREADABLE} when it is not an ISO-8601 instant. */
+  private static Instant timestamp(Record record) {
+    Optional<String> t = text(record, "timestamp");
     try {
-      return text(record, "timestamp").map(IsoInstant::parse); // srt writes toISOString()'s shape, read directly
+      return t.map(IsoInstant::parse).orElse(null); // srt writes toISOString()'s shape, read directly
     } catch (DateTimeParseException e) {
-      return Optional.empty();
+      return EventTime.UNREADABLE;
     }
   }
 

@@ -6,6 +6,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -194,20 +195,25 @@ public final class StraceParser implements LineParser {
     return HIDDEN_PATHS.stream().anyMatch(path::contains);
   }
 
-  /** -ttt is an instant; -t and -tt are a time of day, on the day the line was read (UTC). */
+  /**
+   * -ttt is an instant; -t and -tt are a time of day (UTC), on the day the line was read, or the
+   * day before when that would put it later than an hour after the reading. None: null; a column
+   * that does not read: {@link EventTime#UNREADABLE}.
+   */
   static Instant time(String column, Instant ingestedAt) {
     if (column == null) {
-      return ingestedAt;
+      return null;
     }
     try {
       if (column.indexOf(':') < 0) {
         BigDecimal seconds = new BigDecimal(column);
-        return Instant.ofEpochSecond(seconds.longValue(),
+        return Instant.ofEpochSecond(seconds.setScale(0, java.math.RoundingMode.DOWN).longValueExact(),
             seconds.remainder(BigDecimal.ONE).movePointRight(9).intValue());
       }
-      return LocalTime.parse(column).atDate(ingestedAt.atZone(ZoneOffset.UTC).toLocalDate()).toInstant(ZoneOffset.UTC);
-    } catch (DateTimeParseException | NumberFormatException | ArithmeticException e) {
-      return ingestedAt;
+      Instant t = LocalTime.parse(column).atDate(ingestedAt.atZone(ZoneOffset.UTC).toLocalDate()).toInstant(ZoneOffset.UTC);
+      return t.isAfter(ingestedAt.plus(java.time.Duration.ofHours(1))) ? t.minus(java.time.Duration.ofDays(1)) : t;
+    } catch (java.time.DateTimeException | NumberFormatException | ArithmeticException e) {
+      return EventTime.UNREADABLE;
     }
   }
 }

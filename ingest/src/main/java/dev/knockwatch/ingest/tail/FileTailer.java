@@ -53,6 +53,8 @@ public final class FileTailer {
   private final int maxLineBytes;
   /** The line being read, across chunks: polls are not concurrent, so one serves every file. */
   private final LineBuffer partial;
+  /** The modification time of the file being read. */
+  private java.time.Instant modifiedAt;
   private final Duration partialFlushAfter;
   public static final Duration DEFAULT_PARTIAL_FLUSH = Duration.ofSeconds(10);
   private final Map<String, FileState> files = new LinkedHashMap<>();
@@ -455,6 +457,7 @@ public final class FileTailer {
       state.headLength = (int) Math.min(size, HEAD_BYTES);
       state.head = head(file, state.headLength);
     }
+    modifiedAt = attrs.lastModifiedTime().toInstant();
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ch.position(state.position);
       ByteBuffer buf = ByteBuffer.wrap(chunk);
@@ -521,6 +524,11 @@ public final class FileTailer {
   }
 
   private TailedLine line(String rel, long start, long end, byte[] bytes, int from, int len, boolean cut) {
+    return line(rel, start, end, bytes, from, len, cut, modifiedAt);
+  }
+
+  private TailedLine line(String rel, long start, long end, byte[] bytes, int from, int len, boolean cut,
+      java.time.Instant modified) {
     if (len > 0 && bytes[from + len - 1] == '\r') {
       len--;
     }
@@ -535,7 +543,7 @@ public final class FileTailer {
         invalid = true;
       }
     }
-    return new TailedLine(rel, start, end, text, cut, invalid, Bytes.binary(bytes, from, from + len, text.length()));
+    return new TailedLine(rel, start, end, text, cut, invalid, Bytes.binary(bytes, from, from + len, text.length()), modified);
   }
 
   private String relative(Path file) {

@@ -11,6 +11,7 @@ package dev.knockwatch.ingest.tail;
  *     middle is left out (see {@link LineBuffer})
  * @param invalidUtf8 true when bytes that are not UTF-8 were replaced with U+FFFD
  * @param binary true when the line holds a NUL byte or is mostly control characters: not a log line
+ * @param fileModifiedAt the file's modification time when the line was read (what replay gives a line without a time)
  */
 public record TailedLine(String file, long offset, long end, String text, boolean truncated, boolean invalidUtf8,
-                         boolean binary) {}
+                         boolean binary, java.time.Instant fileModifiedAt) {}

@@ -8,6 +8,7 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.Settled;
 import dev.knockwatch.ingest.SourceLine;
 import java.time.Instant;
 import java.util.Map;
@@ -28,7 +29,7 @@ class JsonAccessLogParserTest {
   final JsonAccessLogParser parser = new JsonAccessLogParser(ENVOY, Set.of(403, 407));
 
   Parsed parse(String line) {
-    return parser.parse(new SourceLine("envoy/access.json", 0, line, "envoy", null, "h", NOW));
+    return Settled.of(parser.parse(new SourceLine("envoy/access.json", 0, line, "envoy", null, "h", NOW)), NOW);
   }
 
   @Test

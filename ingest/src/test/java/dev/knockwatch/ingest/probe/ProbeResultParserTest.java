@@ -7,6 +7,7 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.Settled;
 import dev.knockwatch.ingest.SourceLine;
 import dev.knockwatch.ingest.SourceType;
 import java.time.Instant;
@@ -18,7 +19,8 @@ class ProbeResultParserTest {
   private static final String ID = "cHJvYmUtcGxhaW4taHR0cC0x";
 
   private Parsed parse(String json) {
-    return new ProbeResultParser().parse(new SourceLine("probe/" + ID + ".probe.jsonl", 0, json, "probe", ID, "h", NOW));
+    return Settled.of(new ProbeResultParser().parse(new SourceLine("probe/" + ID + ".probe.jsonl", 0, json, "probe", ID,
+        "h", NOW)), NOW);
   }
 
   private ViolationEvent event(String json) {
@@ -73,8 +75,12 @@ class ProbeResultParserTest {
         "probe result has no \"refused\": true or false"));
     assertThat(parse("{\"probe\":\"p\",\"refused\":true,\"kind\":\"telepathy\"}")).isEqualTo(Parsed.rejected(
         Rejection.UNPARSEABLE, "probe result kind \"telepathy\" is not one of network, filesystem, unix-socket, process"));
-    assertThat(parse("{\"probe\":\"p\",\"refused\":true,\"timestamp\":\"yesterday\"}")).isEqualTo(Parsed.rejected(
-        Rejection.UNPARSEABLE, "probe result timestamp \"yesterday\" is not an ISO-8601 instant"));
+    // an unreadable time keeps the result, at the time ingest read it
+    assertThat(event("{\"probe\":\"p\",\"refused\":false,\"timestamp\":\"yesterday\"}")).satisfies(e -> {
+      assertThat(e.observedAt()).isEqualTo(NOW);
+      assertThat(e.timeSource()).isEqualTo("ingest");
+      assertThat(e.probe().refused()).isFalse();
+    });
     assertThat(parse("{\"probe\":\"p\",\"refused\":true,\"commandId\":\"short\"}")).isInstanceOfSatisfying(
         Parsed.Rejected.class, r -> assertThat(r.code()).isEqualTo(Rejection.SHORT_COMMAND_ID));
   }

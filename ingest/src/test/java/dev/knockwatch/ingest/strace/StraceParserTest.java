@@ -7,6 +7,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
+import dev.knockwatch.ingest.Settled;
 import dev.knockwatch.ingest.SourceLine;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,7 +36,7 @@ class StraceParserTest {
     List<Parsed.Rejected> rejected = new ArrayList<>();
     long offset = 0;
     for (String line : lines) {
-      Parsed p = parser.parse(new SourceLine("agent-1/" + commandId + ".strace", offset, line, "agent-1", commandId, "h", NOW));
+      Parsed p = Settled.of(parser.parse(new SourceLine("agent-1/" + commandId + ".strace", offset, line, "agent-1", commandId, "h", NOW)), NOW);
       offset += line.getBytes(StandardCharsets.UTF_8).length + 1;
       if (p instanceof Parsed.Events ev) {
         events.addAll(ev.events());
