@@ -5,6 +5,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -29,12 +30,65 @@ public final class HostClassifier {
   private static final Pattern URL =
       Pattern.compile("(?i)^([a-z][a-z0-9+.-]*)://(?:[^/@?#]*@)?(\\[[^\\]]*\\]|[^/:?#]*)(?::(\\d+))?");
 
-  /** Addresses of cloud instance-metadata services (AWS, GCP, Azure, Oracle, Alibaba, AWS ECS). */
-  private static final Set<String> METADATA_ADDRESSES = Set.of(
-      "169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254");
-  private static final Set<Long> METADATA_V4 = METADATA_ADDRESSES.stream()
-      .map(a -> numericV4(a)).filter(OptionalLong::isPresent).map(OptionalLong::getAsLong)
-      .collect(java.util.stream.Collectors.toUnmodifiableSet());
+  /**
+   * Cloud instance-metadata and platform endpoints, as srt 0.0.83 lists them
+   * ({@code dist/sandbox/resolved-address-guard.js}, {@code CLOUD_METADATA_ADDRESSES}), with the
+   * link-local ones srt covers by 169.254.0.0/16 named too (AWS and GCP IMDS, ECS, EKS Pod Identity).
+   */
+  static final List<String> METADATA = List.of("169.254.169.254/32", "169.254.170.2/32", "169.254.170.23/32",
+      "100.100.100.200/32", "168.63.129.16/32", "192.0.0.192/32", "fd00:ec2::/32", "fd20:ce::254/128",
+      "fd00:c1::a9fe:a9fe/128", "fd00:42::42/128", "fd00:a9fe:a9fe::1/128", "fd00:100::100:200/128");
+
+  /**
+   * IANA's IPv4 and IPv6 special-purpose address registries (and the IPv6 address space registry
+   * for what lies outside 2000::/3), first match wins; an address no range holds is public.
+   * docs/FORMATS.md lists the table with its sources.
+   */
+  static final List<Range> RANGES = Range.table(
+      "0.0.0.0/8 unspecified", "10.0.0.0/8 private", "100.64.0.0/10 cgnat", "127.0.0.0/8 loopback",
+      "169.254.0.0/16 link-local", "172.16.0.0/12 private", "192.0.0.0/24 reserved", "192.0.2.0/24 reserved",
+      "192.88.99.0/24 reserved", "192.168.0.0/16 private", "198.18.0.0/15 reserved", "198.51.100.0/24 reserved",
+      "203.0.113.0/24 reserved", "224.0.0.0/4 multicast", "255.255.255.255/32 broadcast", "240.0.0.0/4 reserved",
+      "::/128 unspecified", "::1/128 loopback", "100::/64 reserved", "2001:db8::/32 reserved", "2001::/23 reserved",
+      "3fff::/20 reserved", "5f00::/16 reserved", "fc00::/7 private", "fe80::/10 link-local", "fec0::/10 private",
+      "ff00::/8 multicast", "2000::/3 public", "::/0 reserved");
+
+  /** One range of {@link #RANGES} or {@link #METADATA}: its address's bytes, its prefix length, its class. */
+  record Range(byte[] address, int prefix, AddressClass type) {
+
+    static List<Range> table(String... rows) {
+      return Arrays.stream(rows).map(r -> {
+        String[] parts = r.split(" ");
+        return of(parts[0], Arrays.stream(AddressClass.values()).filter(c -> c.wireName().equals(parts[1]))
+            .findFirst().orElseThrow());
+      }).toList();
+    }
+
+    static Range of(String cidr, AddressClass type) {
+      int slash = cidr.indexOf('/');
+      byte[] a = v6(cidr.substring(0, slash)).or(() -> v6("::ffff:" + cidr.substring(0, slash)))
+          .map(InetAddress::getAddress).orElseThrow();
+      return new Range(a, Integer.parseInt(cidr.substring(slash + 1)), type);
+    }
+
+    boolean holds(byte[] b) {
+      if (b.length != address.length) {
+        return false;
+      }
+      int full = prefix / 8;
+      for (int i = 0; i < full; i++) {
+        if (b[i] != address[i]) {
+          return false;
+        }
+      }
+      int bits = prefix % 8;
+      return bits == 0 || ((b[full] ^ address[full]) & (0xff << (8 - bits)) & 0xff) == 0;
+    }
+  }
+
+  private static final List<Range> METADATA_RANGES = METADATA.stream().map(m -> Range.of(m, AddressClass.CLOUD_METADATA))
+      .toList();
+
   /** Names that reach the metadata service from inside a cloud. */
   private static final Set<String> METADATA_NAMES = Set.of(
       "metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal",
@@ -351,64 +405,66 @@ public final class HostClassifier {
         + String.join(":", Arrays.copyOfRange(groups, bestStart + bestLen, groups.length));
   }
 
+  /**
+   * The class of an address: a cloud metadata endpoint first; an IPv6 address that carries an
+   * IPv4 one (mapped, compatible, translated, NAT64 well-known and local-use /96, 6to4: srt's
+   * {@code embeddedIPv4} in {@code dist/sandbox/address.js}) is the class of that IPv4 address;
+   * else the first special-purpose range that holds it.
+   */
   private static AddressClass classOf(InetAddress a) {
     byte[] b = a.getAddress();
-    if (a instanceof Inet4Address) {
-      return classOfV4(((b[0] & 255L) << 24) | ((b[1] & 255L) << 16) | ((b[2] & 255L) << 8) | (b[3] & 255L));
+    if (b.length == 16) {
+      byte[] v4 = embeddedV4(b);
+      if (v4 != null) {
+        return classOf(v4);
+      }
     }
-    // NAT64 (64:ff9b::/96) reaches the IPv4 address in its last 32 bits.
-    if ((b[0] & 255) == 0x00 && (b[1] & 255) == 0x64 && (b[2] & 255) == 0xff && (b[3] & 255) == 0x9b
-        && Arrays.equals(Arrays.copyOfRange(b, 4, 12), new byte[8])) {
-      return classOfV4(((b[12] & 255L) << 24) | ((b[13] & 255L) << 16) | ((b[14] & 255L) << 8) | (b[15] & 255L));
+    return classOf(b);
+  }
+
+  private static AddressClass classOf(byte[] b) {
+    for (Range r : METADATA_RANGES) {
+      if (r.holds(b)) {
+        return AddressClass.CLOUD_METADATA;
+      }
     }
-    if (METADATA_ADDRESSES.contains(text(a))) {
-      return AddressClass.CLOUD_METADATA;
-    }
-    if (a.isAnyLocalAddress()) {
-      return AddressClass.UNSPECIFIED;
-    }
-    if (a.isLoopbackAddress()) {
-      return AddressClass.LOOPBACK;
-    }
-    if (a.isLinkLocalAddress()) {
-      return AddressClass.LINK_LOCAL;
-    }
-    if (a.isMulticastAddress()) {
-      return AddressClass.MULTICAST;
-    }
-    if ((b[0] & 0xfe) == 0xfc || a.isSiteLocalAddress()) {
-      return AddressClass.PRIVATE;
+    for (Range r : RANGES) {
+      if (r.holds(b)) {
+        return r.type();
+      }
     }
     return AddressClass.PUBLIC;
   }
 
   private static AddressClass classOfV4(long v) {
-    if (METADATA_V4.contains(v)) {
-      return AddressClass.CLOUD_METADATA;
+    return classOf(new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v});
+  }
+
+  /** The IPv4 address an IPv6 address delivers to, or null. {@code ::} and {@code ::1} carry none. */
+  static byte[] embeddedV4(byte[] b) {
+    int g0 = word(b, 0);
+    if (g0 == 0x2002) {
+      return Arrays.copyOfRange(b, 2, 6); // 6to4
     }
-    long a = v >>> 24;
-    long b = (v >>> 16) & 255;
-    if (v == 0) {
-      return AddressClass.UNSPECIFIED;
+    byte[] low = Arrays.copyOfRange(b, 12, 16);
+    boolean zero0to4 = word(b, 2) == 0 && word(b, 4) == 0 && word(b, 6) == 0 && g0 == 0;
+    if (g0 == 0x64 && word(b, 2) == 0xff9b && word(b, 4) == 0 && word(b, 6) == 0 && word(b, 8) == 0 && word(b, 10) == 0) {
+      return low; // NAT64 well-known prefix, 64:ff9b::/96
     }
-    if (v == 0xffffffffL) {
-      return AddressClass.BROADCAST;
+    if (g0 == 0x64 && word(b, 2) == 0xff9b && word(b, 4) == 1 && word(b, 6) == 0 && word(b, 8) == 0 && word(b, 10) == 0) {
+      return low; // local-use NAT64 64:ff9b:1::/48, at its /96 layout
     }
-    if (a == 127) {
-      return AddressClass.LOOPBACK;
+    if (zero0to4 && word(b, 8) == 0 && (word(b, 10) == 0 || word(b, 10) == 0xffff)) {
+      // IPv4-compatible (::a.b.c.d) and mapped (::ffff:a.b.c.d); :: and ::1 are IPv6's own
+      return word(b, 10) == 0 && word(b, 12) == 0 && (word(b, 14) == 0 || word(b, 14) == 1) ? null : low;
     }
-    if (a == 169 && b == 254) {
-      return AddressClass.LINK_LOCAL;
+    if (zero0to4 && word(b, 8) == 0xffff && word(b, 10) == 0) {
+      return low; // IPv4-translated, ::ffff:0:a.b.c.d
     }
-    if (a >= 224 && a <= 239) {
-      return AddressClass.MULTICAST;
-    }
-    if (a == 0) {
-      return AddressClass.UNSPECIFIED;
-    }
-    if (a == 10 || (a == 172 && b >= 16 && b <= 31) || (a == 192 && b == 168) || (a == 100 && b >= 64 && b <= 127)) {
-      return AddressClass.PRIVATE;
-    }
-    return AddressClass.PUBLIC;
+    return null;
+  }
+
+  private static int word(byte[] b, int i) {
+    return (b[i] & 0xff) << 8 | (b[i + 1] & 0xff);
   }
 }

@@ -67,7 +67,7 @@ class HostClassifierTest {
       "172.16.0.1          | PRIVATE",
       "172.31.255.255      | PRIVATE",
       "192.168.0.1         | PRIVATE",
-      "100.64.0.1          | PRIVATE",
+      "100.64.0.1          | CGNAT",
       "fd12:3456::1        | PRIVATE",
       "0.0.0.0             | UNSPECIFIED",
       "0                   | UNSPECIFIED",
@@ -112,5 +112,66 @@ class HostClassifierTest {
   void hostileCharactersNeverSurvive() {
     assertThat(HostClassifier.canonical("evil\u202e.test\r\n")).isEqualTo("evil .test");
     assertThat(HostClassifier.canonical("a".repeat(1000))).hasSizeLessThanOrEqualTo(HostClassifier.MAX_HOST_CHARS + 3);
+  }
+
+  /**
+   * Each special-purpose range by its first and last address (IANA's IPv4 and IPv6
+   * Special-Purpose Address Registries, the IPv6 Address Space registry), the addresses just
+   * outside, srt's cloud metadata endpoints, and the IPv6 forms that carry an IPv4 address (srt's
+   * embeddedIPv4: mapped, compatible, translated, NAT64, 6to4), written out here by hand.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "0.0.0.0           | 0.255.255.255      | UNSPECIFIED",
+      "10.0.0.0          | 10.255.255.255     | PRIVATE",
+      "100.64.0.0        | 100.127.255.255    | CGNAT",
+      "127.0.0.0         | 127.255.255.255    | LOOPBACK",
+      "169.254.0.0       | 169.254.255.255    | LINK_LOCAL",
+      "172.16.0.0        | 172.31.255.255     | PRIVATE",
+      "192.0.0.0         | 192.0.0.191        | RESERVED",
+      "192.0.2.0         | 192.0.2.255        | RESERVED",
+      "192.88.99.0       | 192.88.99.255      | RESERVED",
+      "192.168.0.0       | 192.168.255.255    | PRIVATE",
+      "198.18.0.0        | 198.19.255.255     | RESERVED",
+      "198.51.100.0      | 198.51.100.255     | RESERVED",
+      "203.0.113.0       | 203.0.113.255      | RESERVED",
+      "224.0.0.0         | 239.255.255.255    | MULTICAST",
+      "240.0.0.0         | 255.255.255.254    | RESERVED",
+      "255.255.255.255   | 255.255.255.255    | BROADCAST",
+      "9.255.255.255     | 11.0.0.0           | PUBLIC",
+      "100.63.255.255    | 100.128.0.0        | PUBLIC",
+      "172.15.255.255    | 172.32.0.0         | PUBLIC",
+      "198.17.255.255    | 198.20.0.0         | PUBLIC",
+      "223.255.255.255   | 1.1.1.1            | PUBLIC",
+      "169.254.169.254   | 169.254.170.2      | CLOUD_METADATA",
+      "169.254.170.23    | 100.100.100.200    | CLOUD_METADATA",
+      "168.63.129.16     | 192.0.0.192        | CLOUD_METADATA",
+      "fd00:ec2::        | fd00:ec2:ffff:ffff:ffff:ffff:ffff:ffff | CLOUD_METADATA",
+      "fd00:ec2::254     | fd00:ec2::23       | CLOUD_METADATA",
+      "fd20:ce::254      | fd00:c1::a9fe:a9fe | CLOUD_METADATA",
+      "fd00:42::42       | fd00:a9fe:a9fe::1  | CLOUD_METADATA",
+      "fd00:100::100:200 | fd00:100::100:200  | CLOUD_METADATA",
+      "::                | ::                 | UNSPECIFIED",
+      "::1               | ::1                | LOOPBACK",
+      "100::             | 100::ffff:ffff:ffff:ffff | RESERVED",
+      "2001:db8::        | 2001:db8:ffff:ffff:ffff:ffff:ffff:ffff | RESERVED",
+      "2001::            | 2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff | RESERVED",
+      "3fff::            | 3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff | RESERVED",
+      "5f00::            | 5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff | RESERVED",
+      "fc00::            | fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff | PRIVATE",
+      "fe80::            | febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff | LINK_LOCAL",
+      "fec0::            | feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff | PRIVATE",
+      "ff00::            | ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff | MULTICAST",
+      "2001:200::        | 2606:4700::1111    | PUBLIC",
+      "4000::            | 1::                | RESERVED",
+      "::ffff:127.0.0.1  | ::127.0.0.1        | LOOPBACK",
+      "::ffff:0:127.0.0.1 | 64:ff9b::7f00:1   | LOOPBACK",
+      "64:ff9b:1::7f00:1 | 2002:7f00:1::      | LOOPBACK",
+      "2002:a9fe:a9fe::  | 64:ff9b::a9fe:a9fe | CLOUD_METADATA",
+      "::ffff:10.0.0.1   | 2002:c0a8:101::    | PRIVATE",
+      "::ffff:8.8.8.8    | 2002:808:808::     | PUBLIC"})
+  void theSpecialPurposeRangesTheirEndsAndTheEmbeddedIpv4Forms(String first, String last, AddressClass type) {
+    assertThat(HostClassifier.classify(first)).as(first).contains(type);
+    assertThat(HostClassifier.classify(last)).as(last).contains(type);
   }
 }

@@ -30,57 +30,73 @@ public record SrtLine(
     String reason,
     AddressClass addressClass) {
 
-  private static final Pattern NETWORK = Pattern.compile(
-      "deny (network-outbound|socks-tunnel) (\\S+) \\((.*)\\)");
-  private static final Pattern HTTP = Pattern.compile(
-      "deny http-request ([A-Za-z]+) (\\S+) \\((.*)\\)");
   private static final Pattern FILESYSTEM = Pattern.compile("deny ([a-z_][a-z0-9_]*) (/.*)");
+  private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
   private static final String RESOLVED = "resolved to ";
-  private static final String OUTBOUND = "deny network-outbound ";
 
-  /** The parts of {@code line}, or empty when it is none of the known shapes. */
+  /**
+   * The parts of {@code line}, or empty when it is none of the known shapes. srt writes
+   * {@code deny ${action} ${host}:${port} (${reason})} with the host as the client spelled it:
+   * IPv6 without brackets ({@code ::1:443}: the port is after the last colon), and control bytes
+   * turned into spaces ({@code pastebin.com .api.github.com:443}). The reason is srt's or the
+   * operator's words, the target the agent's: the target ends at the last {@code " ("} that leaves
+   * a valid target before it and {@code ")"} at the end of the line.
+   */
   public static Optional<SrtLine> parse(String line) {
     String l = line.strip();
     if (!l.startsWith("deny ")) {
       return Optional.empty();
     }
-    if (l.startsWith(OUTBOUND) && l.endsWith(")")) {
-      // the common shape without a regex: deny network-outbound HOST:PORT (REASON)
-      int space = l.indexOf(' ', OUTBOUND.length());
-      if (space > 0 && l.startsWith(" (", space) && l.indexOf(' ', OUTBOUND.length()) == space) {
-        String target = l.substring(OUTBOUND.length(), space);
-        String reason = l.substring(space + 2, l.length() - 1);
-        return hostPort(target).map(hp -> new SrtLine(Kind.NETWORK, "network-outbound", null, target,
-            hp.host(), hp.port(), null, null, reason, addressClassOf(reason)));
+    int actionEnd = l.indexOf(' ', 5);
+    if (actionEnd < 0) {
+      return Optional.empty();
+    }
+    String action = l.substring(5, actionEnd);
+    String rest = l.substring(actionEnd + 1);
+    switch (action) {
+      case "network-outbound", "socks-tunnel" -> {
+        return split(rest).flatMap(tr -> hostPort(tr[0]).map(hp -> new SrtLine(Kind.NETWORK, action, null, tr[0],
+            hp.host(), hp.port(), null, null, tr[1], addressClassOf(tr[1]))));
+      }
+      case "http-request" -> {
+        int methodEnd = rest.indexOf(' ');
+        if (methodEnd <= 0 || !METHOD.matcher(rest.substring(0, methodEnd)).matches()) {
+          return Optional.empty();
+        }
+        String method = rest.substring(0, methodEnd).toUpperCase(Locale.ROOT);
+        return split(rest.substring(methodEnd + 1)).flatMap(tr -> {
+          boolean isUrl = tr[0].contains("://");
+          return (isUrl ? HostClassifier.fromUrl(tr[0]) : hostPort(tr[0])).map(hp -> new SrtLine(Kind.NETWORK,
+              "http-request", method, tr[0], hp.host(), hp.port(), isUrl ? tr[0] : null, null, tr[1], addressClassOf(tr[1])));
+        });
+      }
+      default -> {
+        Matcher fs = FILESYSTEM.matcher(l);
+        return fs.matches() ? Optional.of(new SrtLine(Kind.FILESYSTEM, fs.group(1), null, fs.group(2), null, null, null,
+            fs.group(2), null, null)) : Optional.empty();
       }
     }
-    Matcher net = NETWORK.matcher(l);
-    if (net.matches()) {
-      String reason = net.group(3);
-      return hostPort(net.group(2)).map(hp -> new SrtLine(Kind.NETWORK, net.group(1), null,
-          net.group(2), hp.host(), hp.port(), null, null, reason, addressClassOf(reason)));
+  }
+
+  /** {@code TARGET (REASON)} as {target, reason}: the last split whose target reads as one. */
+  private static Optional<String[]> split(String rest) {
+    if (!rest.endsWith(")")) {
+      return Optional.empty();
     }
-    Matcher http = HTTP.matcher(l);
-    if (http.matches()) {
-      String method = http.group(1).toUpperCase(Locale.ROOT);
-      String target = http.group(2);
-      String reason = http.group(3);
-      boolean isUrl = target.contains("://");
-      return (isUrl ? HostClassifier.fromUrl(target) : hostPort(target)).map(hp -> new SrtLine(Kind.NETWORK,
-          "http-request", method, target, hp.host(), hp.port(), isUrl ? target : null, null, reason,
-          addressClassOf(reason)));
-    }
-    Matcher fs = FILESYSTEM.matcher(l);
-    if (fs.matches()) {
-      return Optional.of(new SrtLine(Kind.FILESYSTEM, fs.group(1), null, fs.group(2), null, null,
-          null, fs.group(2), null, null));
+    for (int at = rest.lastIndexOf(" ("); at > 0; at = rest.lastIndexOf(" (", at - 1)) {
+      String target = rest.substring(0, at);
+      if (target.contains("://") ? HostClassifier.fromUrl(target).isPresent() : hostPort(target).isPresent()) {
+        return Optional.of(new String[] {target, rest.substring(at + 2, rest.length() - 1)});
+      }
     }
     return Optional.empty();
   }
 
   /**
    * srt names the class ("resolved to a loopback address"), several joined by " / " when a name
-   * resolved to more than one; the most dangerous one is kept.
+   * resolved to more than one; the most dangerous one is kept. The phrases are srt 0.0.83's own
+   * ({@code dist/sandbox/resolved-address-guard.js}: {@code DENIED_CLASSES} and
+   * {@code REASON_ORDER}); docs/FORMATS.md lists them.
    */
   static AddressClass addressClassOf(String reason) {
     int at = reason.indexOf(RESOLVED);
@@ -89,7 +105,7 @@ public record SrtLine(
     }
     AddressClass worst = null;
     for (String part : reason.substring(at + RESOLVED.length()).split(" / ")) {
-      AddressClass c = fromWords(part.strip().replaceFirst("^an? ", "").replaceFirst(" address(es)?$", ""));
+      AddressClass c = PHRASES.getOrDefault(part.strip(), AddressClass.UNKNOWN);
       if (worst == null || rank(c) > rank(worst)) {
         worst = c;
       }
@@ -97,35 +113,47 @@ public record SrtLine(
     return worst;
   }
 
-  private static AddressClass fromWords(String words) {
-    return switch (words) {
-      case "loopback" -> AddressClass.LOOPBACK;
-      case "link-local" -> AddressClass.LINK_LOCAL;
-      case "cloud metadata" -> AddressClass.CLOUD_METADATA;
-      case "private" -> AddressClass.PRIVATE;
-      case "unspecified" -> AddressClass.UNSPECIFIED;
-      case "multicast" -> AddressClass.MULTICAST;
-      case "broadcast" -> AddressClass.BROADCAST;
-      default -> AddressClass.UNKNOWN;
-    };
-  }
+  /** srt 0.0.83's reason phrases, after "resolved to ". */
+  static final java.util.Map<String, AddressClass> PHRASES = java.util.Map.ofEntries(
+      java.util.Map.entry("a loopback address", AddressClass.LOOPBACK),
+      java.util.Map.entry("an unspecified address", AddressClass.UNSPECIFIED),
+      java.util.Map.entry("a link-local address", AddressClass.LINK_LOCAL),
+      java.util.Map.entry("a multicast address", AddressClass.MULTICAST),
+      java.util.Map.entry("the broadcast address", AddressClass.BROADCAST),
+      java.util.Map.entry("a cloud metadata address", AddressClass.CLOUD_METADATA),
+      java.util.Map.entry("a deny-listed address", AddressClass.DENY_LISTED),
+      java.util.Map.entry("a listed address", AddressClass.LISTED),
+      java.util.Map.entry("one of this host's addresses", AddressClass.THIS_HOST),
+      java.util.Map.entry("a non-loopback address", AddressClass.NON_LOOPBACK),
+      java.util.Map.entry("an unparsable address", AddressClass.UNKNOWN),
+      // older wordings, and srt's debug log's "(a loopback address)" without the article's class words
+      java.util.Map.entry("a private address", AddressClass.PRIVATE));
 
   private static int rank(AddressClass c) {
     return switch (c) {
       case CLOUD_METADATA -> 9;
-      case LOOPBACK -> 8;
+      case LOOPBACK, THIS_HOST -> 8;
       case LINK_LOCAL -> 7;
       case UNSPECIFIED -> 6;
-      case PRIVATE -> 5;
-      case MULTICAST, BROADCAST -> 4;
+      case PRIVATE, NON_LOOPBACK, DENY_LISTED, LISTED -> 5;
+      case MULTICAST, BROADCAST, CGNAT, RESERVED -> 4;
       case UNKNOWN -> 2;
       case PUBLIC -> 1;
     };
   }
 
-  /** {@code host:port} or {@code [v6]:port}: a port is required. */
+  /**
+   * {@code host:port}, {@code [v6]:port}, or srt's unbracketed {@code v6:port} (split at the last
+   * colon): a port is required.
+   */
   static Optional<HostPort> hostPort(String target) {
-    return HostClassifier.hostPort(target).filter(hp -> hp.port() != null);
+    Optional<HostPort> hp = HostClassifier.hostPort(target).filter(h -> h.port() != null);
+    int colon = target.lastIndexOf(':');
+    if (hp.isPresent() || target.startsWith("[") || colon <= 0 || target.indexOf(':') == colon) {
+      return hp;
+    }
+    return HostClassifier.hostPort("[" + target.substring(0, colon) + "]" + target.substring(colon))
+        .filter(h -> h.port() != null);
   }
 
 }
