@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest.proxy;
 
+import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.Kind;
@@ -56,6 +57,7 @@ public final class CurlTranscriptParser implements LineParser {
   private static final Pattern STATUS = Pattern.compile("^(?:< )?HTTP/\\d(?:\\.\\d)? (\\d{3})(?: (.*))?$");
   private static final Pattern HEADER = Pattern.compile("^(?:< )?([A-Za-z0-9-]+):\\s*(.*)$");
   private static final Pattern END_OF_HEADERS = Pattern.compile("^(?:< ?)?$");
+  private static final Pattern CHUNK_SIZE = Pattern.compile("^[0-9a-fA-F]{1,8}$");
   private static final Pattern SOCKS_CONNECT = Pattern.compile("^\\* SOCKS5? connect to (\\S+)");
   private static final Pattern SOCKS_FAIL = Pattern.compile("^\\* Can't complete SOCKS5? connection to (.*?)\\. \\((\\d+)\\)$");
   private static final Pattern SOCAT = Pattern.compile(
@@ -75,12 +77,18 @@ public final class CurlTranscriptParser implements LineParser {
   private boolean inViolations;
   private Response response;
 
-  /** A 403/407 whose headers are still being read. */
+  /** A refusal whose headers (and, raw, whose body) are still being read. */
   private static final class Response {
     int status;
     String phrase;
     String denyValue;
     String date;
+    /** Not curl's "< " transcript but the response's own bytes: a body follows the headers. */
+    boolean raw;
+    /** The headers' end, when the body is awaited: the event is that line's. */
+    SourceLine bodyAt;
+    boolean chunkSeen;
+    String body;
   }
 
   public CurlTranscriptParser() {
@@ -131,10 +139,13 @@ public final class CurlTranscriptParser implements LineParser {
     }
     if ((m = STATUS.matcher(line)).matches()) {
       int status = Integer.parseInt(m.group(1));
-      if (status == 403 || status == 407) {
+      // 403 and 407 are refusals by themselves; srt also refuses with 400, 405, 421 and 503
+      // (tlsTerminate, filterRequest, requireHostMatch, too-many-tunnels), marked by its deny header
+      if (status >= 400) {
         response = new Response();
         response.status = status;
         response.phrase = m.group(2) == null ? "" : m.group(2).strip();
+        response.raw = !line.startsWith("<");
         return Parsed.skipped("context");
       }
       return Parsed.skipped("not-a-refusal");
@@ -170,19 +181,38 @@ public final class CurlTranscriptParser implements LineParser {
   }
 
   private Parsed responseLine(String line, SourceLine src) {
-    if (END_OF_HEADERS.matcher(line).matches()) {
+    if (response.bodyAt != null) {
+      if (!response.chunkSeen && CHUNK_SIZE.matcher(line).matches()) {
+        response.chunkSeen = true; // Transfer-Encoding: chunked: the body's text is on the next line
+        return Parsed.skipped("context");
+      }
+      // the first line after a raw response's headers is its body, which carries srt's reason
       Response r = response;
       response = null;
-      boolean connect = "CONNECT".equals(method);
-      String reason = r.status == 407 ? "proxy authentication required"
-          : !r.phrase.isEmpty() && !r.phrase.equalsIgnoreCase("Forbidden") ? r.phrase : null;
-      Instant at = date(r.date);
-      String target = requestTarget;
-      return event(src, b -> b.action(connect ? "http-connect" : "http-request")
-          .method(method)
-          .url(!connect && target != null && target.contains("://") ? Redactor.safe(target, 1024) : null)
-          .proxyError(r.denyValue == null ? null : Sanitize.text(r.denyValue, 200))
-          .reason(reason == null ? null : Sanitize.text(reason, 1024)), target, at);
+      SourceLine at = r.bodyAt;
+      r.bodyAt = null;
+      if (!line.isBlank() && !line.startsWith("* ") && !line.startsWith("> ") && !line.startsWith("< ")) {
+        r.body = line.strip();
+        return refusal(r, at);
+      }
+      Parsed refusal = refusal(r, at);
+      Parsed next = parse(src);
+      return next instanceof Parsed.Events more && refusal instanceof Parsed.Events first
+          ? new Parsed.Events(java.util.stream.Stream.concat(first.events().stream(), more.events().stream()).toList())
+          : refusal;
+    }
+    if (END_OF_HEADERS.matcher(line).matches()) {
+      if (response.status != 403 && response.status != 407 && response.denyValue == null) {
+        response = null;
+        return Parsed.skipped("not-a-refusal");
+      }
+      if (response.raw) {
+        response.bodyAt = src;
+        return Parsed.skipped("context");
+      }
+      Response r = response;
+      response = null;
+      return refusal(r, src);
     }
     Matcher h = HEADER.matcher(line);
     if (h.matches()) {
@@ -195,6 +225,32 @@ public final class CurlTranscriptParser implements LineParser {
     }
     return Parsed.skipped("context");
   }
+
+  /** The refusal a response's headers (and a raw response's body) describe, as an event of the line at {@code src}. */
+  private Parsed refusal(Response r, SourceLine src) {
+    boolean connect = "CONNECT".equals(method);
+    // the reason: the status phrase unless it is the status's generic one, else the body's words
+    String reason = r.status == 407 ? "proxy authentication required"
+        : !r.phrase.isEmpty() && !GENERIC_PHRASES.contains(r.phrase.toLowerCase(Locale.ROOT)) ? r.phrase
+        : r.body != null && !r.body.isEmpty() ? r.body : null;
+    Instant at = date(r.date);
+    String target = requestTarget;
+    AddressClass named = reason == null ? null : SrtLine.addressClassOf(reason);
+    return event(src, b -> {
+      b.action(connect ? "http-connect" : "http-request")
+          .method(method)
+          .url(!connect && target != null && target.contains("://") ? Redactor.safe(target, 1024) : null)
+          .proxyError(r.denyValue == null ? null : Sanitize.text(r.denyValue, 200))
+          .reason(reason == null ? null : Sanitize.text(reason, 1024));
+      if (named != null) {
+        b.addressClass(named);
+      }
+    }, target, at, named);
+  }
+
+  /** Status phrases that say nothing but the status. */
+  private static final java.util.Set<String> GENERIC_PHRASES = java.util.Set.of("forbidden", "bad request",
+      "method not allowed", "misdirected request", "service unavailable", "proxy authentication required");
 
   private Parsed violationsBlock(String line, SourceLine src) {
     if (line.equals("<sandbox_violations>")) {
@@ -233,10 +289,15 @@ public final class CurlTranscriptParser implements LineParser {
   }
 
   private Parsed event(SourceLine src, Fill fill, String target, Instant at) {
+    return event(src, fill, target, at, null);
+  }
+
+  /** {@code named}: the class the proxy's own words gave, which stands over what the target's literal reads as. */
+  private Parsed event(SourceLine src, Fill fill, String target, Instant at, AddressClass named) {
     ViolationEvent.Builder b = src.newEvent().source(Source.PROXY_403).kind(Kind.NETWORK);
     fill.into(b);
     HostClassifier.target(target).ifPresent(hp -> b.host(hp.host()).port(hp.port())
-        .addressClass(HostClassifier.classify(hp.host()).orElse(null)));
+        .addressClass(named != null ? named : HostClassifier.classify(hp.host()).orElse(null)));
     return withCommandId(src, b, at);
   }
 

@@ -98,7 +98,7 @@ public record SrtLine(
    * ({@code dist/sandbox/resolved-address-guard.js}: {@code DENIED_CLASSES} and
    * {@code REASON_ORDER}); docs/FORMATS.md lists them.
    */
-  static AddressClass addressClassOf(String reason) {
+  public static AddressClass addressClassOf(String reason) {
     int at = reason.indexOf(RESOLVED);
     if (at < 0) {
       return null;

@@ -65,14 +65,14 @@ class CurlTranscriptParserTest {
       "b-https-connect-curl-v.txt | proxy-403 http-connect CONNECT example.com:443 blocked-by-allowlist host is not on the allow list null 2026-11-29T19:00:00Z",
       "e-https-bitly.txt | proxy-403 http-connect CONNECT bit.ly:443 blocked-by-allowlist host is not on the allow list null 2026-11-29T19:00:00Z",
       "r1-resolved-loopback-http.txt | proxy-403 http-request GET loopback-alias.test:8080 blocked-by-sandbox-runtime null null 2026-11-29T18:44:04Z",
-      "r2-resolved-loopback-connect.txt | proxy-403 http-connect CONNECT loopback-alias.test:8443 blocked-by-sandbox-runtime resolved to a loopback address null 2026-11-29T19:00:00Z",
+      "r2-resolved-loopback-connect.txt | proxy-403 http-connect CONNECT loopback-alias.test:8443 blocked-by-sandbox-runtime resolved to a loopback address LOOPBACK 2026-11-29T19:00:00Z",
       "r6-denied-domain-with-reason-connect.txt | proxy-403 http-connect CONNECT bit.ly:443 blocked-by-allowlist URL shorteners are blocked; use the full destination URL null 2026-11-29T19:00:00Z",
       "c-https-noproxy-direct.txt | proxy-403 dns null example.com:null null could not resolve host: a direct dial outside the proxy null 2026-11-29T19:00:00Z",
       "c2-ip-literal-noproxy-direct.txt | proxy-403 connect null 93.184.215.14:443 null Network is unreachable PUBLIC 2026-11-29T19:00:00Z",
       "s-socks5h-curl-v.txt | proxy-403 socks-tunnel null example.com:443 null SOCKS5 connection not allowed by ruleset null 2026-11-29T19:00:00Z",
       "n1-git-ssh-proxycommand-socat.txt | proxy-403 connect CONNECT github.com:22 null host is not on the allow list null 2026-11-29T18:43:30Z",
       "n2-git-ls-remote-over-ssh.txt | proxy-403 connect CONNECT github.com:22 null host is not on the allow list null 2026-11-29T18:43:39Z",
-      "a3-http-raw-403.bin | proxy-403 http-request null null:null blocked-by-allowlist null null 2026-11-29T18:42:56Z",
+      "a3-http-raw-403.bin | proxy-403 http-request null null:null blocked-by-allowlist Connection blocked by network allowlist null 2026-11-29T18:42:56Z",
       "b3-connect-raw-403.bin | proxy-403 http-request null null:null blocked-by-allowlist host is not on the allow list null 2026-11-29T19:00:00Z",
       "b4-connect-noauth-407.bin | proxy-403 http-request null null:null null proxy authentication required null 2026-11-29T19:00:00Z"})
   void eachTranscriptYieldsItsOneRefusal(String file, String expected) throws IOException {
@@ -156,5 +156,28 @@ class CurlTranscriptParserTest {
     assertThat(CurlTranscriptParser.decodeProxyUser("Ynp3MFptZFFGbG1NWURsaFJXTzlMZw%3D%3D")).contains("bzw0ZmdQFlmMYDlhRWO9Lg");
     assertThat(CurlTranscriptParser.decodeProxyUser("Y3VybCAtc3YgaHR0cHM6Ly9leGFtcGxlLmNvbQ==")).isEmpty();
     assertThat(CurlTranscriptParser.decodeProxyUser("%%%")).isEmpty();
+  }
+
+  /**
+   * srt's refusals beyond 403 and 407 (request-filter.js respondDenied, http-proxy.js lines 287, 361,
+   * 592, 688, 703: 400, 421, 503 and filterRequest's status), each marked by its deny header, and
+   * the class and reason a raw response's body carries ("Connection to … blocked: resolved to …").
+   */
+  @Test
+  void everyStatusSrtRefusesWithIsARefusalAndABodyGivesTheReasonAndTheClass() {
+    String raw = "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\n"
+        + "Connection to loopback-alias.test blocked: resolved to a loopback address\n";
+    assertThat(parse(raw, CMD).events()).extracting(CurlTranscriptParserTest::summary).containsExactly(
+        "proxy-403 http-request null null:null blocked-by-sandbox-runtime Connection to loopback-alias.test blocked:"
+            + " resolved to a loopback address LOOPBACK 2026-11-29T19:00:00Z");
+    for (String status : new String[] {"400 Bad Request", "405 Method Not Allowed", "421 Misdirected Request",
+        "503 Service Unavailable"}) {
+      String transcript = "> CONNECT evil.test:443 HTTP/1.1\r\n< HTTP/1.1 " + status + "\r\n< X-Proxy-Error: too-many-tunnels\r\n"
+          + "<\r\n* CONNECT tunnel failed, response " + status.substring(0, 3) + "\n";
+      assertThat(parse(transcript, CMD).events()).as(status).extracting(CurlTranscriptParserTest::summary).containsExactly(
+          "proxy-403 http-connect CONNECT evil.test:443 too-many-tunnels null null 2026-11-29T19:00:00Z");
+    }
+    // an upstream's own 404 or 502, without the proxy's mark, is no refusal
+    assertThat(parse("> GET http://evil.test/ HTTP/1.1\r\n< HTTP/1.1 502 Bad Gateway\r\n<\r\n", CMD).events()).isEmpty();
   }
 }
