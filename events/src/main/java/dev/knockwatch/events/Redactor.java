@@ -86,11 +86,39 @@ public final class Redactor {
       // characters either side of the word: unbounded, a long run of capitals was quadratic)
       new Rule(Pattern.compile("(\\b[A-Z0-9_]{0,128}?(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY)[A-Z0-9_]{0,128}=)(?:'[^']*'|\"[^\"]*\"|[^'\"" + SPACE + "]+)"),
           true, MASK, true, Integer.MAX_VALUE, "TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY"),
-      // well-known token shapes, wherever they stand
-      new Rule(Pattern.compile("\\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-          + "|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:ant-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}"
-          + "|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})\\b"), false, MASK, false, 0,
-          "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "akia", "eyj"));
+      // well-known token shapes, wherever they stand: gitleaks' rules (config/gitleaks.toml) of the
+      // same ids, written anew; docs/FORMATS.md lists them with their sources
+      // (each token starts where a run of token characters starts: at every "sk-" of "sk-sk-sk-..." it was quadratic)
+      new Rule(Pattern.compile("(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{20,}+|github_pat_[A-Za-z0-9_]{20,}+"   // github-pat, github-fine-grained-pat
+          + "|glpat-[A-Za-z0-9_-]{20,}+"                                                         // gitlab-pat
+          + "|xox[abposre]-[A-Za-z0-9-]{10,}+"                                                   // slack-*-token
+          + "|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}+"                                             // anthropic-api-key, openai-api-key
+          + "|(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"                                    // aws-access-token
+          + "|AIza[0-9A-Za-z_-]{35}"                                                             // gcp-api-key
+          + "|npm_[A-Za-z0-9]{36}"                                                               // npm-access-token
+          + "|hf_[A-Za-z]{34}"                                                                   // huggingface-access-token
+          + "|(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}"                                    // stripe-access-token
+          + "|SG\\.[A-Za-z0-9_-]{20,24}\\.[A-Za-z0-9_-]{39,50}"                                // sendgrid-api-token
+          + "|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}+"                                           // pypi-upload-token
+          + "|eyJ[A-Za-z0-9_-]{8,}+\\.[A-Za-z0-9_-]{8,}+\\.[A-Za-z0-9_-]{8,}+)\\b"), false, MASK, false, 0, // jwt
+          "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-", "akia", "asia", "a3t",
+          "abia", "acca", "aiza", "npm_", "hf_", "sk_", "rk_", "sg.", "pypi-", "eyj"),
+      // slack-webhook-url: the path after /services/ (or /workflows/, /triggers/) is the secret
+      new Rule(Pattern.compile("(?i)(hooks\\.slack\\.com/(?:services|workflows|triggers)/)[A-Za-z0-9+/_-]++"), true, MASK,
+          false, 0, "hooks.slack.com/"),
+      // private-key: a PEM private key block, to its END line when it is there
+      new Rule(Pattern.compile("-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[^-]{0,8192}+"
+          + "-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----)?"), false, MASK, true, 0, "-----BEGIN"),
+      // Cookie and Set-Cookie headers: every cookie of them is a session
+      new Rule(Pattern.compile("(?i)((?:set-)?cookie\\s*:\\s*)[^'\"\\r\\n]+"), true, MASK, false, "set-".length(), "cookie"),
+      // password=..., "secret": "...", api_key: ... in any text (a rejected line, a config echoed): the
+      // name as a word of its own, quoted or not, then = or :
+      new Rule(Pattern.compile("(?i)((?<![A-Za-z0-9_-])\"?(?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key"
+          + "|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key)"
+          + "\"?\\s*[=:]\\s*)(?:\"[^\"]*+\"|'[^']*+'|[^\\s&'\",;}]++)"), true, MASK, false, 1, "password",
+          "passwd", "pwd", "secret", "api_key", "api-key", "apikey", "access_key", "access-key", "accesskey",
+          "secret_key", "secretkey", "auth_token", "authtoken", "access_token", "accesstoken", "refresh_token",
+          "refreshtoken", "private_key", "privatekey", "client_secret", "clientsecret", "client-secret"));
 
   /** One hint of one rule (its index in {@link #RULES}). */
   private record Hint(int rule, String text) {}

@@ -93,13 +93,30 @@ class RedactorTest {
    * timeout guards against a hang; it is no speed figure.
    */
   @Test
-  @org.junit.jupiter.api.Timeout(120)
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void noTextAnAgentWritesMakesRedactionQuadratic() {
     for (String piece : new String[] {"x", "a.", "A", "TOKEN", "AKIA", "eyJ", "a://", "-", "--password ", "-u ",
-        "Authorization: ", "?token=", "ghp_", "xox", "sk-", "_", "'", "\"", " "}) {
+        "Authorization: ", "?token=", "ghp_", "xox", "sk-", "_", "'", "\"", " ", "-----BEGIN", "cookie: ", "password=",
+        "\"password\": \"", "hooks.slack.com/services/", "SG.", "npm_", "hf_", "sk_live_", "AIza", "pypi-"}) {
       String text = piece.repeat(256 * 1024 / piece.length()) + " @ :x TOKEN= ?token= --password -u a://b:c@d";
       assertThat(Redactor.redact(text)).isNotNull();
       assertThat(Redactor.redactEverywhere(text)).isNotNull();
+    }
+  }
+
+  /** The corpus: one sample per rule (each rule's source in docs/FORMATS.md), and near-misses that must stay. */
+  @Test
+  void everyRuleMasksItsSampleAndNoNearMissIsTouched() throws java.io.IOException {
+    java.util.List<String> rows;
+    try (java.io.InputStream in = RedactorTest.class.getResourceAsStream("/redaction-corpus.tsv")) {
+      rows = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines()
+          .filter(l -> !l.startsWith("#") && !l.isBlank()).toList();
+    }
+    assertThat(rows).hasSizeGreaterThan(40);
+    for (String row : rows) {
+      String[] c = row.split("\t");
+      assertThat(Redactor.redact(c[1])).as(c[0] + ": " + c[1]).isEqualTo(c[2]);
+      assertThat(Redactor.redactEverywhere(c[1])).as(c[0] + " (every rule everywhere): " + c[1]).isEqualTo(c[2]);
     }
   }
 }
