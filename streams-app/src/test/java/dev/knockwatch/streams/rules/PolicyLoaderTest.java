@@ -37,7 +37,8 @@ class PolicyLoaderTest {
     assertThat(p.rules().get(5).match().except()).isNull();
     assertThat(p.roleOf("knockwatch-guard")).isEqualTo("guard-probe");
     assertThat(p.rules().get(2).classes())
-        .containsExactlyInAnyOrder(AddressClass.LOOPBACK, AddressClass.LINK_LOCAL, AddressClass.CLOUD_METADATA);
+        .containsExactlyInAnyOrder(AddressClass.LOOPBACK, AddressClass.LINK_LOCAL, AddressClass.CLOUD_METADATA,
+            AddressClass.THIS_HOST);
     assertThat(p.rules().get(4).paths()).isEqualTo(PolicyLoader.DEFAULT_GUARDED_PATHS);
     assertThat(p.roleOf("ci-runner-1")).isEqualTo("ci");
     assertThat(p.roleOf("someone-else")).isEqualTo("default");
@@ -61,7 +62,8 @@ class PolicyLoaderTest {
         rules + ":9: rule knock: detector \"knock\" is not one of count, off-role, address-class, bypass, fs-guard, wall-breach",
         rules + ":13: rule sensitive: \"threshold\" is a key of count rules, not of address-class rules",
         rules + ":12: rule sensitive: \"intranet\" is not an address class (public, private, loopback, link-local, "
-            + "cloud-metadata, unspecified, multicast, broadcast, unknown)",
+            + "cloud-metadata, unspecified, multicast, broadcast, cgnat, reserved, this-host, deny-listed, listed, "
+            + "non-loopback, unknown)",
         rules + ":16: rule shadowy: mode \"quiet\" is not enforce or shadow",
         rules + ":19: rule shadowy: match: unknown key \"colour\" (known: agent, host, kind, role, source)",
         rules + ":18: rule shadowy: match.role \"research\" is not defined in roles.yaml",
