@@ -633,7 +633,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     List<Object> out = run.out();
     TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
         tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8(), tailed.binary(),
-        tailed.fileModifiedAt());
+        tailed.fileModifiedAt(), feed.namePrefix() + tailed.idName());
     SourceType type = ctx.type();
     String sourceLabel = run.sourceLabel();
     IngestMetrics.PerSource meters = run.meters();
@@ -657,7 +657,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
     Instant ingestedAt = clock.instant();
     SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), ctx.agentId(), ctx.commandId(),
-        ingestHost, ingestedAt);
+        ingestHost, ingestedAt, line.idName());
     Parsed parsed;
     try {
       parsed = run.parser().parse(src);
@@ -726,8 +726,14 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     return dot > 0 ? fileName.substring(0, dot) : fileName;
   }
 
+  /**
+   * The file's name as its stream's: without a rotation suffix ({@code access.log.1} is
+   * {@code access.log}), so a rotated file is read as the format, and the command, of its stream.
+   */
   public static String fileName(String relativeFile) {
-    return relativeFile.substring(relativeFile.lastIndexOf('/') + 1);
+    String name = relativeFile.substring(relativeFile.lastIndexOf('/') + 1);
+    String base = FileTailer.rotatedFrom(name);
+    return base != null ? base : name;
   }
 
   /** Stops after the batch in hand is published and committed. */

@@ -12,6 +12,7 @@ import java.time.Instant;
  * @param text the line without its line terminator, decoded as UTF-8
  * @param agentIdFromPath the first directory under the root, when the file is one level down
  * @param commandIdFromPath the file name without its format suffix
+ * @param idName what event ids are made from: {@code file}, or its stream's name when the file was rotated
  */
 public record SourceLine(
     String file,
@@ -20,7 +21,13 @@ public record SourceLine(
     String agentIdFromPath,
     String commandIdFromPath,
     String ingestHost,
-    Instant ingestedAt) {
+    Instant ingestedAt,
+    String idName) {
+
+  public SourceLine(String file, long offset, String text, String agentIdFromPath, String commandIdFromPath,
+      String ingestHost, Instant ingestedAt) {
+    this(file, offset, text, agentIdFromPath, commandIdFromPath, ingestHost, ingestedAt, file);
+  }
 
   /**
    * An event of this line with what every parser sets alike: the stable event id, the origin,
@@ -30,7 +37,7 @@ public record SourceLine(
    */
   public ViolationEvent.Builder newEvent() {
     return ViolationEvent.builder()
-        .eventId(EventIds.of(file, offset, 0))
+        .eventId(EventIds.of(idName, offset, 0))
         .agentId(agentIdFromPath == null ? null : Sanitize.text(agentIdFromPath, MAX_AGENT_CHARS))
         .ingestedAt(ingestedAt)
         .origin(new ViolationEvent.Origin(file, offset, ingestHost));

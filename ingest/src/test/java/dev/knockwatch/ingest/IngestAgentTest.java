@@ -525,6 +525,73 @@ class IngestAgentTest {
     });
   }
 
+  /** srt's record of refusal {@code n}: each one's content is its own. */
+  private static String numbered(int n) {
+    return "{\"line\":\"deny network-outbound door-" + n + ".test:443 (host is not on the allow list)\","
+        + "\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"timestamp\":\"2026-11-29T18:45:32.887Z\"}\n";
+  }
+
+  /** A sink that takes a batch and dies before Kafka's answer: the events went out, the positions were not committed. */
+  private static final class KilledBeforeTheAnswer implements EventSink {
+    final java.util.List<ViolationEvent> sent = new java.util.ArrayList<>();
+
+    @Override public void publish(ViolationEvent event) { sent.add(event); }
+    @Override public void reject(RejectedLine rejected) { }
+    @Override public void flush() throws PublishException { throw new PublishException("killed before Kafka answered", null); }
+    @Override public void close() { }
+  }
+
+  private static java.util.Map<String, String> idsByHost(java.util.List<ViolationEvent> events) {
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    events.forEach(e -> assertThat(out.put(e.host(), e.eventId())).as("%s read twice", e.host()).isNull());
+    return out;
+  }
+
+  @Test
+  void aLineSentBeforeACrashAndReadAgainAfterItsFileWasRotatedKeepsItsId() throws Exception {
+    Path file = Files.createDirectories(logs.resolve("a")).resolve("xhfHytmXL-L6RsYw2CrSjA.violations.jsonl");
+    Files.writeString(file, numbered(1) + numbered(2));
+    agent().pollOnce();
+    Files.writeString(file, numbered(3), java.nio.file.StandardOpenOption.APPEND);
+    KilledBeforeTheAnswer killed = new KilledBeforeTheAnswer();
+    IngestAgent dying = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), killed, "host-a",
+        Duration.ofMillis(10));
+    assertThatThrownBy(dying::pollOnce).isInstanceOf(EventSink.PublishException.class);
+    // logrotate's mv while the agent is down, and the writer's new file
+    Files.move(file, file.resolveSibling(file.getFileName() + ".1"));
+    Files.writeString(file, numbered(4));
+    while (agent().pollOnce() > 0) {
+      // the restarted agent
+    }
+    java.util.Map<String, String> ids = idsByHost(sink.events);
+    assertThat(ids).containsOnlyKeys("door-1.test", "door-2.test", "door-3.test", "door-4.test");
+    assertThat(ids.get("door-3.test")).as("the same line, the same id, under its rotated name")
+        .isEqualTo(killed.sent.get(0).eventId());
+    assertThat(new java.util.HashSet<>(ids.values())).hasSize(4);
+  }
+
+  @Test
+  void copytruncateWhileTheAgentIsDownLosesAndRepeatsNoLineAndKeepsTheIdsOfWhatWasSent() throws Exception {
+    Path file = Files.createDirectories(logs.resolve("a")).resolve("xhfHytmXL-L6RsYw2CrSjA.violations.jsonl");
+    Files.writeString(file, numbered(1) + numbered(2));
+    agent().pollOnce();
+    Files.writeString(file, numbered(3), java.nio.file.StandardOpenOption.APPEND);
+    KilledBeforeTheAnswer killed = new KilledBeforeTheAnswer();
+    assertThatThrownBy(IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), killed, "host-a",
+        Duration.ofMillis(10))::pollOnce).isInstanceOf(EventSink.PublishException.class);
+    Files.copy(file, file.resolveSibling(file.getFileName() + "-20261130"));
+    Files.writeString(file, "", java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+    Files.writeString(file, numbered(4) + numbered(5) + numbered(6) + numbered(7), java.nio.file.StandardOpenOption.APPEND);
+    while (agent().pollOnce() > 0) {
+      // the restarted agent
+    }
+    java.util.Map<String, String> ids = idsByHost(sink.events);
+    assertThat(ids).containsOnlyKeys("door-1.test", "door-2.test", "door-3.test", "door-4.test", "door-5.test",
+        "door-6.test", "door-7.test");
+    assertThat(ids.get("door-3.test")).isEqualTo(killed.sent.get(0).eventId());
+    assertThat(new java.util.HashSet<>(ids.values())).hasSize(7);
+  }
+
   @Test
   void straceFilesInTheSameTreeAreReadAsStrace() throws Exception {
     Files.createDirectories(logs.resolve("ci-7"));

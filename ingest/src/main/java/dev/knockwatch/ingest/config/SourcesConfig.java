@@ -176,7 +176,7 @@ public final class SourcesConfig {
 
   /** A file's type from its name, else from its first non-blank line; empty when neither tells. */
   static Optional<SourceType> detect(Path file) {
-    Optional<SourceType> byName = SourceType.ofFileName(file.getFileName().toString());
+    Optional<SourceType> byName = SourceType.ofFileName(IngestAgent.fileName(file.getFileName().toString()));
     if (byName.isPresent()) {
       return byName;
     }

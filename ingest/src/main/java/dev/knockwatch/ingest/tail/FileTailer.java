@@ -93,6 +93,13 @@ public final class FileTailer {
    */
   private static final class FileState {
     String rel;
+    /**
+     * What the lines' ids are made from: the name the file was first read under, kept when it is
+     * rotated to another name (its lines keep their ids however often they are read again), and
+     * for a file that came after a rotation, that name with its identity
+     * ({@link #afterRotation}). Null: {@link #rel}.
+     */
+    String idName;
     Object fileKey;
     /** The file system's own key object {@link #fileKey} was last read from. */
     Object rawKey;
@@ -106,13 +113,78 @@ public final class FileTailer {
     boolean discarding;
     /** Counts restarts from offset 0 (rotation, truncation): a mark taken before one is stale. */
     int generation;
+    /**
+     * When the file was truncated in place (copytruncate): how far it had been read, and its head
+     * then, so that its copy under a rotated name is read only past what was read here.
+     */
+    long truncatedAt;
+    String truncatedHead;
+    int truncatedHeadLength;
+    String truncatedIdName;
 
     void restart() {
       position = 0;
       committed = 0;
       discarding = false;
       generation++;
+      head = null; // the new content's head, read anew: the old one would make its next append look like a new file
+      headLength = 0;
     }
+  }
+
+  /**
+   * A rotation suffix as logrotate writes them ({@code .1}, {@code .12}, {@code -20261130},
+   * {@code -2026113012}): the file is the same stream as the name before it. Compressed ones are
+   * never read (their bytes are not the lines).
+   */
+  private static final java.util.regex.Pattern ROTATED =
+      java.util.regex.Pattern.compile("(.+?)(?:\\.\\d{1,3}|-\\d{8}(?:\\d{2}){0,3})");
+  private static final java.util.regex.Pattern COMPRESSED =
+      java.util.regex.Pattern.compile("(?i).*\\.(?:gz|bz2|xz|zst|z|zip|lz4)");
+
+  /** The name a rotated file was rotated from, or null when {@code fileName} carries no rotation suffix. */
+  public static String rotatedFrom(String fileName) {
+    java.util.regex.Matcher m = ROTATED.matcher(fileName);
+    return m.matches() ? m.group(1) : null;
+  }
+
+  /** The stream a file belongs to: the name it was rotated from, or its own. */
+  private static String stream(String fileName) {
+    String base = rotatedFrom(fileName);
+    return base != null ? base : fileName;
+  }
+
+  /** The tailer reads a file that matches, and a rotated name of one that does; never a compressed one. */
+  private boolean follows(Path file) {
+    String name = file.getFileName().toString();
+    if (COMPRESSED.matcher(name).matches()) {
+      return false;
+    }
+    String base = rotatedFrom(name);
+    return matches.test(file) || base != null && matches.test(file.resolveSibling(base));
+  }
+
+  /** Where the file of {@code fileKey}, once at {@code file}, is now under another name of its stream; null when nowhere. */
+  private static Path rotatedSibling(Path file, Object fileKey) {
+    if (fileKey == null || file.getParent() == null) {
+      return null;
+    }
+    String mine = stream(file.getFileName().toString());
+    try (java.util.stream.Stream<Path> siblings = Files.list(file.getParent())) {
+      for (Path sib : (Iterable<Path>) siblings::iterator) {
+        String name = sib.getFileName().toString();
+        if (sib.equals(file) || !stream(name).equals(mine) || COMPRESSED.matcher(name).matches()) {
+          continue;
+        }
+        Object key = Files.readAttributes(sib, BasicFileAttributes.class).fileKey();
+        if (key != null && key.toString().equals(fileKey.toString())) {
+          return sib;
+        }
+      }
+    } catch (IOException e) {
+      return null;
+    }
+    return null;
   }
 
   /**
@@ -126,7 +198,7 @@ public final class FileTailer {
   }
 
   /** A checkpoint entry as stored on disk. */
-  private record Checkpoint(String fileKey, long offset, String head, int headLength) {}
+  private record Checkpoint(String fileKey, long offset, String head, int headLength, String idName) {}
 
   static final int HEAD_BYTES = 128;
 
@@ -267,7 +339,18 @@ public final class FileTailer {
       readNew(file, attrs != null ? attrs : Files.readAttributes(file, BasicFileAttributes.class), out, maxLines);
     } catch (NoSuchFileException e) {
       String rel = relative(file);
-      FileState gone = files.remove(rel);
+      FileState gone = files.get(rel);
+      Path rotated = gone == null ? null : rotatedSibling(file, gone.fileKey);
+      if (rotated != null) {
+        // moved away with nothing in its place yet: its rest is read under its new name
+        try {
+          handOver(gone, file, rotated, false, out, maxLines);
+        } catch (IOException again) {
+          log.warn("cannot read {}: {}", shown(relative(rotated)), again.getClass().getSimpleName());
+        }
+        return;
+      }
+      files.remove(rel);
       if (gone != null) {
         unsaved.remove(gone);
         removed.add(rel);
@@ -357,7 +440,7 @@ public final class FileTailer {
         public java.nio.file.FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
           FileState known = byPath.get(file);
           if (known != null && files.get(known.rel) == known ? !readToTheEnd(known, attrs)
-              : attrs.isRegularFile() && matches.test(file)) {
+              : attrs.isRegularFile() && follows(file)) {
             found.put(file, attrs);
           }
           return java.nio.file.FileVisitResult.CONTINUE;
@@ -392,9 +475,23 @@ public final class FileTailer {
     FileState state = byPath.get(file);
     if (state == null || files.get(state.rel) != state) {
       String rel = relative(file);
+      boolean known = files.containsKey(rel);
       state = files.computeIfAbsent(rel, k -> new FileState());
       state.rel = rel;
       byPath.put(file, state);
+      if (!known) {
+        state = continuesStream(state, file, attrs);
+      }
+    }
+    Object key = attrs.fileKey();
+    if (state.fileKey != null && key != null && !Objects.equals(state.fileKey, key.toString())
+        && !key.equals(state.rawKey)) {
+      Path rotated = rotatedSibling(file, state.fileKey);
+      if (rotated != null) {
+        // mv rotation: the file read so far is now under a rotated name; read its rest there first
+        handOver(state, file, rotated, true, out, maxLines);
+        state = byPath.get(file);
+      }
     }
     long position = state.position;
     int generation = state.generation;
@@ -410,6 +507,95 @@ public final class FileTailer {
         unsaved.add(state); // a new file, another file under the name, a restart from 0: the checkpoint changes
       }
     }
+  }
+
+  /**
+   * {@code state}, the stream read at {@code file}, continues at {@code rotated}, where its file
+   * now is: its rest is read there now, and {@code file} starts anew as the next file of the stream.
+   */
+  private void handOver(FileState state, Path file, Path rotated, boolean replaced, List<TailedLine> out, int maxLines)
+      throws IOException {
+    String rel = state.rel;
+    String rotatedRel = relative(rotated);
+    log.info("{} was rotated to {}: reading the rest of it there{}", shown(rel), shown(rotatedRel),
+        replaced ? ", and the new " + shown(rel) + " from its start" : "");
+    if (state.idName == null) {
+      state.idName = rel; // its lines keep the ids they had
+    }
+    FileState previous = files.remove(rotatedRel);
+    if (previous != null) {
+      unsaved.remove(previous);
+    }
+    state.rel = rotatedRel;
+    files.put(rotatedRel, state);
+    byPath.put(rotated, state);
+    unsaved.add(state);
+    if (replaced) {
+      FileState next = new FileState();
+      next.rel = rel;
+      next.idName = afterRotation(rel, Files.readAttributes(file, BasicFileAttributes.class).fileKey(), state.head);
+      files.put(rel, next);
+      byPath.put(file, next);
+      unsaved.add(next);
+    } else {
+      byPath.remove(file);
+      removed.add(rel);
+    }
+    readNew(rotated, Files.readAttributes(rotated, BasicFileAttributes.class), out, maxLines);
+  }
+
+  /** Before {@code state} restarts in place: what its copy needs, and a new id name for what follows. */
+  private static void rememberTruncation(FileState state) {
+    state.truncatedAt = state.position;
+    state.truncatedHead = state.head;
+    state.truncatedHeadLength = state.headLength;
+    state.truncatedIdName = state.idName != null ? state.idName : state.rel;
+    state.idName = afterRotation(state.rel, state.fileKey, state.head);
+  }
+
+  /**
+   * A rotated name first seen may continue its stream: the file read so far under the stream's
+   * name, moved here (the same file key), goes on from where it was; a copy of that file made
+   * before it was truncated in place (copytruncate: the head it had then) is read only past what
+   * was read there. The state to read {@code file} with.
+   */
+  private FileState continuesStream(FileState state, Path file, BasicFileAttributes attrs) throws IOException {
+    String base = rotatedFrom(file.getFileName().toString());
+    Path basePath = base == null ? null : file.resolveSibling(base);
+    FileState from = basePath == null ? null : files.get(relative(basePath));
+    if (from == null || from == state) {
+      return state;
+    }
+    Object key = attrs.fileKey();
+    if (key != null && key.toString().equals(from.fileKey) && !Files.exists(basePath)) {
+      log.info("{} was rotated to {}: reading the rest of it there", shown(from.rel), shown(state.rel));
+      String rel = state.rel;
+      files.remove(from.rel);
+      removed.add(from.rel);
+      byPath.remove(basePath);
+      if (from.idName == null) {
+        from.idName = from.rel; // its lines keep the ids they had
+      }
+      from.rel = rel;
+      files.put(rel, from);
+      byPath.put(file, from);
+      unsaved.add(from);
+      return from;
+    }
+    if (from.truncatedHead == null || attrs.size() < from.truncatedAt
+        || !from.truncatedHead.equals(head(file, from.truncatedHeadLength))) {
+      return state;
+    }
+    log.info("{} is the copy of {} made before it was truncated: reading it past the {} bytes read there",
+        shown(state.rel), shown(from.rel), from.truncatedAt);
+    state.position = from.truncatedAt;
+    state.committed = from.truncatedAt;
+    state.head = from.truncatedHead;
+    state.headLength = from.truncatedHeadLength;
+    state.idName = from.truncatedIdName; // the copy's lines past the cut were the truncated file's, at the same offsets
+    from.truncatedHead = null;
+    unsaved.add(state);
+    return state;
   }
 
   private void readNew(FileState state, Path file, BasicFileAttributes attrs, List<TailedLine> out, int maxLines)
@@ -442,12 +628,13 @@ public final class FileTailer {
         && !state.head.equals(head(file, state.headLength))) {
       log.info("{} starts with other bytes than before (a new file on a reused inode, or rewritten): reading it from its start",
           shown(rel));
+      rememberTruncation(state); // a copytruncate that grew past its old size before this look
       state.restart();
-      state.head = null;
     }
     if (size < state.position) {
       log.warn("{} shrank from {} to {} bytes (truncated): reading it again from its start", shown(rel),
           state.position, size);
+      rememberTruncation(state);
       state.restart();
     }
     if (size == state.position) {
@@ -458,6 +645,7 @@ public final class FileTailer {
       state.head = head(file, state.headLength);
     }
     modifiedAt = attrs.lastModifiedTime().toInstant();
+    readingIdName = state.idName;
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ch.position(state.position);
       ByteBuffer buf = ByteBuffer.wrap(chunk);
@@ -527,6 +715,9 @@ public final class FileTailer {
     return line(rel, start, end, bytes, from, len, cut, modifiedAt);
   }
 
+  /** The id name of the file being read (set by the read that starts it). */
+  private String readingIdName;
+
   private TailedLine line(String rel, long start, long end, byte[] bytes, int from, int len, boolean cut,
       java.time.Instant modified) {
     if (len > 0 && bytes[from + len - 1] == '\r') {
@@ -543,7 +734,8 @@ public final class FileTailer {
         invalid = true;
       }
     }
-    return new TailedLine(rel, start, end, text, cut, invalid, Bytes.binary(bytes, from, from + len, text.length()), modified);
+    return new TailedLine(rel, start, end, text, cut, invalid, Bytes.binary(bytes, from, from + len, text.length()), modified,
+        readingIdName != null ? readingIdName : rel);
   }
 
   private String relative(Path file) {
@@ -636,6 +828,7 @@ public final class FileTailer {
     s.headLength = cp.headLength();
     s.position = cp.offset();
     s.committed = cp.offset();
+    s.idName = cp.idName();
     files.put(file, s);
   }
 
@@ -683,6 +876,15 @@ public final class FileTailer {
   }
 
   private static Checkpoint checkpoint(FileState s) {
-    return new Checkpoint(s.fileKey == null ? null : s.fileKey.toString(), s.committed, s.head, s.headLength);
+    return new Checkpoint(s.fileKey == null ? null : s.fileKey.toString(), s.committed, s.head, s.headLength, s.idName);
+  }
+
+  /**
+   * The id name of a file that came after a rotation at {@code rel}: the name with the file's key
+   * and the head its predecessor had, so it is the same however often the rotation is found again
+   * (a crash before the checkpoint recorded it), and never that of an earlier file of the name.
+   */
+  private static String afterRotation(String rel, Object fileKey, String previousHead) {
+    return rel + "@" + fileKey + "~" + previousHead;
   }
 }

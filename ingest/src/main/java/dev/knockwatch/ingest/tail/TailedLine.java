@@ -12,6 +12,8 @@ package dev.knockwatch.ingest.tail;
  * @param invalidUtf8 true when bytes that are not UTF-8 were replaced with U+FFFD
  * @param binary true when the line holds a NUL byte or is mostly control characters: not a log line
  * @param fileModifiedAt the file's modification time when the line was read (what replay gives a line without a time)
+ * @param idName what the line's id is made from: {@code file}, or, for a file that was rotated to another name or came
+ *     after a rotation, the name of its stream with its identity (the same line keeps its id under any name)
  */
 public record TailedLine(String file, long offset, long end, String text, boolean truncated, boolean invalidUtf8,
-                         boolean binary, java.time.Instant fileModifiedAt) {}
+                         boolean binary, java.time.Instant fileModifiedAt, String idName) {}

@@ -388,4 +388,101 @@ class FileTailerTest {
     assertThat(texts(lines)).containsExactly("ok\uFFFD(");
     assertThat(lines.get(0).invalidUtf8()).isTrue();
   }
+
+  // Rotation, as logrotate does it: each line's content is unique, and every test counts the lines
+  // read by content, so a line lost or read twice fails it.
+
+  private Path rotated(String suffix) {
+    return file.resolveSibling(file.getFileName() + suffix);
+  }
+
+  @Test
+  void mvRotationReadsTheOldFileToItsEndThenTheNewOneAndNothingTwice() throws IOException {
+    FileTailer t = tailer();
+    readAndCommit(t, "line-1\nline-2\n");
+    append("line-3\n"); // appended just before the move, not read yet
+    Files.move(file, rotated(".1"));
+    append("line-4\n");
+    List<String> read = new java.util.ArrayList<>(texts(t.poll(100)));
+    t.commit();
+    append("line-5\n");
+    read.addAll(texts(t.poll(100)));
+    read.addAll(texts(t.poll(100)));
+    assertThat(read).containsExactly("line-3", "line-4", "line-5");
+  }
+
+  @Test
+  void aFileMovedAwayWithNothingInItsPlaceIsReadToItsEndUnderItsNewName() throws IOException {
+    FileTailer t = tailer();
+    readAndCommit(t, "line-1\n");
+    append("line-2\n");
+    Files.move(file, rotated("-20261130"));
+    assertThat(texts(t.poll(100))).containsExactly("line-2");
+    append("line-3\n"); // the writer opens the name anew
+    assertThat(texts(t.poll(100))).containsExactly("line-3");
+    assertThat(t.poll(100)).isEmpty();
+  }
+
+  @Test
+  void copytruncateReadsWhatFollowsOnceAndTheCopyOnlyPastWhatWasRead() throws IOException {
+    FileTailer t = tailer();
+    readAndCommit(t, "line-1\nline-2\n");
+    append("line-3\n"); // appended just before the copy
+    Files.copy(file, rotated(".1"));
+    Files.writeString(file, "", StandardOpenOption.TRUNCATE_EXISTING);
+    append("line-4\n");
+    List<String> read = new java.util.ArrayList<>(texts(t.poll(100)));
+    t.commit();
+    append("line-5\n"); // the first append after the truncation: not a new file to read again
+    read.addAll(texts(t.poll(100)));
+    append("line-6\n");
+    read.addAll(texts(t.poll(100)));
+    assertThat(read).containsExactlyInAnyOrder("line-3", "line-4", "line-5", "line-6");
+  }
+
+  @Test
+  void aRotationWhileTheTailerWasStoppedLosesAndRepeatsNothing() throws IOException {
+    readAndCommit(tailer(), "line-1\nline-2\n");
+    append("line-3\n");
+    Files.move(file, rotated(".1"));
+    append("line-4\n");
+    assertThat(texts(tailer().poll(100))).containsExactlyInAnyOrder("line-3", "line-4");
+
+    FileTailer again = tailer();
+    again.poll(100);
+    again.commit();
+    append("line-5\n");
+    Files.copy(file, rotated(".2"));
+    Files.writeString(file, "", StandardOpenOption.TRUNCATE_EXISTING);
+    append("line-6\n");
+    assertThat(texts(tailer().poll(100))).containsExactlyInAnyOrder("line-5", "line-6");
+  }
+
+  @Test
+  void twoRotationsBetweenPollsAreFollowedAndCompressedOnesNeverRead() throws IOException {
+    FileTailer t = tailer();
+    readAndCommit(t, "line-1\n");
+    append("line-2\n");
+    Files.move(file, rotated(".1"));
+    append("line-3\n");
+    Files.move(rotated(".1"), rotated(".2"));
+    Files.move(file, rotated(".1"));
+    append("line-4\n");
+    Files.writeString(rotated(".3.gz"), "\u001f\u008bnot lines\n");
+    List<String> read = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      read.addAll(texts(t.poll(100)));
+    }
+    assertThat(read).containsExactlyInAnyOrder("line-2", "line-3", "line-4");
+  }
+
+  @Test
+  void rotatedNamesAreTheirStreams() {
+    assertThat(FileTailer.rotatedFrom("access.log.1")).isEqualTo("access.log");
+    assertThat(FileTailer.rotatedFrom("x.violations.jsonl.12")).isEqualTo("x.violations.jsonl");
+    assertThat(FileTailer.rotatedFrom("access.log-20261130")).isEqualTo("access.log");
+    assertThat(FileTailer.rotatedFrom("access.log-2026113023")).isEqualTo("access.log");
+    assertThat(FileTailer.rotatedFrom("access.log")).isNull();
+    assertThat(FileTailer.rotatedFrom("x.violations.jsonl")).isNull();
+  }
 }
