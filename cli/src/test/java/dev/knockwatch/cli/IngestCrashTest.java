@@ -81,4 +81,56 @@ class IngestCrashTest {
       second.waitFor(30, TimeUnit.SECONDS);
     }
   }
+
+  /**
+   * The same kill, then logrotate's mv while the agent is down and a new file under the name: the
+   * rest of the old file is read under its rotated name, the new file from its start, and every
+   * line arrives once (its event id the same however often it is read).
+   */
+  @Test
+  void aKilledAgentResumesAcrossALogrotateWithoutLosingOrRepeatingALine(EmbeddedKafkaBroker broker) throws Exception {
+    String id = "IngestCrashRotatedCmd0";
+    Path file = Files.createDirectories(dir.resolve("logs/agent-2")).resolve(id + ".violations.jsonl");
+    SrtRecords.append(file, id, 0, LINES);
+    java.util.function.Supplier<List<ConsumerRecord<String, ViolationEvent>>> mine = () -> TopicReader.readToEnd(broker,
+        Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(), r -> id.equals(r.key()));
+    long before = TopicReader.recordCount(broker, Topics.VIOLATIONS.name());
+    Process first = ingest(broker);
+    Instant deadline = Instant.now().plusSeconds(120);
+    while (TopicReader.recordCount(broker, Topics.VIOLATIONS.name()) - before < 1_000 && Instant.now().isBefore(deadline)) {
+      Thread.sleep(5);
+    }
+    first.destroyForcibly();
+    assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    int beforeRestart = mine.get().size();
+    Files.move(file, file.resolveSibling(file.getFileName() + ".1"));
+    SrtRecords.append(file, id, LINES, LINES + 1_000);
+
+    Process second = ingest(broker);
+    try {
+      List<ConsumerRecord<String, ViolationEvent>> got = List.of();
+      deadline = Instant.now().plusSeconds(120);
+      while (Instant.now().isBefore(deadline)) {
+        Thread.sleep(500);
+        got = mine.get();
+        if (got.stream().map(r -> r.value().eventId()).distinct().count() >= LINES + 1_000) {
+          Thread.sleep(2_000); // anything sent twice would be on the topic by now
+          got = mine.get();
+          break;
+        }
+      }
+      assertThat(beforeRestart).as("the kill came mid-stream").isBetween(1_000, LINES - 1);
+      assertThat(got.stream().map(r -> r.value().eventId()).distinct()).as("distinct event ids; output: "
+          + Files.readString(dir.resolve("ingest.out"))).hasSize(LINES + 1_000);
+      // by content: each line's host says which line it was, and each line has one id, however often it was sent
+      java.util.Map<String, Set<String>> idsByLine = got.stream().collect(Collectors.groupingBy(r -> r.value().host(),
+          Collectors.mapping(r -> r.value().eventId(), Collectors.toSet())));
+      assertThat(idsByLine).hasSize(LINES + 1_000).allSatisfy((line, ids) -> assertThat(ids).as(line).hasSize(1));
+      assertThat(got.stream().filter(r -> r.value().origin().file().endsWith(".violations.jsonl.1")).count())
+          .as("the old file's rest was read under its rotated name").isPositive();
+    } finally {
+      second.destroy();
+      second.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
 }

@@ -299,6 +299,10 @@ public final class FileTailer {
         }
       }
     }
+    // A file first seen, rotated or restarted is written down now, at its committed position,
+    // before its lines are sent: killed before the first commit, a restart still knows which file
+    // it read (and under which name its lines' ids were made) when the file is found renamed.
+    saveCheckpoints();
     return out;
   }
 
