@@ -148,7 +148,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       String commandId = commandIdOf(type, fileName(rel));
       Supplier<LineParser> parsers = type::newParser;
       // the srt bridge writes a command's records and, at its end, its stderr with srt's restatement of them
-      if (type == SourceType.PROXY_403 && Files.exists(root.resolve(rel).resolveSibling(commandId + SrtViolationParser.FILE_SUFFIX))) {
+      Path records = root.resolve(rel).resolveSibling(commandId + SrtViolationParser.FILE_SUFFIX);
+      if (type == SourceType.PROXY_403 && Files.exists(records)) {
         parsers = () -> new CurlTranscriptParser().restatedByRecords();
       }
       return new FileContext(type, parsers, agentIdOf(rel), commandId);
@@ -679,35 +680,40 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
       int prepared = 0;
-      for (ViolationEvent parsedEvent : ev.events()) {
-        ViolationEvent e = untimedFromFiles && line.fileModifiedAt() != null
-            ? EventTime.settle(parsedEvent, ingestedAt, maxAhead, line.fileModifiedAt(), ViolationEvent.TIME_FROM_FILE, sourceLabel)
-            : EventTime.settle(parsedEvent, ingestedAt, maxAhead, ingestedAt, ViolationEvent.TIME_FROM_INGEST, sourceLabel);
-        Optional<String> idProblem = CommandId.problem(e.commandId());
-        if (idProblem.isPresent()) {
-          reject(out, line, sourceLabel, Rejection.forCommandId(e.commandId()), idProblem.get());
-          continue;
-        }
-        Object record;
-        try {
-          record = publisher.prepare(Sanitize.event(e));
-        } catch (RuntimeException x) { // no field of it can cause this; should a bug, the line is kept
-          reject(out, line, sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
-              + Sanitize.text(String.valueOf(x.getMessage()), 200));
-          continue;
-        }
-        out.add(record);
-        prepared++;
+      for (ViolationEvent e : ev.events()) {
+        prepared += prepare(e, line, ingestedAt, sourceLabel, out) ? 1 : 0;
       }
       published.computeIfAbsent(meters.published(), m -> new int[1])[0] += prepared;
+    }
+  }
+
+  /**
+   * The last steps before an event leaves ingest: its time settled, its command id checked, every
+   * field made safe, its record written; or, when it cannot be, its line kept as rejected.
+   */
+  private boolean prepare(ViolationEvent parsed, TailedLine line, Instant ingestedAt, String sourceLabel, List<Object> out) {
+    boolean fromFile = untimedFromFiles && line.fileModifiedAt() != null;
+    ViolationEvent e = EventTime.settle(parsed, ingestedAt, maxAhead, fromFile ? line.fileModifiedAt() : ingestedAt,
+        fromFile ? ViolationEvent.TIME_FROM_FILE : ViolationEvent.TIME_FROM_INGEST, sourceLabel);
+    Optional<String> idProblem = CommandId.problem(e.commandId());
+    if (idProblem.isPresent()) {
+      reject(out, line, sourceLabel, Rejection.forCommandId(e.commandId()), idProblem.get());
+      return false;
+    }
+    try {
+      out.add(publisher.prepare(Sanitize.event(e)));
+      return true;
+    } catch (RuntimeException x) { // no field of it can cause this; should a bug, the line is kept
+      reject(out, line, sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
+          + Sanitize.text(String.valueOf(x.getMessage()), 200));
+      return false;
     }
   }
 
   private void reject(List<Object> out, TailedLine line, String sourceLabel, Rejection code, String reason) {
     IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
     out.add(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
-        Redactor.safe(line.text(), MAX_REJECTED_LINE_CHARS),
-        clock.instant()));
+        Redactor.safe(line.text(), MAX_REJECTED_LINE_CHARS), clock.instant()));
   }
 
   /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */
