@@ -120,28 +120,40 @@ class KafkaEventSinkTest {
       assertThat(r.value()).isInstanceOfSatisfying(dev.knockwatch.events.RejectedLine.class, rl -> {
         assertThat(rl.code()).isEqualTo("unpublishable");
         assertThat(rl.reason()).startsWith("Kafka refused its record: RecordTooLargeException: the request is too large");
-        assertThat(rl.line()).startsWith("{\"schema\":1,\"eventId\":\"e1\"");
+        assertThat(rl.line()).as("the line is in its file, at the offset the key names").isNull();
       });
     });
   }
 
   @Test
-  void theRecordsThatFailedBesideARefusedOneGoAgainWithItsStandIn() throws Exception {
+  void aBatchThatFailedBesideARefusedRecordIsReadAgainAndTheRefusedLineThenYieldsItsStandIn() throws Exception {
     MockProducer<String, Object> p = producer();
     KafkaEventSink sink = new KafkaEventSink(p);
-    java.util.concurrent.CompletableFuture<Exception> answer = new java.util.concurrent.CompletableFuture<>();
-    sink.send(java.util.List.of(EVENT, EVENT.toBuilder().eventId("e2").build()), answer::complete);
+    java.util.List<Exception> answers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ViolationEvent e2 = EVENT.toBuilder().eventId("e2")
+        .origin(new ViolationEvent.Origin(EVENT.origin().file(), 4321, "host-a")).build();
+    sink.send(java.util.List.of(sink.prepare(EVENT), sink.prepare(e2)), answers::add);
     p.errorNext(new org.apache.kafka.common.errors.RecordTooLargeException("too large"));
     // what a broker answers the other records of a producer batch that held an invalid one
     p.errorNext(new org.apache.kafka.common.KafkaException("Failed to append record because it was part of a batch"
         + " which had one more more invalid records"));
-    assertThat(awaitHistory(p, 4)).isTrue();
-    assertThat(p.history().get(2).topic()).isEqualTo(Topics.REJECTED.name());
-    assertThat(p.history().get(3).value()).isInstanceOfSatisfying(ViolationEvent.class,
-        e -> assertThat(e.eventId()).isEqualTo("e2"));
+    assertThat(answers).singleElement().satisfies(e -> assertThat(e).hasMessageContaining("part of a batch"));
+    assertThat(p.history()).hasSize(2);
+    // read again: the refused line's stand-in goes in its place, the other record as it is
+    Object again = sink.prepare(EVENT);
+    assertThat(again).isInstanceOfSatisfying(dev.knockwatch.events.RejectedLine.class, rl -> {
+      assertThat(rl.key()).isEqualTo("ci-runner-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl:1234");
+      assertThat(rl.reason()).startsWith("Kafka refused its record: RecordTooLargeException: too large");
+    });
+    assertThat(sink.prepare(e2)).isInstanceOf(org.apache.kafka.clients.producer.ProducerRecord.class);
+    assertThat(sink.prepare(EVENT)).as("a stand-in is given once").isInstanceOf(org.apache.kafka.clients.producer.ProducerRecord.class);
+    java.util.concurrent.CompletableFuture<Exception> answer = new java.util.concurrent.CompletableFuture<>();
+    sink.send(java.util.List.of(again, sink.prepare(e2)), answer::complete);
     p.completeNext();
     p.completeNext();
     assertThat(answer.get(10, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+    assertThat(p.history().get(2).topic()).isEqualTo(Topics.REJECTED.name());
+    assertThat(p.history().get(3).topic()).isEqualTo(Topics.VIOLATIONS.name());
   }
 
   @Test
