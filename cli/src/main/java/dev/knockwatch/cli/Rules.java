@@ -37,7 +37,7 @@ final class Rules {
         .collect(Collectors.joining(", "));
   }
 
-  /** One line: each rule and what it does, e.g. {@code persistent-retry: count 5 in 5m -> warning}. */
+  /** One line: each rule and what it does, e.g. {@code persistent-retry: count 5 in any 5m -> warning}. */
   static String describe(Policy policy) {
     return policy.rules().stream().map(Rules::describe).collect(Collectors.joining("; "))
         + "; policy " + policy.version();
@@ -45,7 +45,8 @@ final class Rules {
 
   private static String describe(Rule r) {
     String what = switch (r.detector()) {
-      case COUNT -> "count " + r.threshold() + " in " + ThresholdCrossingProcessor.human(r.window());
+      case COUNT -> "count " + r.threshold() + " in " + (r.hop() == null ? "any " + ThresholdCrossingProcessor.human(r.window())
+          : ThresholdCrossingProcessor.human(r.window()) + " windows every " + ThresholdCrossingProcessor.human(r.hop()));
       case BYPASS -> "bypass within " + ThresholdCrossingProcessor.human(r.within());
       default -> r.detector().wireName();
     };

@@ -151,7 +151,7 @@ class KnockwatchTest {
   void rulesCheckPassesTheShippedRules() {
     Run r = run("rules", "check", "../alert-rules");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("6 rules, 4 roles, policy ").contains("persistent-retry: count 5 in 5m -> warning");
+    assertThat(r.out()).contains("6 rules, 4 roles, policy ").contains("persistent-retry: count 5 in any 5m -> warning");
   }
 
   @Test

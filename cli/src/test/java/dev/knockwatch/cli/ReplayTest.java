@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code knockwatch replay} over a folder built from real srt 0.0.83 records (see
- * src/test/resources/replay/README.md): a retry storm and a filesystem storm alert; four
- * refusals, a storm split over two windows, and records without a command id do not.
+ * src/test/resources/replay/README.md): a retry storm, a filesystem storm and a storm that
+ * straddles an aligned five-minute boundary alert; four refusals and records without a command id
+ * do not.
  */
 @Tag("integration")
 class ReplayTest {

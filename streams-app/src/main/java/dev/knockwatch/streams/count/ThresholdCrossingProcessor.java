@@ -132,26 +132,31 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     }
   }
 
-  private static WindowCount add(WindowCount before, ViolationEvent e, Instant at) {
-    String target = target(e);
+  static WindowCount add(WindowCount before, ViolationEvent e, Instant at) {
+    return add(before, e.eventId(), target(e), e.agentId(), at);
+  }
+
+  /** {@code before} (null: nothing yet) with one more refusal. */
+  static WindowCount add(WindowCount before, String eventId, String target, String agentId, Instant at) {
     if (before == null) {
-      return new WindowCount(1, at, at, e.agentId(), target, e.eventId() == null ? List.of() : List.of(e.eventId()),
+      return new WindowCount(1, at, at, agentId, target, eventId == null ? List.of() : List.of(eventId),
           target == null ? Map.of() : Map.of(target, 1L));
     }
     List<String> samples = before.sampleEventIds();
-    if (samples.size() < MAX_SAMPLES && e.eventId() != null) {
+    if (samples.size() < MAX_SAMPLES && eventId != null) {
       samples = new ArrayList<>(samples);
-      samples.add(e.eventId());
+      samples.add(eventId);
     }
     Instant first = at.isBefore(before.firstSeen()) ? at : before.firstSeen();
     Instant last = at.isAfter(before.lastSeen()) ? at : before.lastSeen();
-    String agent = before.agentId() != null ? before.agentId() : e.agentId();
+    String agent = before.agentId() != null ? before.agentId() : agentId;
     Map<String, Long> targets = before.targets() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(before.targets());
     if (target != null) {
       String key = targets.containsKey(target) || targets.size() < WindowCount.MAX_TARGETS ? target : WindowCount.OTHER;
       targets.merge(key, 1L, Long::sum);
     }
-    return new WindowCount(before.count() + 1, first, last, agent, target, List.copyOf(samples), targets);
+    String lastTarget = at.isBefore(before.lastSeen()) ? before.lastTarget() : target;
+    return new WindowCount(before.count() + 1, first, last, agent, lastTarget, List.copyOf(samples), targets);
   }
 
   /** The five most refused targets, most first (ties: the first refused first). */
@@ -164,7 +169,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
         .limit(5).map(e -> new Alert.Target(e.getKey(), e.getValue())).toList();
   }
 
-  private static String target(ViolationEvent e) {
+  static String target(ViolationEvent e) {
     if (e.host() != null) {
       return e.port() == null ? e.host() : e.host() + ":" + e.port();
     }

@@ -109,14 +109,14 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
   }
 
   /** Modified UTF-8 holds at most 65,535 bytes: longer text (never seen here) is cut. */
-  private static void string(DataOutputStream out, String s) throws IOException {
+  static void string(DataOutputStream out, String s) throws IOException {
     out.writeBoolean(s != null);
     if (s != null) {
       out.writeUTF(s.length() > 16_000 ? s.substring(0, 16_000) : s);
     }
   }
 
-  private static String string(DataInputStream in) throws IOException {
+  static String string(DataInputStream in) throws IOException {
     return in.readBoolean() ? in.readUTF() : null;
   }
 }

@@ -11,8 +11,10 @@ import java.util.Set;
  * One rule of {@code rules.yaml}. The keys every rule has come first; the rest belong to one
  * detector each and are null (or empty) for the others — the loader refuses them elsewhere.
  *
- * @param window count: the window length (tumbling unless {@code hop} is set)
- * @param hop count: the advance of hopping windows; null for tumbling
+ * @param window count: the span the threshold's refusals must fall within: any span of this
+ *     length ("N in any W"), or aligned windows of it when {@code hop} is set
+ * @param hop count: the advance of aligned (hopping) windows, tumbling when it equals the window;
+ *     null for "N in any window" (the default)
  * @param threshold count: refusals of one command within one window
  * @param grace count: how late a refusal may arrive and still count in its window
  * @param classes address-class: the classes that page
@@ -69,8 +71,14 @@ public record Rule(
     return count("persistent-retry", DEFAULT_WINDOW, DEFAULT_THRESHOLD, Severity.WARNING, DEFAULT_GRACE);
   }
 
-  /** How far windows advance: the hop, else the window (tumbling). */
+  /** How far aligned windows advance: the hop, else the window. */
   public Duration advance() {
     return hop != null ? hop : window;
+  }
+
+  /** This rule counting in aligned windows that advance by {@code hop} (the window: tumbling). */
+  public Rule withHop(Duration hop) {
+    return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
+        within, paths);
   }
 }

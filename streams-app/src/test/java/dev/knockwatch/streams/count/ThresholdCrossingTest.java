@@ -29,7 +29,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The count detector on a TopologyTestDriver, with the record cache ON (it must not hide crossings). */
+/**
+ * The count detector in aligned windows ({@code hop}; here tumbling: the hop is the window) on a
+ * TopologyTestDriver, with the record cache ON (it must not hide crossings). The default, "N in
+ * any window", is {@link SlidingCountTest}'s.
+ */
 class ThresholdCrossingTest {
 
   static final Instant T0 = Instant.parse("2026-11-29T18:45:00Z");          // a window start
@@ -41,7 +45,7 @@ class ThresholdCrossingTest {
   static final String CMD_B = "BBBBBBBBBBBBBBBBBBBBBB";
 
   static final Rule RULE = Rule.count("persistent-retry", Duration.ofMinutes(5), 5,
-      Alert.Severity.WARNING, Duration.ofMinutes(1));
+      Alert.Severity.WARNING, Duration.ofMinutes(1)).withHop(Duration.ofMinutes(5));
 
   @TempDir Path state;
   TopologyTestDriver driver;

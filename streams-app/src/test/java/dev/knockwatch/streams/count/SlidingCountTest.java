@@ -1,0 +1,238 @@
+package dev.knockwatch.streams.count;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The default count detector, "5 in any 5 minutes", on a TopologyTestDriver with the record cache
+ * on: refusals that straddle an aligned boundary count together, a crossing alerts at once, one
+ * episode is one alert, and late refusals count as far as the grace allows.
+ */
+class SlidingCountTest {
+
+  static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+  static final Instant BOUNDARY = Instant.parse("2026-11-29T10:05:00Z"); // where a tumbling window ends
+  static final String CMD_A = "AAAAAAAAAAAAAAAAAAAAAA";
+  static final String CMD_B = "BBBBBBBBBBBBBBBBBBBBBB";
+  static final String STORE = "count-persistent-retry";
+
+  /** 5 in any 5m, 1m grace, 10m quiet time: the default rule. */
+  static final Rule RULE = Rule.defaultCountRule();
+
+  @TempDir Path state;
+  TopologyTestDriver driver;
+  TestInputTopic<String, ViolationEvent> violations;
+  TestOutputTopic<String, Alert> alerts;
+  int seq;
+
+  long cacheBytes() {
+    return 10 * 1024 * 1024;
+  }
+
+  @BeforeEach
+  void setUp() {
+    Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheBytes());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+    driver = new TopologyTestDriver(DetectionTopology.buildTopology(Policy.ofRules(List.of(RULE)),
+        AlertLifecycleProcessor.Clock.STREAM), p);
+    violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
+        Json.serde(ViolationEvent.class).serializer());
+    alerts = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
+        Json.serde(Alert.class).deserializer());
+  }
+
+  @AfterEach
+  void tearDown() {
+    driver.close();
+  }
+
+  private void refuse(String commandId, Instant at) {
+    seq++;
+    ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(commandId).agentId("ci-runner-1")
+        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+        .host("example.com").port(443).reason("host is not on the allow list").observedAt(at).build();
+    violations.pipeInput(commandId, e, at);
+  }
+
+  private void refuseTimes(String commandId, int n, Instant from, Duration step) {
+    for (int i = 0; i < n; i++) {
+      refuse(commandId, from.plus(step.multipliedBy(i)));
+    }
+  }
+
+  private List<Alert> firing() {
+    return alerts.readValuesToList().stream().filter(a -> a.status() == Alert.Status.FIRING).toList();
+  }
+
+  @Test
+  void fourBeforeAndFourAfterAnAlignedBoundaryWarnAtTheFifth() {
+    // 8 refusals in 35 s, 4 before 10:05:00 and 4 after: a tumbling window saw 4 and 4
+    refuseTimes(CMD_A, 4, BOUNDARY.minusSeconds(20), Duration.ofSeconds(5));
+    assertThat(alerts.isEmpty()).isTrue();
+    refuse(CMD_A, BOUNDARY);
+    List<Alert> out = alerts.readValuesToList();
+    assertThat(out).singleElement().isEqualTo(new Alert(Alert.fingerprint("persistent-retry", CMD_A, null),
+        "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING, CMD_A, "ci-runner-1", "default", null, null,
+        5, BOUNDARY.minusSeconds(20), BOUNDARY.plusSeconds(280), BOUNDARY.minusSeconds(20), BOUNDARY,
+        "command refused 5 times in 20s (threshold 5 within 5m); last: example.com:443",
+        List.of("e1", "e2", "e3", "e4", "e5"), List.of(Source.SRT_VIOLATION), "none", null,
+        List.of(new Alert.Target("example.com:443", 5))));
+    refuseTimes(CMD_A, 3, BOUNDARY.plusSeconds(5), Duration.ofSeconds(5));
+    refuse(CMD_B, BOUNDARY.plusSeconds(60)); // stream time passes the 30 s throttle
+    assertThat(alerts.readValuesToList()).extracting(Alert::count).containsExactly(8L);
+  }
+
+  @Test
+  void eightInEightSecondsAcrossABoundaryWarn() {
+    refuseTimes(CMD_A, 8, BOUNDARY.minusSeconds(4), Duration.ofSeconds(1));
+    assertThat(firing()).extracting(Alert::commandId).containsExactly(CMD_A);
+  }
+
+  @Test
+  void exactlyFiveInOneSpanWarnTheMomentTheFifthArrives() {
+    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(74));
+    assertThat(alerts.isEmpty()).isTrue();
+    refuse(CMD_A, T0.plusSeconds(299)); // the fifth, 299 s after the first: within 5m
+    assertThat(alerts.readValuesToList()).extracting(Alert::count).containsExactly(5L);
+  }
+
+  @Test
+  void fiveThatSpanTheWholeWindowDoNotWarn() {
+    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(75)); // first and fifth exactly 5m apart
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void fifteenSpreadEightySecondsApartStayQuiet() {
+    refuseTimes(CMD_A, 15, T0, Duration.ofSeconds(80)); // any 5 span 320 s
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void fourRefusalsDoNotWarn() {
+    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void oneEpisodeIsOneAlertUpdatedAtMostOnceIn30Seconds() {
+    refuseTimes(CMD_A, 12, T0, Duration.ofSeconds(10)); // crossing at 40 s, then one every 10 s
+    List<Alert> out = alerts.readValuesToList();
+    assertThat(out).extracting(Alert::fingerprint).containsOnly(out.get(0).fingerprint());
+    assertThat(out).extracting(Alert::windowStart).containsOnly(T0);
+    assertThat(out).extracting(Alert::count).containsExactly(5L, 8L, 11L);
+    assertThat(out.get(2).summary()).isEqualTo(
+        "command refused 11 times in 1m40s (threshold 5 within 5m); last: example.com:443");
+  }
+
+  @Test
+  void anEpisodeGoesOnWhileRefusalsComeWithinTheQuietTime() {
+    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
+    refuse(CMD_A, T0.plusSeconds(4 + 9 * 60)); // 9 min later: the same episode, not a fresh count
+    List<Alert> out = alerts.readValuesToList();
+    assertThat(out).extracting(Alert::status).containsOnly(Alert.Status.FIRING);
+    assertThat(out).extracting(Alert::count).containsExactly(5L, 6L);
+    assertThat(out).extracting(Alert::windowStart).containsOnly(T0);
+  }
+
+  @Test
+  void afterTheQuietTimeTheCountStartsAfreshAndANewEpisodeIsANewAlert() {
+    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
+    Instant later = T0.plusSeconds(4 + 11 * 60); // past the 10 min quiet time
+    refuseTimes(CMD_A, 4, later, Duration.ofSeconds(1));
+    assertThat(firing()).extracting(Alert::count).as("four after the episode are a fresh count").containsExactly(5L);
+    refuse(CMD_A, later.plusSeconds(4));
+    List<Alert> all = alerts.readValuesToList();
+    assertThat(all).filteredOn(a -> a.status() == Alert.Status.FIRING)
+        .extracting(Alert::windowStart, Alert::count).containsExactly(org.assertj.core.groups.Tuple.tuple(later, 5L));
+  }
+
+  @Test
+  void refusalsOutOfOrderCountByTheirOwnTimes() {
+    for (int i = 4; i >= 0; i--) {
+      refuse(CMD_A, T0.plusSeconds(10L * i));
+    }
+    assertThat(alerts.readValuesToList()).singleElement().satisfies(a -> {
+      assertThat(a.firstSeen()).isEqualTo(T0);
+      assertThat(a.lastSeen()).isEqualTo(T0.plusSeconds(40));
+      assertThat(a.windowStart()).isEqualTo(T0);
+    });
+  }
+
+  @Test
+  void aRefusalLateButWithinGraceStillCounts() {
+    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    refuse(CMD_B, T0.plusSeconds(6 * 60 + 30)); // stream time: the late one's span ends at 6m, grace to 7m
+    refuse(CMD_A, T0.plusSeconds(60));
+    assertThat(alerts.readValuesToList()).extracting(Alert::commandId).containsExactly(CMD_A);
+  }
+
+  @Test
+  void aRefusalLaterThanItsSpanAndGraceIsNotCounted() {
+    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    refuse(CMD_B, T0.plusSeconds(7 * 60)); // stream time: 1m + 5m + 1m grace
+    refuse(CMD_A, T0.plusSeconds(60));
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void commandsAreCountedApart() {
+    for (int i = 0; i < 4; i++) {
+      refuse(CMD_A, T0.plusSeconds(i));
+      refuse(CMD_B, T0.plusSeconds(i));
+    }
+    refuse(CMD_B, T0.plusSeconds(30));
+    assertThat(firing()).extracting(Alert::commandId).containsExactly(CMD_B);
+  }
+
+  @Test
+  void everyOneOfManyCrossingsIsSeen() {
+    int commands = 300;
+    for (int round = 0; round < 5; round++) {
+      for (int c = 0; c < commands; c++) {
+        refuse(String.format("cmd-%019d", c), T0.plusSeconds(round));
+      }
+    }
+    assertThat(alerts.readValuesToList()).extracting(Alert::commandId).doesNotHaveDuplicates().hasSize(commands);
+  }
+
+  @Test
+  void aCommandHoldsAtMostThresholdTimesAndLeavesTheStoreWhenItCanNoLongerCross() {
+    refuseTimes(CMD_A, 100, T0, Duration.ofSeconds(80)); // never 5 in 5m
+    KeyValueStore<String, RecentRefusals> store = driver.getKeyValueStore(STORE);
+    assertThat(store.get(CMD_A).recent()).hasSize(5);
+    Instant last = T0.plusSeconds(99 * 80);
+    refuse(CMD_B, last.plus(Duration.ofMinutes(11)).plusSeconds(61)); // 2 x 5m + 1m grace, and a sweep
+    assertThat(store.get(CMD_A)).isNull();
+    assertThat(store.get(CMD_B)).isNotNull();
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+}
