@@ -613,6 +613,9 @@ final class BenchCommand implements Callable<Integer> {
         result.put("eventsPerCpuSecond", Math.round(events / detectionRun.cpuSeconds()));
         result.put("passThroughEventsPerCpuSecond", Math.round(events / passThroughRun.cpuSeconds()));
         result.put("cpuRatio", Math.round(passThroughRun.cpuSeconds() / detectionRun.cpuSeconds() * 1000) / 1000.0);
+        // the count rules' store cost: what their stores wrote to the changelogs
+        result.put("countChangelogRecords", detectionRun.countChangelogRecords());
+        result.put("countChangelogBytes", detectionRun.countChangelogBytes());
         if (latencySeconds > 0) {
           Latency l;
           // its own broker: the events of the throughput phase must not be a backlog here
@@ -640,7 +643,7 @@ final class BenchCommand implements Callable<Integer> {
       return Knockwatch.OK;
     }
 
-    record Run(double seconds, double cpuSeconds) {}
+    record Run(double seconds, double cpuSeconds, long countChangelogRecords, long countChangelogBytes) {}
 
     /**
      * Seconds from RUNNING until the app's committed position is at the end of the violations
@@ -657,7 +660,44 @@ final class BenchCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - t0) / 1e9;
         double cpu = cpuSince(threadCpu(threads, name -> name.contains(appId)), before);
         log.info("{}: {} s, {} CPU-s on its threads", appId, String.format("%.2f", seconds), String.format("%.2f", cpu));
-        return new Run(seconds, cpu);
+        long[] count = countChangelog(broker, appId);
+        return new Run(seconds, cpu, count[0], count[1]);
+      } catch (Exception e) {
+        throw new IllegalStateException("bench run " + appId + " failed: " + e, e);
+      }
+    }
+
+    /**
+     * What the count stores wrote to their changelogs (records, transaction markers included, and
+     * bytes on disk): the store cost of the count rules, whichever way they count.
+     */
+    private static long[] countChangelog(EmbeddedKafkaBroker broker, String appId) throws Exception {
+      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+        List<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+            .filter(t -> t.startsWith(appId + "-count-") && t.endsWith("-changelog")).toList();
+        if (topics.isEmpty()) {
+          return new long[] {0, 0};
+        }
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+        admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).forEach((name, d) -> d.partitions()
+            .forEach(p -> latest.put(new org.apache.kafka.common.TopicPartition(name, p.partition()),
+                org.apache.kafka.clients.admin.OffsetSpec.latest())));
+        long records = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream()
+            .mapToLong(org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo::offset).sum();
+        long bytes = 0;
+        List<Integer> nodes = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream()
+            .map(org.apache.kafka.common.Node::id).toList();
+        var dirs = admin.describeLogDirs(nodes).allDescriptions().get(30, TimeUnit.SECONDS);
+        for (var byDir : dirs.values()) {
+          for (var dir : byDir.values()) {
+            for (var r : dir.replicaInfos().entrySet()) {
+              if (topics.contains(r.getKey().topic())) {
+                bytes += r.getValue().size();
+              }
+            }
+          }
+        }
+        return new long[] {records, bytes};
       }
     }
 
