@@ -12,6 +12,7 @@ import dev.knockwatch.streams.count.WindowCount;
 import dev.knockwatch.streams.detect.BypassProcessor;
 import dev.knockwatch.streams.detect.CrossSourceDedupProcessor;
 import dev.knockwatch.streams.detect.EventDetectorProcessor;
+import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.lifecycle.AlertState;
 import dev.knockwatch.streams.lifecycle.Hit;
@@ -54,6 +55,7 @@ public final class DetectionTopology {
   static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);
   static final Serde<BypassProcessor.ProxyRefusal> PROXY_REFUSAL_SERDE = new dev.knockwatch.streams.detect.ProxyRefusalSerde();
   static final String DEDUP_STORE = "cross-source-dedup";
+  static final String EXACT_DUPLICATES_STORE = "exact-duplicates";
   static final Serde<PolicyFiles> POLICY_SERDE = Json.serde(PolicyFiles.class);
 
   private DetectionTopology() {}
@@ -77,7 +79,7 @@ public final class DetectionTopology {
   /**
    * The detection graph, in the Processor API (named nodes, named stores):
    * <pre>
-   * violations-source -> count-refusals (metrics) -> cross-source-dedup
+   * violations-source -> exact-duplicates -> count-refusals (metrics) -> cross-source-dedup
    *     -> detect-&lt;rule&gt; (one per rule: count, off-role, address-class, bypass, fs-guard)
    *     -> source-notes (a refusal already seen from another log: adds its source)
    *   count-refusals -> detect-&lt;rule&gt; (wall-breach: guard probe results, which are no refusals)
@@ -96,6 +98,10 @@ public final class DetectionTopology {
     for (Rule rule : policy.rules()) {
       (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors : detectors).add("detect-" + rule.id());
     }
+    // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once
+    t.addProcessor("exact-duplicates", () -> new ExactDuplicateProcessor(EXACT_DUPLICATES_STORE), "violations-source");
+    t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(EXACT_DUPLICATES_STORE), Serdes.String(),
+        Serdes.ByteArray()).withCachingEnabled(), "exact-duplicates");
     t.addProcessor("count-refusals", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
       private final StreamsMetrics.RefusalCounters refusals = new StreamsMetrics.RefusalCounters();
       private PolicyView view;
@@ -120,7 +126,7 @@ public final class DetectionTopology {
         }
         context().forward(r, "cross-source-dedup");
       }
-    }, "violations-source");
+    }, "exact-duplicates");
     t.addProcessor("cross-source-dedup",
         () -> new CrossSourceDedupProcessor(DEDUP_STORE, detectors, "source-notes"), "count-refusals");
     t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(DEDUP_STORE), Serdes.String(),

@@ -28,6 +28,10 @@ public final class StreamsMetrics {
       .name("knockwatch_streams_cross_source_duplicates_total")
       .help("Refusals already seen from another log (same command, host and port within 2 s): counted once.")
       .labelNames("source").register();
+  public static final Counter EXACT_DUPLICATES = Counter.build()
+      .name("knockwatch_streams_exact_duplicates_total")
+      .help("Events equal to one of their command's last ones but for where they were read (a line written again, a copied file, a batch sent again): counted once.")
+      .labelNames("source").register();
   public static final Counter IN_ROLE = Counter.build()
       .name("knockwatch_streams_in_role_refusals_total")
       .help("Refusals of a host the agent's role allows: config drift, not an off-role page.")

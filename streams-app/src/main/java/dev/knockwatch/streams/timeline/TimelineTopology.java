@@ -5,6 +5,7 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import java.time.Duration;
 import org.apache.kafka.common.serialization.Serde;
@@ -23,7 +24,7 @@ import org.apache.kafka.streams.state.Stores;
  * (re-keyed by commandId through a repartition topic) into one {@link TimelineProcessor} per
  * partition, whose RocksDB stores (each with its changelog) answer queries by command id.
  * <pre>
- * timeline-violations ─┐
+ * timeline-violations → timeline-exact-duplicates ─┐
  * timeline-alerts → alerts-by-command (repartition) ─┴→ merge → timeline (timeline-commands, timeline-events)
  * </pre>
  */
@@ -31,6 +32,7 @@ public final class TimelineTopology {
 
   public static final String DEFAULT_APPLICATION_ID = "knockwatch-timeline";
   public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+  static final String EXACT_DUPLICATES = "timeline-exact-duplicates";
 
   static final Serde<ViolationEvent> EVENT_SERDE = Json.eventSerde();
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
@@ -44,10 +46,15 @@ public final class TimelineTopology {
         Serdes.String(), Json.serde(CommandSummary.class)));
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TimelineProcessor.EVENTS),
         Serdes.String(), EVENT_SERDE));
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(EXACT_DUPLICATES), Serdes.String(),
+        Serdes.ByteArray()).withCachingEnabled());
     KStream<String, TimelineInput> events = b.stream(Topics.VIOLATIONS.name(),
             Consumed.with(Serdes.String(), EVENT_SERDE).withTimestampExtractor(DetectionTopology.observedAt())
                 .withName("timeline-violations"))
         .filter((k, e) -> k != null && e != null, Named.as("timeline-events-only"))
+        // an event read twice is shown once, as detection counts it once
+        .process(() -> new ExactDuplicateProcessor(EXACT_DUPLICATES, false), Named.as("timeline-exact-duplicates"),
+            EXACT_DUPLICATES)
         .mapValues(e -> new TimelineInput(e, null), Named.as("timeline-event-input"));
     KStream<String, TimelineInput> alerts = b.stream(Topics.ALERTS.name(),
             Consumed.with(Serdes.String(), ALERT_SERDE).withName("timeline-alerts"))

@@ -105,6 +105,15 @@ class TimelineTest {
   }
 
   @Test
+  void anEventReadTwiceIsShownAndCountedOnce() {
+    refuse(CMD, 0, "evil.example", T0);
+    refuse(CMD, 1, "evil.example", T0); // the same line again at another offset: another event id
+    refuse(CMD, 2, "evil.example", T0.plusMillis(40)); // a real retry
+    assertThat(eventIds(CMD)).containsExactly("e0", "e2");
+    assertThat(commands().get(CMD).events()).isEqualTo(2);
+  }
+
+  @Test
   void onlyTheFirstAndTheLastThousandEventsAreKeptAndAllAreCounted() {
     for (int i = 0; i < 2_500; i++) {
       refuse(CMD, i, "evil.example", T0.plusMillis(i));

@@ -1,0 +1,163 @@
+package dev.knockwatch.streams.detect;
+
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.StreamsMetrics;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * One refusal counts once: an event whose every field but where it was read (event id, origin,
+ * ingest time) equals one of its command's last {@value #KEPT} events is the same refusal read
+ * twice — a line a shipper wrote again, a copied file, a batch ingest sent again after a crash —
+ * and goes no further (counted in {@code knockwatch_streams_exact_duplicates_total}). A real
+ * retry differs at least in its time (srt stamps milliseconds), so fast retries count apart.
+ *
+ * <p>Events are compared by a SHA-256 digest of those fields (128 bits kept): the agent writes
+ * them, so a weak hash would let it make a real refusal collide with an earlier one and vanish.
+ * Per command the store (in memory, with its changelog) holds the last {@value #KEPT} digests and
+ * the stream time it last saw the command; a command idle for {@link #RETENTION} of stream time is
+ * dropped. A copy further back than {@value #KEPT} of its command's refusals counts again: by
+ * then the command has long crossed any threshold.
+ */
+public final class ExactDuplicateProcessor implements Processor<String, ViolationEvent, String, ViolationEvent> {
+
+  static final int KEPT = 32;
+  static final Duration RETENTION = Duration.ofMinutes(10);
+  private static final int DIGEST_BYTES = 16;
+
+  private final String storeName;
+  private final boolean counted;
+  private ProcessorContext<String, ViolationEvent> context;
+  private KeyValueStore<String, byte[]> store;
+  private final Map<String, Recent> recent = new HashMap<>();
+  private final MessageDigest sha256;
+
+  /** A command's last digests, oldest first, and the stream time of its last event. */
+  private static final class Recent {
+    final ArrayDeque<ByteBuffer> digests = new ArrayDeque<>();
+    long seenAt;
+  }
+
+  public ExactDuplicateProcessor(String storeName) {
+    this(storeName, true);
+  }
+
+  /** @param counted whether a duplicate counts in the metric (detection's does; the timeline's, beside it, not) */
+  public ExactDuplicateProcessor(String storeName, boolean counted) {
+    this.storeName = storeName;
+    this.counted = counted;
+    try {
+      this.sha256 = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+
+  @Override
+  public void init(ProcessorContext<String, ViolationEvent> context) {
+    this.context = context;
+    this.store = context.getStateStore(storeName);
+    recent.clear();
+    try (KeyValueIterator<String, byte[]> all = store.all()) {
+      all.forEachRemaining(kv -> recent.put(kv.key, decode(kv.value)));
+    }
+    context.schedule(Duration.ofMinutes(1), PunctuationType.STREAM_TIME, this::sweep);
+  }
+
+  @Override
+  public void process(Record<String, ViolationEvent> record) {
+    ViolationEvent e = record.value();
+    if (record.key() == null || e == null) {
+      return;
+    }
+    ByteBuffer digest = ByteBuffer.wrap(digest(e));
+    Recent r = recent.computeIfAbsent(record.key(), k -> new Recent());
+    r.seenAt = Math.max(r.seenAt, context.currentStreamTimeMs());
+    if (r.digests.contains(digest)) {
+      if (counted) {
+        StreamsMetrics.EXACT_DUPLICATES.labels(e.source() == null ? "unknown" : e.source().wireName()).inc();
+      }
+      store.put(record.key(), encode(r));
+      return;
+    }
+    r.digests.addLast(digest);
+    if (r.digests.size() > KEPT) {
+      r.digests.removeFirst();
+    }
+    store.put(record.key(), encode(r));
+    context.forward(record);
+  }
+
+  /** What makes two events the same refusal: every field but the event id, the origin and the ingest time. */
+  byte[] digest(ViolationEvent e) {
+    sha256.reset();
+    Object[] fields = {e.commandId(), e.agentId(), e.role(), e.source(), e.kind(), e.action(), e.host(), e.port(),
+        e.method(), e.url(), e.path(), e.addressClass(), e.reason(), e.proxyError(), e.errno(), e.syscall(), e.pid(),
+        e.observedAt(), e.timeSource(), e.commandText(), e.probe()};
+    for (Object f : fields) {
+      // a field's length before it, so no two different field lists read as one byte string
+      byte[] b = f == null ? new byte[0] : f.toString().getBytes(StandardCharsets.UTF_8);
+      sha256.update(ByteBuffer.allocate(5).put((byte) (f == null ? 0 : 1)).putInt(b.length).array());
+      sha256.update(b);
+    }
+    byte[] full = sha256.digest();
+    byte[] kept = new byte[DIGEST_BYTES];
+    System.arraycopy(full, 0, kept, 0, DIGEST_BYTES);
+    return kept;
+  }
+
+  private void sweep(long streamTime) {
+    long cutoff = streamTime - RETENTION.toMillis();
+    List<KeyValue<String, byte[]>> deletes = new ArrayList<>();
+    recent.entrySet().removeIf(en -> {
+      if (en.getValue().seenAt < cutoff) {
+        deletes.add(KeyValue.pair(en.getKey(), null));
+        return true;
+      }
+      return false;
+    });
+    if (!deletes.isEmpty()) {
+      store.putAll(deletes);
+    }
+  }
+
+  /** {@code seenAt} (8 bytes), then the digests, oldest first. */
+  static byte[] encode(Recent r) {
+    ByteBuffer out = ByteBuffer.allocate(8 + r.digests.size() * DIGEST_BYTES);
+    out.putLong(r.seenAt);
+    for (ByteBuffer d : r.digests) {
+      out.put(d.duplicate());
+    }
+    return out.array();
+  }
+
+  static Recent decode(byte[] bytes) {
+    Recent r = new Recent();
+    if (bytes == null || bytes.length < 8 || (bytes.length - 8) % DIGEST_BYTES != 0) {
+      return r; // not a value of this store: nothing remembered
+    }
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    r.seenAt = in.getLong();
+    while (in.hasRemaining()) {
+      byte[] d = new byte[DIGEST_BYTES];
+      in.get(d);
+      r.digests.addLast(ByteBuffer.wrap(d));
+    }
+    return r;
+  }
+}

@@ -1,0 +1,154 @@
+package dev.knockwatch.streams.detect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The same refusal read twice counts once (a shipper's retry, a copied file, a batch ingest sent
+ * again with its event ids), while real retries, however fast, count apart.
+ */
+class ExactDuplicateTest {
+
+  static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+  static final String CMD = "DupDupDupDupDupDupDup1";
+
+  @TempDir Path state;
+  TopologyTestDriver driver;
+  TestInputTopic<String, ViolationEvent> violations;
+  TestOutputTopic<String, Alert> alerts;
+  int offset;
+
+  @BeforeEach
+  void setUp() {
+    Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+    driver = new TopologyTestDriver(DetectionTopology.buildTopology(Policy.ofRules(List.of(Rule.defaultCountRule())),
+        AlertLifecycleProcessor.Clock.STREAM), p);
+    violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
+        Json.serde(ViolationEvent.class).serializer());
+    alerts = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
+        Json.serde(Alert.class).deserializer());
+  }
+
+  @AfterEach
+  void tearDown() {
+    driver.close();
+  }
+
+  /** A refusal as ingest publishes it from {@code file}: its event id and origin are where it was read. */
+  static ViolationEvent refusal(String file, int offset, Instant at) {
+    return ViolationEvent.builder().eventId(file + "@" + offset).commandId(CMD).agentId("ci-runner-1")
+        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("example.com").port(443)
+        .reason("host is not on the allow list").observedAt(at).ingestedAt(T0.plusSeconds(600))
+        .origin(new ViolationEvent.Origin(file, offset, "host-a")).build();
+  }
+
+  private void read(String file, Instant at) {
+    violations.pipeInput(CMD, refusal(file, offset, at), at);
+    offset += 200;
+  }
+
+  @Test
+  void threeRefusalsEachWrittenTwiceAreThreeAndDoNotWarn() {
+    double before = duplicates();
+    for (int i = 0; i < 3; i++) {
+      read("ci-runner-1/" + CMD + ".violations.jsonl", T0.plusSeconds(i));
+      read("ci-runner-1/" + CMD + ".violations.jsonl", T0.plusSeconds(i)); // the shipper wrote it again
+    }
+    assertThat(alerts.isEmpty()).as("3 refusals, not 6").isTrue();
+    assertThat(duplicates() - before).isEqualTo(3);
+  }
+
+  @Test
+  void aBatchSentAgainWithItsEventIdsCountsOnce() {
+    for (int round = 0; round < 2; round++) {
+      offset = 0;
+      for (int i = 0; i < 4; i++) {
+        read("ci-runner-1/" + CMD + ".violations.jsonl", T0.plusSeconds(i));
+      }
+    }
+    assertThat(alerts.isEmpty()).as("4 refusals, not 8").isTrue();
+  }
+
+  @Test
+  void fastRealRetriesFortyMillisecondsApartCountApart() {
+    for (int i = 0; i < 5; i++) {
+      read("ci-runner-1/" + CMD + ".violations.jsonl", T0.plusMillis(40L * i));
+    }
+    assertThat(alerts.readValuesToList()).extracting(Alert::count).containsExactly(5L);
+  }
+
+  @Test
+  void aCopiedFileCountsOnce() {
+    for (String file : List.of("ci-runner-1/" + CMD + ".violations.jsonl", "ci-runner-1/" + CMD + ".violations.jsonl.1")) {
+      offset = 0;
+      for (int i = 0; i < 4; i++) {
+        read(file, T0.plusSeconds(i));
+      }
+    }
+    assertThat(alerts.isEmpty()).isTrue();
+  }
+
+  @Test
+  void aNewProcessorOnTheStoreRemembersWhatItSaw() {
+    MockProcessorContext<String, ViolationEvent> context = new MockProcessorContext<>();
+    KeyValueStore<String, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("exact-duplicates"),
+        Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
+    store.init(context.getStateStoreContext(), store);
+    context.addStateStore(store);
+    context.setCurrentStreamTimeMs(T0.toEpochMilli());
+    ExactDuplicateProcessor first = new ExactDuplicateProcessor("exact-duplicates");
+    first.init(context);
+    first.process(new Record<>(CMD, refusal("a", 0, T0), T0.toEpochMilli()));
+    ExactDuplicateProcessor again = new ExactDuplicateProcessor("exact-duplicates");
+    again.init(context);
+    again.process(new Record<>(CMD, refusal("a", 0, T0), T0.toEpochMilli()));
+    again.process(new Record<>(CMD, refusal("a", 200, T0.plusMillis(1)), T0.toEpochMilli() + 1));
+    assertThat(context.forwarded()).extracting(f -> f.record().value().eventId()).containsExactly("a@0", "a@200");
+  }
+
+  @Test
+  void fieldsThatRunIntoEachOtherDoNotMakeTheSameDigest() {
+    ExactDuplicateProcessor p = new ExactDuplicateProcessor("x");
+    ViolationEvent a = refusal("f", 0, T0).toBuilder().host("ab").path("c").build();
+    ViolationEvent b = refusal("f", 0, T0).toBuilder().host("a").path("bc").build();
+    assertThat(p.digest(a)).isNotEqualTo(p.digest(b));
+    assertThat(p.digest(a)).isEqualTo(p.digest(refusal("g", 9, T0).toBuilder().eventId("other").host("ab").path("c").build()));
+  }
+
+  private static double duplicates() {
+    Double v = io.prometheus.client.CollectorRegistry.defaultRegistry.getSampleValue(
+        "knockwatch_streams_exact_duplicates_total", new String[] {"source"}, new String[] {"srt-violation"});
+    return v == null ? 0 : v;
+  }
+}
