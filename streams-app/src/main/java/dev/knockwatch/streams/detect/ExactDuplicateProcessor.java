@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,6 +38,7 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   static final int KEPT = 32;
   static final Duration RETENTION = Duration.ofMinutes(10);
   private static final int DIGEST_BYTES = 16;
+  private static final byte[] EMPTY = new byte[0];
 
   private final String storeName;
   private final boolean counted;
@@ -47,10 +47,34 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   private final Map<String, Recent> recent = new HashMap<>();
   private final MessageDigest sha256;
 
-  /** A command's last digests, oldest first, and the stream time of its last event. */
-  private static final class Recent {
-    final ArrayDeque<ByteBuffer> digests = new ArrayDeque<>();
+  /** A command's last digests (two longs each, a ring: {@code size} of them from {@code start}), and the stream time of its last event. */
+  static final class Recent {
+    final long[] digests = new long[2 * KEPT];
+    int start;
+    int size;
     long seenAt;
+
+    boolean contains(long hi, long lo) {
+      for (int i = 0; i < size; i++) {
+        int at = 2 * ((start + i) % KEPT);
+        if (digests[at] == hi && digests[at + 1] == lo) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** Adds a digest; the oldest goes when {@value #KEPT} are held. */
+    void add(long hi, long lo) {
+      int at = 2 * ((start + size) % KEPT);
+      if (size == KEPT) {
+        start = (start + 1) % KEPT;
+      } else {
+        size++;
+      }
+      digests[at] = hi;
+      digests[at + 1] = lo;
+    }
   }
 
   public ExactDuplicateProcessor(String storeName) {
@@ -86,19 +110,18 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
       return;
     }
     ByteBuffer digest = ByteBuffer.wrap(digest(e));
+    long hi = digest.getLong(0);
+    long lo = digest.getLong(8);
     Recent r = recent.computeIfAbsent(record.key(), k -> new Recent());
     r.seenAt = Math.max(r.seenAt, context.currentStreamTimeMs());
-    if (r.digests.contains(digest)) {
+    if (r.contains(hi, lo)) {
       if (counted) {
         StreamsMetrics.EXACT_DUPLICATES.labels(e.source() == null ? "unknown" : e.source().wireName()).inc();
       }
       store.put(record.key(), encode(r));
       return;
     }
-    r.digests.addLast(digest);
-    if (r.digests.size() > KEPT) {
-      r.digests.removeFirst();
-    }
+    r.add(hi, lo);
     store.put(record.key(), encode(r));
     context.forward(record);
   }
@@ -111,8 +134,12 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
         e.observedAt(), e.timeSource(), e.commandText(), e.probe()};
     for (Object f : fields) {
       // a field's length before it, so no two different field lists read as one byte string
-      byte[] b = f == null ? new byte[0] : f.toString().getBytes(StandardCharsets.UTF_8);
-      sha256.update(ByteBuffer.allocate(5).put((byte) (f == null ? 0 : 1)).putInt(b.length).array());
+      byte[] b = f == null ? EMPTY : f.toString().getBytes(StandardCharsets.UTF_8);
+      int n = f == null ? -1 : b.length;
+      sha256.update((byte) (n >>> 24));
+      sha256.update((byte) (n >>> 16));
+      sha256.update((byte) (n >>> 8));
+      sha256.update((byte) n);
       sha256.update(b);
     }
     byte[] full = sha256.digest();
@@ -136,12 +163,13 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     }
   }
 
-  /** {@code seenAt} (8 bytes), then the digests, oldest first. */
+  /** {@code seenAt} (8 bytes), then the digests, oldest first (16 bytes each). */
   static byte[] encode(Recent r) {
-    ByteBuffer out = ByteBuffer.allocate(8 + r.digests.size() * DIGEST_BYTES);
+    ByteBuffer out = ByteBuffer.allocate(8 + r.size * DIGEST_BYTES);
     out.putLong(r.seenAt);
-    for (ByteBuffer d : r.digests) {
-      out.put(d.duplicate());
+    for (int i = 0; i < r.size; i++) {
+      int at = 2 * ((r.start + i) % KEPT);
+      out.putLong(r.digests[at]).putLong(r.digests[at + 1]);
     }
     return out.array();
   }
@@ -153,10 +181,8 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     }
     ByteBuffer in = ByteBuffer.wrap(bytes);
     r.seenAt = in.getLong();
-    while (in.hasRemaining()) {
-      byte[] d = new byte[DIGEST_BYTES];
-      in.get(d);
-      r.digests.addLast(ByteBuffer.wrap(d));
+    while (in.remaining() >= DIGEST_BYTES) {
+      r.add(in.getLong(), in.getLong());
     }
     return r;
   }

@@ -138,6 +138,28 @@ class ExactDuplicateTest {
   }
 
   @Test
+  void aCopyIsCaughtAmongItsCommandsLast32RefusalsAndCountsAgainFurtherBack() {
+    MockProcessorContext<String, ViolationEvent> context = new MockProcessorContext<>();
+    KeyValueStore<String, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("exact-duplicates"),
+        Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
+    store.init(context.getStateStoreContext(), store);
+    context.addStateStore(store);
+    context.setCurrentStreamTimeMs(T0.toEpochMilli());
+    ExactDuplicateProcessor p = new ExactDuplicateProcessor("exact-duplicates");
+    p.init(context);
+    for (int i = 0; i < ExactDuplicateProcessor.KEPT; i++) {
+      p.process(new Record<>(CMD, refusal("a", i, T0.plusMillis(i)), T0.toEpochMilli() + i));
+    }
+    p.process(new Record<>(CMD, refusal("a", 100, T0), T0.toEpochMilli())); // the first again: still held
+    assertThat(context.forwarded()).hasSize(ExactDuplicateProcessor.KEPT);
+    p.process(new Record<>(CMD, refusal("a", 101, T0.plusSeconds(5)), T0.toEpochMilli() + 5000)); // a new one
+    p.process(new Record<>(CMD, refusal("a", 102, T0), T0.toEpochMilli())); // the first is now 33 back
+    assertThat(context.forwarded()).hasSize(ExactDuplicateProcessor.KEPT + 2);
+    p.process(new Record<>(CMD, refusal("a", 103, T0.plusMillis(20)), T0.toEpochMilli() + 20)); // 20th: still held
+    assertThat(context.forwarded()).hasSize(ExactDuplicateProcessor.KEPT + 2);
+  }
+
+  @Test
   void fieldsThatRunIntoEachOtherDoNotMakeTheSameDigest() {
     ExactDuplicateProcessor p = new ExactDuplicateProcessor("x");
     ViolationEvent a = refusal("f", 0, T0).toBuilder().host("ab").path("c").build();
