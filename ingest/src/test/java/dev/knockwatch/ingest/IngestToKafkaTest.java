@@ -82,9 +82,11 @@ class IngestToKafkaTest {
   }
 
   /**
-   * One batch, three records: a good event, one Kafka refuses for its size, one a real broker
-   * refuses for its timestamp (year 2100, past message.timestamp.after.max.ms). The batch is done,
-   * the good event is published, and each refused record is a rejected line saying why.
+   * One batch, three records: a good event, one the producer refuses for its size, one a real
+   * broker refuses for its timestamp (year 2100, past message.timestamp.after.max.ms), which fails
+   * the good record beside it in its producer batch. The batch fails and is read again, as after
+   * an outage; read again, each refused line yields a rejected line saying why, and the good event
+   * is published.
    */
   @Test
   void aRecordKafkaRefusesForItselfBecomesARejectedLineAndTheRestOfItsBatchIsPublished(EmbeddedKafkaBroker broker)
@@ -93,18 +95,21 @@ class IngestToKafkaTest {
     ViolationEvent good = ViolationEvent.builder().eventId("good").commandId(id).observedAt(Instant.now())
         .ingestedAt(Instant.now()).origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 0, "host-a"))
         .build();
+    ViolationEvent tooLarge = good.toBuilder().eventId("too-large")
+        .origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 100, "host-a"))
+        .commandText("x".repeat(600 * 1024)).build();
+    ViolationEvent future = good.toBuilder().eventId("future").ingestedAt(Instant.parse("2100-01-01T00:00:00Z"))
+        .origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 200, "host-a")).build();
     try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
-      Object tooLarge = new org.apache.kafka.clients.producer.ProducerRecord<String, Object>(Topics.VIOLATIONS.name(), null,
-          System.currentTimeMillis(), id, Json.MAPPER.writeValueAsBytes(good.toBuilder().eventId("too-large")
-              .origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 100, "host-a"))
-              .commandText("x".repeat(600 * 1024)).build()));
-      Object future = new org.apache.kafka.clients.producer.ProducerRecord<String, Object>(Topics.VIOLATIONS.name(), null,
-          Instant.parse("2100-01-01T00:00:00Z").toEpochMilli(), id, Json.MAPPER.writeValueAsBytes(good.toBuilder()
-              .eventId("future").origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 200, "host-a"))
-              .build()));
-      java.util.concurrent.CompletableFuture<Exception> done = new java.util.concurrent.CompletableFuture<>();
-      sink.send(List.of(sink.prepare(good), tooLarge, future), done::complete);
-      assertThat(done.get(60, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+      java.util.concurrent.CompletableFuture<Exception> first = new java.util.concurrent.CompletableFuture<>();
+      sink.send(List.of(sink.prepare(good), sink.prepare(tooLarge), sink.prepare(future)), first::complete);
+      assertThat(first.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("the good record failed beside the future one")
+          .hasMessageContaining("part of a batch");
+      java.util.concurrent.CompletableFuture<Exception> again = new java.util.concurrent.CompletableFuture<>();
+      List<Object> reread = List.of(sink.prepare(good), sink.prepare(tooLarge), sink.prepare(future));
+      assertThat(reread.subList(1, 3)).allSatisfy(r -> assertThat(r).isInstanceOf(RejectedLine.class));
+      sink.send(reread, again::complete);
+      assertThat(again.get(60, java.util.concurrent.TimeUnit.SECONDS)).isNull();
     }
     assertThat(TopicReader.readUntil(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
         r -> id.equals(r.key()), 1)).extracting(r -> r.value().eventId()).containsExactly("good");
