@@ -100,14 +100,16 @@ class MetricsCardinalityTest {
    */
   static void write(Path logs, String tag, int n, int retriers, int times) throws Exception {
     Path file = Files.createDirectories(logs.resolve("flood-" + tag)).resolve("Flood" + tag + "File0000000000.violations.jsonl");
-    String now = Instant.now().toString();
+    Instant now = Instant.now();
     try (BufferedWriter w = Files.newBufferedWriter(file)) {
       for (int i = 0; i < n; i++) {
-        line(w, id("Flood" + capital(tag), i), "h" + i + ".flood.example", "flood-agent-" + i, now);
+        line(w, id("Flood" + capital(tag), i), "h" + i + ".flood.example", "flood-agent-" + i, now.toString());
       }
       for (int i = 0; i < retriers; i++) {
         for (int k = 0; k < times; k++) {
-          line(w, id("Flood" + capital(tag) + "R", i), "r" + i + ".flood.example", "flood-agent-r" + i, now);
+          // each retry at its own millisecond: the same line at the same time is one refusal read twice
+          line(w, id("Flood" + capital(tag) + "R", i), "r" + i + ".flood.example", "flood-agent-r" + i,
+              now.plusMillis(k).toString());
         }
       }
     }

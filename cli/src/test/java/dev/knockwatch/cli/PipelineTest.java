@@ -61,12 +61,13 @@ class PipelineTest {
 
   static void refuse(String agent, String commandId, int times) throws IOException {
     Path file = Files.createDirectories(logs.resolve(agent)).resolve(commandId + ".violations.jsonl");
-    String now = Instant.now().toString();
+    Instant now = Instant.now();
     StringBuilder lines = new StringBuilder();
     for (int i = 0; i < times; i++) {
+      // each refusal at its own millisecond: the same line at the same time is one refusal read twice
       lines.append("{\"line\":\"deny network-outbound example.com:443 (host is not on the allow list)\",")
           .append("\"encodedCommand\":\"").append(java.util.Base64.getEncoder().encodeToString(commandId.getBytes(StandardCharsets.UTF_8)))
-          .append("\",\"command\":\"curl -s https://example.com\",\"timestamp\":\"").append(now).append("\"}\n");
+          .append("\",\"command\":\"curl -s https://example.com\",\"timestamp\":\"").append(now.plusMillis(i)).append("\"}\n");
     }
     Files.writeString(file, lines, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
