@@ -9,11 +9,10 @@ import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -147,14 +146,19 @@ public final class KafkaEventSink implements EventSink {
 
   /**
    * Stand-ins for records Kafka refused in a batch that failed for more than them, by origin
-   * ({@code file:offset}): sent in their records' place when the batch is read again. Bounded.
+   * ({@code file:offset}): sent in their records' place when the batch is read again. A concurrent
+   * map, since every parse thread asks it (lock-free while it is empty, as it nearly always is);
+   * bounded by {@link #MAX_REMEMBERED}.
    */
-  private final Map<String, RejectedLine> refused = Collections.synchronizedMap(new LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, RejectedLine> eldest) {
-      return size() > 10_000;
+  private final Map<String, RejectedLine> refused = new ConcurrentHashMap<>();
+  static final int MAX_REMEMBERED = 10_000;
+
+  private void remember(RejectedLine standIn) {
+    if (refused.size() >= MAX_REMEMBERED) {
+      refused.keySet().stream().findAny().ifPresent(refused::remove);
     }
-  });
+    refused.put(standIn.key(), standIn);
+  }
 
   private static Long timestamp(ViolationEvent event) {
     return event.ingestedAt() == null ? null : event.ingestedAt().toEpochMilli();
@@ -259,7 +263,7 @@ public final class KafkaEventSink implements EventSink {
     }
     IngestMetrics.UNPUBLISHABLE_REPLACED.inc(standIns.size());
     if (outage != null) {
-      standIns.forEach(r -> refused.put(r.key(), r));
+      standIns.forEach(this::remember);
       done.accept(outage);
     } else {
       replacements.execute(() -> send(standIns, done, round + 1));

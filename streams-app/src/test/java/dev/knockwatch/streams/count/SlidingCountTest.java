@@ -3,24 +3,14 @@ package dev.knockwatch.streams.count;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Json;
-import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.DetectionTopology;
-import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
-import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -47,10 +37,10 @@ class SlidingCountTest {
   static final Rule RULE = Rule.defaultCountRule();
 
   @TempDir Path state;
+  DetectionDriver d;
   TopologyTestDriver driver;
   TestInputTopic<String, ViolationEvent> violations;
   TestOutputTopic<String, Alert> alerts;
-  int seq;
 
   long cacheBytes() {
     return 10 * 1024 * 1024;
@@ -58,34 +48,15 @@ class SlidingCountTest {
 
   @BeforeEach
   void setUp() {
-    Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
-    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheBytes());
-    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
-    driver = new TopologyTestDriver(DetectionTopology.buildTopology(Policy.ofRules(List.of(RULE)),
-        AlertLifecycleProcessor.Clock.STREAM), p);
-    violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
-        Json.serde(ViolationEvent.class).serializer());
-    alerts = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
-        Json.serde(Alert.class).deserializer());
+    d = DetectionDriver.start(List.of(RULE), state, cacheBytes());
+    driver = d.driver;
+    violations = d.violations;
+    alerts = d.alerts;
   }
 
   @AfterEach
   void tearDown() {
-    driver.close();
-  }
-
-  private void refuse(String commandId, Instant at) {
-    seq++;
-    ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(commandId).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
-        .host("example.com").port(443).reason("host is not on the allow list").observedAt(at).build();
-    violations.pipeInput(commandId, e, at);
-  }
-
-  private void refuseTimes(String commandId, int n, Instant from, Duration step) {
-    for (int i = 0; i < n; i++) {
-      refuse(commandId, from.plus(step.multipliedBy(i)));
-    }
+    d.close();
   }
 
   private List<Alert> firing() {
@@ -95,9 +66,9 @@ class SlidingCountTest {
   @Test
   void fourBeforeAndFourAfterAnAlignedBoundaryWarnAtTheFifth() {
     // 8 refusals in 35 s, 4 before 10:05:00 and 4 after: a tumbling window saw 4 and 4
-    refuseTimes(CMD_A, 4, BOUNDARY.minusSeconds(20), Duration.ofSeconds(5));
+    d.refuseTimes(CMD_A, 4, BOUNDARY.minusSeconds(20), Duration.ofSeconds(5));
     assertThat(alerts.isEmpty()).isTrue();
-    refuse(CMD_A, BOUNDARY);
+    d.refuse(CMD_A, BOUNDARY);
     List<Alert> out = alerts.readValuesToList();
     assertThat(out).singleElement().isEqualTo(new Alert(Alert.fingerprint("persistent-retry", CMD_A, null),
         "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING, CMD_A, "ci-runner-1", "default", null, null,
@@ -105,46 +76,46 @@ class SlidingCountTest {
         "command refused 5 times in 20s (threshold 5 within 5m); last: example.com:443",
         List.of("e1", "e2", "e3", "e4", "e5"), List.of(Source.SRT_VIOLATION), "none", null,
         List.of(new Alert.Target("example.com:443", 5))));
-    refuseTimes(CMD_A, 3, BOUNDARY.plusSeconds(5), Duration.ofSeconds(5));
-    refuse(CMD_B, BOUNDARY.plusSeconds(60)); // stream time passes the 30 s throttle
+    d.refuseTimes(CMD_A, 3, BOUNDARY.plusSeconds(5), Duration.ofSeconds(5));
+    d.refuse(CMD_B, BOUNDARY.plusSeconds(60)); // stream time passes the 30 s throttle
     assertThat(alerts.readValuesToList()).extracting(Alert::count).containsExactly(8L);
   }
 
   @Test
   void eightInEightSecondsAcrossABoundaryWarn() {
-    refuseTimes(CMD_A, 8, BOUNDARY.minusSeconds(4), Duration.ofSeconds(1));
+    d.refuseTimes(CMD_A, 8, BOUNDARY.minusSeconds(4), Duration.ofSeconds(1));
     assertThat(firing()).extracting(Alert::commandId).containsExactly(CMD_A);
   }
 
   @Test
   void exactlyFiveInOneSpanWarnTheMomentTheFifthArrives() {
-    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(74));
+    d.refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(74));
     assertThat(alerts.isEmpty()).isTrue();
-    refuse(CMD_A, T0.plusSeconds(299)); // the fifth, 299 s after the first: within 5m
+    d.refuse(CMD_A, T0.plusSeconds(299)); // the fifth, 299 s after the first: within 5m
     assertThat(alerts.readValuesToList()).extracting(Alert::count).containsExactly(5L);
   }
 
   @Test
   void fiveThatSpanTheWholeWindowDoNotWarn() {
-    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(75)); // first and fifth exactly 5m apart
+    d.refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(75)); // first and fifth exactly 5m apart
     assertThat(alerts.isEmpty()).isTrue();
   }
 
   @Test
   void fifteenSpreadEightySecondsApartStayQuiet() {
-    refuseTimes(CMD_A, 15, T0, Duration.ofSeconds(80)); // any 5 span 320 s
+    d.refuseTimes(CMD_A, 15, T0, Duration.ofSeconds(80)); // any 5 span 320 s
     assertThat(alerts.isEmpty()).isTrue();
   }
 
   @Test
   void fourRefusalsDoNotWarn() {
-    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    d.refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
     assertThat(alerts.isEmpty()).isTrue();
   }
 
   @Test
   void oneEpisodeIsOneAlertUpdatedAtMostOnceIn30Seconds() {
-    refuseTimes(CMD_A, 12, T0, Duration.ofSeconds(10)); // crossing at 40 s, then one every 10 s
+    d.refuseTimes(CMD_A, 12, T0, Duration.ofSeconds(10)); // crossing at 40 s, then one every 10 s
     List<Alert> out = alerts.readValuesToList();
     assertThat(out).extracting(Alert::fingerprint).containsOnly(out.get(0).fingerprint());
     assertThat(out).extracting(Alert::windowStart).containsOnly(T0);
@@ -155,8 +126,8 @@ class SlidingCountTest {
 
   @Test
   void anEpisodeGoesOnWhileRefusalsComeWithinTheQuietTime() {
-    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
-    refuse(CMD_A, T0.plusSeconds(4 + 9 * 60)); // 9 min later: the same episode, not a fresh count
+    d.refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
+    d.refuse(CMD_A, T0.plusSeconds(4 + 9 * 60)); // 9 min later: the same episode, not a fresh count
     List<Alert> out = alerts.readValuesToList();
     assertThat(out).extracting(Alert::status).containsOnly(Alert.Status.FIRING);
     assertThat(out).extracting(Alert::count).containsExactly(5L, 6L);
@@ -165,11 +136,11 @@ class SlidingCountTest {
 
   @Test
   void afterTheQuietTimeTheCountStartsAfreshAndANewEpisodeIsANewAlert() {
-    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
+    d.refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
     Instant later = T0.plusSeconds(4 + 11 * 60); // past the 10 min quiet time
-    refuseTimes(CMD_A, 4, later, Duration.ofSeconds(1));
+    d.refuseTimes(CMD_A, 4, later, Duration.ofSeconds(1));
     assertThat(firing()).extracting(Alert::count).as("four after the episode are a fresh count").containsExactly(5L);
-    refuse(CMD_A, later.plusSeconds(4));
+    d.refuse(CMD_A, later.plusSeconds(4));
     List<Alert> all = alerts.readValuesToList();
     assertThat(all).filteredOn(a -> a.status() == Alert.Status.FIRING)
         .extracting(Alert::windowStart, Alert::count).containsExactly(org.assertj.core.groups.Tuple.tuple(later, 5L));
@@ -178,7 +149,7 @@ class SlidingCountTest {
   @Test
   void refusalsOutOfOrderCountByTheirOwnTimes() {
     for (int i = 4; i >= 0; i--) {
-      refuse(CMD_A, T0.plusSeconds(10L * i));
+      d.refuse(CMD_A, T0.plusSeconds(10L * i));
     }
     assertThat(alerts.readValuesToList()).singleElement().satisfies(a -> {
       assertThat(a.firstSeen()).isEqualTo(T0);
@@ -189,27 +160,27 @@ class SlidingCountTest {
 
   @Test
   void aRefusalLateButWithinGraceStillCounts() {
-    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
-    refuse(CMD_B, T0.plusSeconds(6 * 60 + 30)); // stream time: the late one's span ends at 6m, grace to 7m
-    refuse(CMD_A, T0.plusSeconds(60));
+    d.refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    d.refuse(CMD_B, T0.plusSeconds(6 * 60 + 30)); // stream time: the late one's span ends at 6m, grace to 7m
+    d.refuse(CMD_A, T0.plusSeconds(60));
     assertThat(alerts.readValuesToList()).extracting(Alert::commandId).containsExactly(CMD_A);
   }
 
   @Test
   void aRefusalLaterThanItsSpanAndGraceIsNotCounted() {
-    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
-    refuse(CMD_B, T0.plusSeconds(7 * 60)); // stream time: 1m + 5m + 1m grace
-    refuse(CMD_A, T0.plusSeconds(60));
+    d.refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    d.refuse(CMD_B, T0.plusSeconds(7 * 60)); // stream time: 1m + 5m + 1m grace
+    d.refuse(CMD_A, T0.plusSeconds(60));
     assertThat(alerts.isEmpty()).isTrue();
   }
 
   @Test
   void commandsAreCountedApart() {
     for (int i = 0; i < 4; i++) {
-      refuse(CMD_A, T0.plusSeconds(i));
-      refuse(CMD_B, T0.plusSeconds(i));
+      d.refuse(CMD_A, T0.plusSeconds(i));
+      d.refuse(CMD_B, T0.plusSeconds(i));
     }
-    refuse(CMD_B, T0.plusSeconds(30));
+    d.refuse(CMD_B, T0.plusSeconds(30));
     assertThat(firing()).extracting(Alert::commandId).containsExactly(CMD_B);
   }
 
@@ -218,7 +189,7 @@ class SlidingCountTest {
     int commands = 300;
     for (int round = 0; round < 5; round++) {
       for (int c = 0; c < commands; c++) {
-        refuse(String.format("cmd-%019d", c), T0.plusSeconds(round));
+        d.refuse(String.format("cmd-%019d", c), T0.plusSeconds(round));
       }
     }
     assertThat(alerts.readValuesToList()).extracting(Alert::commandId).doesNotHaveDuplicates().hasSize(commands);
@@ -226,11 +197,11 @@ class SlidingCountTest {
 
   @Test
   void aCommandHoldsAtMostThresholdTimesAndLeavesTheStoreWhenItCanNoLongerCross() {
-    refuseTimes(CMD_A, 100, T0, Duration.ofSeconds(80)); // never 5 in 5m
+    d.refuseTimes(CMD_A, 100, T0, Duration.ofSeconds(80)); // never 5 in 5m
     KeyValueStore<String, RecentRefusals> store = driver.getKeyValueStore(STORE);
     assertThat(store.get(CMD_A).recent()).hasSize(5);
     Instant last = T0.plusSeconds(99 * 80);
-    refuse(CMD_B, last.plus(Duration.ofMinutes(11)).plusSeconds(61)); // 2 x 5m + 1m grace, and a sweep
+    d.refuse(CMD_B, last.plus(Duration.ofMinutes(11)).plusSeconds(61)); // 2 x 5m + 1m grace, and a sweep
     assertThat(store.get(CMD_A)).isNull();
     assertThat(store.get(CMD_B)).isNotNull();
     assertThat(alerts.isEmpty()).isTrue();

@@ -3,24 +3,15 @@ package dev.knockwatch.streams.count;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.DetectionTopology;
-import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
-import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -48,6 +39,7 @@ class ThresholdCrossingTest {
       Alert.Severity.WARNING, Duration.ofMinutes(1)).withHop(Duration.ofMinutes(5));
 
   @TempDir Path state;
+  DetectionDriver d;
   TopologyTestDriver driver;
   TestInputTopic<String, ViolationEvent> violations;
   TestOutputTopic<String, Alert> alerts;
@@ -60,41 +52,22 @@ class ThresholdCrossingTest {
 
   @BeforeEach
   void setUp() {
-    Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
-    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheBytes());
-    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
-    driver = new TopologyTestDriver(DetectionTopology.buildTopology(Policy.ofRules(List.of(RULE)),
-        AlertLifecycleProcessor.Clock.STREAM), p);
-    violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
-        Json.serde(ViolationEvent.class).serializer());
-    alerts = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
-        Json.serde(Alert.class).deserializer());
+    d = DetectionDriver.start(List.of(RULE), state, cacheBytes());
+    driver = d.driver;
+    violations = d.violations;
+    alerts = d.alerts;
   }
 
   @AfterEach
   void tearDown() {
-    driver.close();
-  }
-
-  private void refuse(String commandId, Instant at) {
-    seq++;
-    ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(commandId).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
-        .host("example.com").port(443).reason("host is not on the allow list").observedAt(at).build();
-    violations.pipeInput(commandId, e, at);
-  }
-
-  private void refuseTimes(String commandId, int n, Instant from, Duration step) {
-    for (int i = 0; i < n; i++) {
-      refuse(commandId, from.plus(step.multipliedBy(i)));
-    }
+    d.close();
   }
 
   @Test
   void fiveRefusalsInOneWindowAlertOnceAtTheFifth() {
-    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(10));
+    d.refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(10));
     assertThat(alerts.isEmpty()).as("no alert before the threshold").isTrue();
-    refuse(CMD_A, T0_PLUS_1M);
+    d.refuse(CMD_A, T0_PLUS_1M);
     List<org.apache.kafka.streams.test.TestRecord<String, Alert>> out = alerts.readRecordsToList();
     assertThat(out).hasSize(1);
     Alert a = out.get(0).value();
@@ -120,7 +93,7 @@ class ThresholdCrossingTest {
         violations.pipeInput(CMD_A, e, T0.plusMillis(n++));
       }
     }
-    refuse(CMD_B, T0.plusSeconds(40)); // stream time passes the lifecycle's 30 s throttle: the update goes out
+    d.refuse(CMD_B, T0.plusSeconds(40)); // stream time passes the lifecycle's 30 s throttle: the update goes out
     List<Alert> out = alerts.readValuesToList();
     Alert last = out.stream().filter(a -> a.commandId().equals(CMD_A)).reduce((a, b) -> b).orElseThrow();
     assertThat(last.count()).isEqualTo(325);
@@ -131,13 +104,13 @@ class ThresholdCrossingTest {
 
   @Test
   void fourRefusalsDoNotAlert() {
-    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(30));
+    d.refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(30));
     assertThat(alerts.isEmpty()).isTrue();
   }
 
   @Test
   void furtherRefusalsInTheSameWindowUpdateTheAlertAtMostOnceIn30Seconds() {
-    refuseTimes(CMD_A, 12, T0, Duration.ofSeconds(10)); // crossing at 40 s, then one every 10 s to 110 s
+    d.refuseTimes(CMD_A, 12, T0, Duration.ofSeconds(10)); // crossing at 40 s, then one every 10 s to 110 s
     List<Alert> out = alerts.readValuesToList();
     assertThat(out).extracting(Alert::fingerprint).containsOnly(out.get(0).fingerprint());
     assertThat(out).extracting(Alert::status).containsOnly(Alert.Status.FIRING);
@@ -149,22 +122,22 @@ class ThresholdCrossingTest {
 
   @Test
   void theAlertDoesNotWaitForTheWindowToClose() {
-    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
+    d.refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(1));
     // stream time is still inside the window: nothing has closed it
     assertThat(alerts.readValuesToList()).extracting(Alert::count).containsExactly(5L);
   }
 
   @Test
   void refusalsSplitOverTwoWindowsDoNotAddUp() {
-    refuseTimes(CMD_A, 3, T0_PLUS_4M59.minusSeconds(2), Duration.ofSeconds(1));
-    refuseTimes(CMD_A, 3, T0_PLUS_5M, Duration.ofSeconds(1));
+    d.refuseTimes(CMD_A, 3, T0_PLUS_4M59.minusSeconds(2), Duration.ofSeconds(1));
+    d.refuseTimes(CMD_A, 3, T0_PLUS_5M, Duration.ofSeconds(1));
     assertThat(alerts.isEmpty()).isTrue();
   }
 
   @Test
   void eachWindowThatCrossesAlertsOnceWithItsOwnBounds() {
-    refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(5));
-    refuseTimes(CMD_A, 5, T0_PLUS_5M, Duration.ofSeconds(5));
+    d.refuseTimes(CMD_A, 5, T0, Duration.ofSeconds(5));
+    d.refuseTimes(CMD_A, 5, T0_PLUS_5M, Duration.ofSeconds(5));
     List<Alert> out = alerts.readValuesToList();
     assertThat(out).extracting(Alert::windowStart).containsExactly(T0, T0_PLUS_5M);
     assertThat(out).extracting(Alert::fingerprint).containsOnly(out.get(0).fingerprint());
@@ -173,10 +146,10 @@ class ThresholdCrossingTest {
   @Test
   void commandsAreCountedApart() {
     for (int i = 0; i < 5; i++) {
-      refuse(CMD_A, T0.plusSeconds(i));
-      refuse(CMD_B, T0.plusSeconds(i));
+      d.refuse(CMD_A, T0.plusSeconds(i));
+      d.refuse(CMD_B, T0.plusSeconds(i));
     }
-    refuse(CMD_B, T0.plusSeconds(30));
+    d.refuse(CMD_B, T0.plusSeconds(30));
     List<Alert> out = alerts.readValuesToList();
     assertThat(out).extracting(Alert::commandId).containsExactlyInAnyOrder(CMD_A, CMD_B);
     assertThat(out).extracting(Alert::fingerprint).doesNotHaveDuplicates();
@@ -184,17 +157,17 @@ class ThresholdCrossingTest {
 
   @Test
   void aRefusalArrivingAfterItsWindowsGraceIsNotCounted() {
-    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
-    refuse(CMD_B, T0_PLUS_7M);                 // stream time passes the first window's end + grace
-    refuse(CMD_A, T0_PLUS_1M);                 // late: would have been the fifth
+    d.refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    d.refuse(CMD_B, T0_PLUS_7M);                 // stream time passes the first window's end + grace
+    d.refuse(CMD_A, T0_PLUS_1M);                 // late: would have been the fifth
     assertThat(alerts.isEmpty()).isTrue();
   }
 
   @Test
   void aRefusalLateButWithinGraceStillCounts() {
-    refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
-    refuse(CMD_B, T0_PLUS_5M.plusSeconds(30)); // past the window's end, inside the 1m grace
-    refuse(CMD_A, T0_PLUS_1M);
+    d.refuseTimes(CMD_A, 4, T0, Duration.ofSeconds(1));
+    d.refuse(CMD_B, T0_PLUS_5M.plusSeconds(30)); // past the window's end, inside the 1m grace
+    d.refuse(CMD_A, T0_PLUS_1M);
     assertThat(alerts.readValuesToList()).extracting(Alert::commandId).containsExactly(CMD_A);
   }
 
@@ -203,7 +176,7 @@ class ThresholdCrossingTest {
     int commands = 300;
     for (int round = 0; round < 5; round++) {
       for (int c = 0; c < commands; c++) {
-        refuse(String.format("cmd-%019d", c), T0.plusSeconds(round));
+        d.refuse(String.format("cmd-%019d", c), T0.plusSeconds(round));
       }
     }
     assertThat(alerts.readValuesToList()).extracting(Alert::commandId).doesNotHaveDuplicates().hasSize(commands);

@@ -3,24 +3,15 @@ package dev.knockwatch.streams.detect;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.DetectionTopology;
-import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
-import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -43,6 +34,7 @@ class ExactDuplicateTest {
   static final String CMD = "DupDupDupDupDupDupDup1";
 
   @TempDir Path state;
+  DetectionDriver d;
   TopologyTestDriver driver;
   TestInputTopic<String, ViolationEvent> violations;
   TestOutputTopic<String, Alert> alerts;
@@ -50,19 +42,15 @@ class ExactDuplicateTest {
 
   @BeforeEach
   void setUp() {
-    Properties p = DetectionTopology.streamsConfig("test", "unused:9092", state, Map.of());
-    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
-    driver = new TopologyTestDriver(DetectionTopology.buildTopology(Policy.ofRules(List.of(Rule.defaultCountRule())),
-        AlertLifecycleProcessor.Clock.STREAM), p);
-    violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
-        Json.serde(ViolationEvent.class).serializer());
-    alerts = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
-        Json.serde(Alert.class).deserializer());
+    d = DetectionDriver.start(List.of(Rule.defaultCountRule()), state, 10 * 1024 * 1024);
+    driver = d.driver;
+    violations = d.violations;
+    alerts = d.alerts;
   }
 
   @AfterEach
   void tearDown() {
-    driver.close();
+    d.close();
   }
 
   /** A refusal as ingest publishes it from {@code file}: its event id and origin are where it was read. */
@@ -121,12 +109,7 @@ class ExactDuplicateTest {
 
   @Test
   void aNewProcessorOnTheStoreRemembersWhatItSaw() {
-    MockProcessorContext<String, ViolationEvent> context = new MockProcessorContext<>();
-    KeyValueStore<String, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("exact-duplicates"),
-        Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
-    store.init(context.getStateStoreContext(), store);
-    context.addStateStore(store);
-    context.setCurrentStreamTimeMs(T0.toEpochMilli());
+    MockProcessorContext<String, ViolationEvent> context = contextWithStore();
     ExactDuplicateProcessor first = new ExactDuplicateProcessor("exact-duplicates");
     first.init(context);
     first.process(new Record<>(CMD, refusal("a", 0, T0), T0.toEpochMilli()));
@@ -139,12 +122,7 @@ class ExactDuplicateTest {
 
   @Test
   void aCopyIsCaughtAmongItsCommandsLast32RefusalsAndCountsAgainFurtherBack() {
-    MockProcessorContext<String, ViolationEvent> context = new MockProcessorContext<>();
-    KeyValueStore<String, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("exact-duplicates"),
-        Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
-    store.init(context.getStateStoreContext(), store);
-    context.addStateStore(store);
-    context.setCurrentStreamTimeMs(T0.toEpochMilli());
+    MockProcessorContext<String, ViolationEvent> context = contextWithStore();
     ExactDuplicateProcessor p = new ExactDuplicateProcessor("exact-duplicates");
     p.init(context);
     for (int i = 0; i < ExactDuplicateProcessor.KEPT; i++) {
@@ -166,6 +144,17 @@ class ExactDuplicateTest {
     ViolationEvent b = refusal("f", 0, T0).toBuilder().host("a").path("bc").build();
     assertThat(p.digest(a)).isNotEqualTo(p.digest(b));
     assertThat(p.digest(a)).isEqualTo(p.digest(refusal("g", 9, T0).toBuilder().eventId("other").host("ab").path("c").build()));
+  }
+
+  /** A processor context holding an empty store for the processor, stream time at T0. */
+  private static MockProcessorContext<String, ViolationEvent> contextWithStore() {
+    MockProcessorContext<String, ViolationEvent> context = new MockProcessorContext<>();
+    KeyValueStore<String, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("exact-duplicates"),
+        Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
+    store.init(context.getStateStoreContext(), store);
+    context.addStateStore(store);
+    context.setCurrentStreamTimeMs(T0.toEpochMilli());
+    return context;
   }
 
   private static double duplicates() {
