@@ -138,6 +138,26 @@ class ExactDuplicateTest {
   }
 
   @Test
+  void hostileFieldsNeitherStopDetectionNorHideAnotherCommandsAlert() {
+    java.util.Random random = new java.util.Random(23);
+    String[] hostile = {"\ud800", "a\u0000b", "\u202eevil", "\u2028", "x".repeat(1 << 20), "\udfff\ud800", ""};
+    for (int i = 0; i < 200; i++) {
+      StringBuilder junk = new StringBuilder();
+      for (int k = 0; k < 20; k++) {
+        junk.append((char) random.nextInt(0x10000));
+      }
+      String h = i < hostile.length ? hostile[i] : junk.toString();
+      ViolationEvent e = refusal("hostile/" + CMD + ".violations.jsonl", i, T0.plusMillis(i)).toBuilder()
+          .commandId("HostileHostileHostile1").host(h).path(h).commandText(h).reason(h).build();
+      violations.pipeInput("HostileHostileHostile1", e, T0.plusMillis(i));
+    }
+    for (int i = 0; i < 5; i++) {
+      read("ci-runner-1/" + CMD + ".violations.jsonl", T0.plusSeconds(1).plusMillis(40L * i));
+    }
+    assertThat(alerts.readValuesToList()).extracting(Alert::commandId).contains(CMD);
+  }
+
+  @Test
   void fieldsThatRunIntoEachOtherDoNotMakeTheSameDigest() {
     ExactDuplicateProcessor p = new ExactDuplicateProcessor("x");
     ViolationEvent a = refusal("f", 0, T0).toBuilder().host("ab").path("c").build();
