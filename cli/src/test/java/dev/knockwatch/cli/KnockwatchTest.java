@@ -79,12 +79,20 @@ class KnockwatchTest {
         + "{\"line\":\"deny openat /etc/x\",\"commandId\":\"0123456789\"}\n");
     Run r = run("parse", file.toString());
     assertThat(r.code()).isZero();
-    assertThat(r.out().lines().toList()).singleElement().asString()
-        .contains("\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"agentId\":\"ci-7\",\"source\":\"srt-violation\"");
-    assertThat(r.err().lines().toList()).hasSize(2)
-        .anySatisfy(l -> assertThat(l).startsWith("ci-7/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl:81: unparseable: "))
-        .anySatisfy(l -> assertThat(l).isEqualTo("ci-7/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl:90: short-command-id: "
-            + "commandId is too short: 10 characters, at least 22 required"));
+    // the last record claims another command id: the file name's is kept, the claim travels beside it
+    assertThat(r.out().lines().toList()).hasSize(2)
+        .allSatisfy(l -> assertThat(l).contains("\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"agentId\":\"ci-7\",\"source\":\"srt-violation\""))
+        .last().asString().endsWith(",\"identityConflict\":{\"commandId\":\"0123456789\"}}");
+    assertThat(r.err().lines().toList()).singleElement().asString()
+        .startsWith("ci-7/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl:81: unparseable: ");
+
+    // where the file name is no id, the record's is the only one, and a short one is refused
+    Path session = dir.resolve("ci-7").resolve("session.violations.jsonl");
+    Files.writeString(session, "{\"line\":\"deny openat /etc/x\",\"commandId\":\"0123456789\"}\n");
+    Run s = run("parse", session.toString());
+    assertThat(s.out()).isEmpty();
+    assertThat(s.err().lines().toList()).containsExactly("ci-7/session.violations.jsonl:0: short-command-id: "
+        + "commandId is too short: 10 characters, at least 22 required");
   }
 
   @Test
@@ -143,7 +151,7 @@ class KnockwatchTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().lines().toList()).hasSize(14)
         .contains(broken.resolve("rules.yaml") + ":9: rule knock: detector \"knock\" is not one of count, off-role, "
-            + "address-class, bypass, fs-guard, wall-breach")
+            + "address-class, bypass, fs-guard, wall-breach, identity-conflict")
         .endsWith("13 problems in " + broken);
   }
 
@@ -151,7 +159,7 @@ class KnockwatchTest {
   void rulesCheckPassesTheShippedRules() {
     Run r = run("rules", "check", "../alert-rules");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("6 rules, 4 roles, policy ").contains("persistent-retry: count 5 in any 5m -> warning");
+    assertThat(r.out()).contains("7 rules, 4 roles, policy ").contains("persistent-retry: count 5 in any 5m -> warning");
   }
 
   @Test

@@ -33,8 +33,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * 100,000 distinct hosts, commands and agents through ingest, detection and delivery: the number
- * of series on /metrics stays bounded, and no label carries a command, a host or an agent.
+ * 100,000 distinct hosts and commands through ingest, detection and delivery: the number of
+ * series on /metrics stays bounded, and no label carries a command, a host or an agent. (Agents
+ * are the log layout's directories, docs/TRUST.md: a line cannot add one.)
  */
 @Tag("integration")
 @ExtendWith(EmbeddedKafkaExtension.class)
@@ -90,26 +91,26 @@ class MetricsCardinalityTest {
           "series on /metrics: {} before the flood, {} after it", before, count(after));
       assertThat(count(after)).as("series on /metrics").isLessThan(BOUND);
       assertThat(count(after) - before).as("series the flood added").isLessThan(40);
-      assertThat(after).doesNotContain("flood.example", "FloodFlood", "flood-agent-");
+      assertThat(after).doesNotContain("flood.example", "FloodFlood", "flood-flood");
     }
   }
 
   /**
-   * {@code n} commands of one refusal each (host, command and agent all distinct), then
+   * {@code n} commands of one refusal each (host and command distinct), then
    * {@code retriers} commands of {@code times} refusals, in one srt log.
    */
   static void write(Path logs, String tag, int n, int retriers, int times) throws Exception {
-    Path file = Files.createDirectories(logs.resolve("flood-" + tag)).resolve("Flood" + tag + "File0000000000.violations.jsonl");
+    // a file name that is no command id: the records' own ids name their commands (docs/TRUST.md)
+    Path file = Files.createDirectories(logs.resolve("flood-" + tag)).resolve("session-" + tag + ".violations.jsonl");
     Instant now = Instant.now();
     try (BufferedWriter w = Files.newBufferedWriter(file)) {
       for (int i = 0; i < n; i++) {
-        line(w, id("Flood" + capital(tag), i), "h" + i + ".flood.example", "flood-agent-" + i, now.toString());
+        line(w, id("Flood" + capital(tag), i), "h" + i + ".flood.example", now.toString());
       }
       for (int i = 0; i < retriers; i++) {
         for (int k = 0; k < times; k++) {
           // each retry at its own millisecond: the same line at the same time is one refusal read twice
-          line(w, id("Flood" + capital(tag) + "R", i), "r" + i + ".flood.example", "flood-agent-r" + i,
-              now.plusMillis(k).toString());
+          line(w, id("Flood" + capital(tag) + "R", i), "r" + i + ".flood.example", now.plusMillis(k).toString());
         }
       }
     }
@@ -124,9 +125,9 @@ class MetricsCardinalityTest {
     return prefix + digits.substring(prefix.length());
   }
 
-  static void line(BufferedWriter w, String commandId, String host, String agent, String ts) throws Exception {
+  static void line(BufferedWriter w, String commandId, String host, String ts) throws Exception {
     w.write("{\"line\":\"deny network-outbound " + host + ":443 (host is not on the allow list)\",\"command\":\"curl -s https://"
-        + host + "/\",\"timestamp\":\"" + ts + "\",\"commandId\":\"" + commandId + "\",\"agentId\":\"" + agent + "\"}\n");
+        + host + "/\",\"timestamp\":\"" + ts + "\",\"commandId\":\"" + commandId + "\"}\n");
   }
 
   static void awaitEvents(EmbeddedKafkaBroker broker, String prefix, int n) {

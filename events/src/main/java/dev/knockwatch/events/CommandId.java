@@ -57,7 +57,7 @@ public record CommandId(String value) {
     return problem(candidate).isEmpty();
   }
 
-  private static boolean isIdChar(char c) {
+  static boolean isIdChar(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
         || c == '.' || c == '_' || c == ':' || c == '-';
   }

@@ -54,9 +54,11 @@ public final class EventReader {
   /** Each field's bit, to tell a field given twice (the mapper's answer then depends on the others). */
   private static final Map<String, Integer> EVENT_FIELDS = bits("schema", "eventId", "commandId", "agentId", "role",
       "source", "kind", "action", "host", "port", "method", "url", "path", "addressClass", "reason", "proxyError",
-      "errno", "syscall", "pid", "observedAt", "ingestedAt", "timeSource", "commandText", "origin", "probe");
+      "errno", "syscall", "pid", "observedAt", "ingestedAt", "timeSource", "commandText", "origin", "probe",
+      "identityConflict");
   private static final Map<String, Integer> ORIGIN_FIELDS = bits("file", "offset", "ingestHost");
   private static final Map<String, Integer> PROBE_FIELDS = bits("name", "expected", "observed", "refused");
+  private static final Map<String, Integer> CLAIM_FIELDS = bits("agentId", "commandId");
 
   private static ViolationEvent event(JsonParser p) throws IOException, NotFast {
     if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -87,6 +89,7 @@ public final class EventReader {
     String commandText = null;
     ViolationEvent.Origin origin = null;
     ViolationEvent.ProbeResult probe = null;
+    ViolationEvent.IdentityClaim identityConflict = null;
     int seen = 0;
     for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
       String name = p.currentName();
@@ -118,11 +121,33 @@ public final class EventReader {
         case "commandText" -> commandText = text(p, v);
         case "origin" -> origin = v == JsonToken.VALUE_NULL ? null : origin(p, v);
         case "probe" -> probe = v == JsonToken.VALUE_NULL ? null : probe(p, v);
+        case "identityConflict" -> identityConflict = v == JsonToken.VALUE_NULL ? null : claim(p, v);
         default -> p.skipChildren();
       }
     }
     return new ViolationEvent(schema, eventId, commandId, agentId, role, source, kind, action, host, port, method, url,
-        path, addressClass, reason, proxyError, errno, syscall, pid, observedAt, ingestedAt, timeSource, commandText, origin, probe);
+        path, addressClass, reason, proxyError, errno, syscall, pid, observedAt, ingestedAt, timeSource, commandText, origin, probe,
+        identityConflict);
+  }
+
+  private static ViolationEvent.IdentityClaim claim(JsonParser p, JsonToken start) throws IOException, NotFast {
+    if (start != JsonToken.START_OBJECT) {
+      throw NOT_FAST;
+    }
+    String agentId = null;
+    String commandId = null;
+    int seen = 0;
+    for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+      String name = p.currentName();
+      JsonToken v = p.nextToken();
+      seen = once(seen, CLAIM_FIELDS, name);
+      switch (name) {
+        case "agentId" -> agentId = text(p, v);
+        case "commandId" -> commandId = text(p, v);
+        default -> p.skipChildren();
+      }
+    }
+    return new ViolationEvent.IdentityClaim(agentId, commandId);
   }
 
   private static ViolationEvent.Origin origin(JsonParser p, JsonToken start) throws IOException, NotFast {

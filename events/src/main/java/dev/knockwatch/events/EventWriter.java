@@ -58,6 +58,7 @@ public final class EventWriter {
   private static final byte[] EXPECTED = name("expected");
   private static final byte[] OBSERVED = name("observed");
   private static final byte[] REFUSED = name("refused");
+  private static final byte[] IDENTITY_CONFLICT = ascii(",\"identityConflict\":{");
   private static final byte[] TRUE = ascii("true");
   private static final byte[] FALSE = ascii("false");
 
@@ -146,6 +147,12 @@ public final class EventWriter {
       o.string(OBSERVED, e.probe().observed());
       o.field(REFUSED);
       o.raw(e.probe().refused() ? TRUE : FALSE);
+      o.raw((byte) '}');
+    }
+    if (e.identityConflict() != null) {
+      o.raw(IDENTITY_CONFLICT);
+      o.string(AGENT_ID, e.identityConflict().agentId());
+      o.string(COMMAND_ID, e.identityConflict().commandId());
       o.raw((byte) '}');
     }
     o.raw((byte) '}');

@@ -56,7 +56,7 @@ public final class Sanitize {
     return out.toString();
   }
 
-  private static boolean isSafe(String s) {
+  public static boolean isSafe(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c < 0x20 || c >= 0x7f) {
@@ -96,6 +96,7 @@ public final class Sanitize {
   public static ViolationEvent event(ViolationEvent e) {
     ViolationEvent.Origin o = e.origin();
     ViolationEvent.ProbeResult p = e.probe();
+    ViolationEvent.IdentityClaim c = e.identityConflict();
     if (ok(e.commandId(), MAX_ID_CHARS) && ok(e.agentId(), MAX_ID_CHARS) && ok(e.role(), MAX_ID_CHARS)
         && ok(e.action(), MAX_WORD_CHARS) && ok(e.host(), MAX_HOST_CHARS) && ok(e.method(), MAX_WORD_CHARS)
         && ok(e.url(), MAX_URL_CHARS) && ok(e.path(), MAX_PATH_CHARS) && ok(e.reason(), MAX_TEXT_CHARS)
@@ -103,7 +104,8 @@ public final class Sanitize {
         && ok(e.commandText(), MAX_COMMAND_CHARS)
         && (o == null || ok(o.file(), MAX_PATH_CHARS) && ok(o.ingestHost(), MAX_HOST_CHARS))
         && (p == null || ok(p.name(), MAX_WORD_CHARS) && ok(p.expected(), MAX_TEXT_CHARS)
-            && ok(p.observed(), MAX_TEXT_CHARS))) {
+            && ok(p.observed(), MAX_TEXT_CHARS))
+        && (c == null || ok(c.agentId(), MAX_ID_CHARS) && ok(c.commandId(), MAX_ID_CHARS))) {
       return e; // what every parser already makes: nothing to copy
     }
     return e.toBuilder()
@@ -124,6 +126,8 @@ public final class Sanitize {
             text(o.ingestHost(), MAX_HOST_CHARS)))
         .probe(p == null ? null : new ViolationEvent.ProbeResult(text(p.name(), MAX_WORD_CHARS),
             text(p.expected(), MAX_TEXT_CHARS), text(p.observed(), MAX_TEXT_CHARS), p.refused()))
+        .identityConflict(c == null ? null : new ViolationEvent.IdentityClaim(text(c.agentId(), MAX_ID_CHARS),
+            text(c.commandId(), MAX_ID_CHARS)))
         .build();
   }
 

@@ -36,7 +36,8 @@ public record ViolationEvent(
     String timeSource,
     String commandText,
     Origin origin,
-    ProbeResult probe) {
+    ProbeResult probe,
+    IdentityClaim identityConflict) {
 
   public static final int SCHEMA = 1;
 
@@ -61,6 +62,14 @@ public record ViolationEvent(
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record ProbeResult(String name, String expected, String observed, boolean refused) {}
+
+  /**
+   * What a line claimed about whose refusal it is, where that disagrees with the trusted log
+   * layout (docs/TRUST.md): the claimed agentId and/or commandId, each absent when it agreed.
+   * The event itself carries the layout's identity; the claim is agent-written text.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record IdentityClaim(String agentId, String commandId) {}
 
   public static Builder builder() {
     return new Builder();
@@ -92,6 +101,7 @@ public record ViolationEvent(
     b.commandText = commandText;
     b.origin = origin;
     b.probe = probe;
+    b.identityConflict = identityConflict;
     return b;
   }
 
@@ -121,6 +131,7 @@ public record ViolationEvent(
     private String commandText;
     private Origin origin;
     private ProbeResult probe;
+    private IdentityClaim identityConflict;
 
     public Builder eventId(String v) { eventId = v; return this; }
     public Builder commandId(String v) { commandId = v; return this; }
@@ -146,11 +157,12 @@ public record ViolationEvent(
     public Builder commandText(String v) { commandText = v; return this; }
     public Builder origin(Origin v) { origin = v; return this; }
     public Builder probe(ProbeResult v) { probe = v; return this; }
+    public Builder identityConflict(IdentityClaim v) { identityConflict = v; return this; }
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
           host, port, method, url, path, addressClass, reason, proxyError, errno, syscall, pid,
-          observedAt, ingestedAt, timeSource, commandText, origin, probe);
+          observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict);
     }
   }
 }

@@ -40,6 +40,8 @@ class EventWriterTest {
             maybe(r, "host")))
         .probe(r.nextInt(3) != 0 ? null : new ViolationEvent.ProbeResult(maybe(r, "plain-http"), maybe(r, "403"),
             maybe(r, hostile), r.nextBoolean()))
+        .identityConflict(r.nextInt(3) != 0 ? null : new ViolationEvent.IdentityClaim(maybe(r, hostile),
+            maybe(r, "../../x")))
         .build();
   }
 

@@ -700,6 +700,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       reject(out, line, sourceLabel, Rejection.forCommandId(e.commandId()), idProblem.get());
       return false;
     }
+    if (e.identityConflict() != null) {
+      countConflict(e.identityConflict(), sourceLabel);
+    }
     try {
       out.add(publisher.prepare(Sanitize.event(e)));
       return true;
@@ -707,6 +710,15 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       reject(out, line, sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
           + Sanitize.text(String.valueOf(x.getMessage()), 200));
       return false;
+    }
+  }
+
+  private static void countConflict(ViolationEvent.IdentityClaim claim, String sourceLabel) {
+    if (claim.agentId() != null) {
+      IngestMetrics.IDENTITY_CONFLICTS.labels(sourceLabel, "agentId").inc();
+    }
+    if (claim.commandId() != null) {
+      IngestMetrics.IDENTITY_CONFLICTS.labels(sourceLabel, "commandId").inc();
     }
   }
 

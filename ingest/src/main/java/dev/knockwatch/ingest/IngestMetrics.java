@@ -34,6 +34,10 @@ final class IngestMetrics {
       .name("knockwatch_ingest_times_replaced_total")
       .help("Events whose line had no time ingest could trust (missing, unreadable, out-of-range, ahead): counted at the ingest time instead.")
       .labelNames("source", "why").register();
+  static final Counter IDENTITY_CONFLICTS = Counter.build()
+      .name("knockwatch_ingest_identity_conflicts_total")
+      .help("Refusals whose line claimed another agentId or commandId than its log layout (docs/TRUST.md): the layout's is kept.")
+      .labelNames("source", "field").register();
   static final Counter SKIPPED = Counter.build()
       .name("knockwatch_ingest_skipped_total").help("Lines that are no refusal (allowed requests, successful calls, noise).")
       .labelNames("source", "reason").register();

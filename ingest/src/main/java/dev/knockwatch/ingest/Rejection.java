@@ -15,6 +15,8 @@ public enum Rejection {
   SHORT_COMMAND_ID,
   /** Too long, characters outside the id alphabet, or an encoding that does not decode to an id. */
   BAD_COMMAND_ID,
+  /** The directory that names the agent is no agent id (docs/TRUST.md): a path, markup, too long ... */
+  BAD_AGENT_ID,
   LINE_TOO_LONG,
   /** NUL bytes or mostly control characters: not a log line. */
   BINARY,

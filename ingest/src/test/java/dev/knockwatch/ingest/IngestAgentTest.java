@@ -49,7 +49,8 @@ class IngestAgentTest {
   }
 
   private static double sample(String name, String... labelValues) {
-    String[] names = labelValues.length == 1 ? new String[] {"source"} : new String[] {"source", "reason"};
+    String[] names = labelValues.length == 1 ? new String[] {"source"}
+        : new String[] {"source", name.contains("identity") ? "field" : "reason"};
     Double v = io.prometheus.client.CollectorRegistry.defaultRegistry.getSampleValue(name, names, labelValues);
     return v == null ? 0 : v;
   }
@@ -57,18 +58,23 @@ class IngestAgentTest {
   @Test
   void theCountersGiveEachSourcesLinesBytesEventsAndRejections() throws Exception {
     Files.createDirectories(logs.resolve("a"));
-    String bad = "{\"line\":\"deny openat /x\",\"commandId\":\"abcdefghij\"}";
-    String text = RECORD + "\n" + bad + "\n" + RECORD + "\n";
+    // a claim against the file name is a conflict, and counts; a short id where the layout names none is refused
+    String claims = "{\"line\":\"deny openat /x\",\"commandId\":\"AAAAAAAAAAAAAAAAAAAAAA\"}";
+    String text = RECORD + "\n" + claims + "\n" + RECORD + "\n";
+    String bad = "{\"line\":\"deny openat /x\",\"commandId\":\"abcdefghij\"}\n";
     Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), text);
+    Files.writeString(logs.resolve("a/bad.violations.jsonl"), bad);
     double lines = sample("knockwatch_ingest_lines_read_total", "srt-violation");
     double bytes = sample("knockwatch_ingest_bytes_read_total", "srt-violation");
     double published = sample("knockwatch_ingest_events_published_total", "srt-violation");
     double rejected = sample("knockwatch_ingest_rejected_total", "srt-violation", "short-command-id");
+    double conflicts = sample("knockwatch_ingest_identity_conflicts_total", "srt-violation", "commandId");
     agent().pollOnce();
-    assertThat(sample("knockwatch_ingest_lines_read_total", "srt-violation") - lines).isEqualTo(3);
-    assertThat(sample("knockwatch_ingest_bytes_read_total", "srt-violation") - bytes).isEqualTo(text.length());
-    assertThat(sample("knockwatch_ingest_events_published_total", "srt-violation") - published).isEqualTo(2);
+    assertThat(sample("knockwatch_ingest_lines_read_total", "srt-violation") - lines).isEqualTo(4);
+    assertThat(sample("knockwatch_ingest_bytes_read_total", "srt-violation") - bytes).isEqualTo(text.length() + bad.length());
+    assertThat(sample("knockwatch_ingest_events_published_total", "srt-violation") - published).isEqualTo(3);
     assertThat(sample("knockwatch_ingest_rejected_total", "srt-violation", "short-command-id") - rejected).isEqualTo(1);
+    assertThat(sample("knockwatch_ingest_identity_conflicts_total", "srt-violation", "commandId") - conflicts).isEqualTo(1);
   }
 
   @Test

@@ -95,8 +95,10 @@ public final class DetectionTopology {
         EVENT_SERDE.deserializer(), Topics.VIOLATIONS.name());
     List<String> detectors = new ArrayList<>();
     List<String> probeDetectors = new ArrayList<>();
+    List<String> identityDetectors = new ArrayList<>();
     for (Rule rule : policy.rules()) {
-      (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors : detectors).add("detect-" + rule.id());
+      (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors
+          : rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? identityDetectors : detectors).add("detect-" + rule.id());
     }
     // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once
     t.addProcessor("exact-duplicates", () -> new ExactDuplicateProcessor(EXACT_DUPLICATES_STORE), "violations-source");
@@ -115,6 +117,10 @@ public final class DetectionTopology {
       @Override
       public void process(Record<String, ViolationEvent> r) {
         ViolationEvent e = r.value();
+        if (e != null && e.identityConflict() != null) {
+          // a line that claimed another identity, refusal or probe result, before any dedup can hide it
+          identityDetectors.forEach(d -> context().forward(r, d));
+        }
         if (e != null && e.probe() != null) {
           // a guard probe's result is no refusal: only wall-breach reads it
           StreamsMetrics.PROBE_RESULTS.labels(String.valueOf(e.probe().refused())).inc();
@@ -161,7 +167,8 @@ public final class DetectionTopology {
         }
         case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
             t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "cross-source-dedup");
-        case WALL_BREACH -> t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "count-refusals");
+        case WALL_BREACH, IDENTITY_CONFLICT ->
+            t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "count-refusals");
       }
     }
     t.addProcessor("source-notes", () -> new ContextualProcessor<String, ViolationEvent, String, Hit>() {
@@ -175,6 +182,7 @@ public final class DetectionTopology {
     }, "cross-source-dedup");
     List<String> parents = new ArrayList<>(detectors);
     parents.addAll(probeDetectors);
+    parents.addAll(identityDetectors);
     parents.add("source-notes");
     t.addProcessor("alert-lifecycle", () -> new AlertLifecycleProcessor(clock,
         AlertLifecycleProcessor.DEFAULT_THROTTLE, policy), parents.toArray(String[]::new));

@@ -11,6 +11,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
@@ -78,19 +79,20 @@ public final class JsonAccessLogParser implements LineParser {
         return Parsed.skipped("allowed");
       }
     }
-    String commandId = field(root, "commandId").orElse(src.commandIdFromPath());
-    Optional<String> problem = CommandId.problem(commandId);
-    if (problem.isPresent()) {
-      return Parsed.rejected(Rejection.forCommandId(commandId), problem.get()
-          + (mapping.containsKey("commandId") ? " (at " + mapping.get("commandId") + ")" : ""));
+    // docs/TRUST.md: a mapped agentId is the operator's word (a field the proxy fills from the
+    // client's authenticated identity), so it names the agent; a mapped commandId is the client's claim
+    String agentId = mapping.containsKey("agentId") ? field(root, "agentId").orElse(null) : src.agentIdFromPath();
+    Attribution.Result who = Attribution.of(agentId, src.commandIdFromPath(), null, field(root, "commandId").orElse(null));
+    if (who instanceof Attribution.Refused r) {
+      return Parsed.rejected(r.code(), r.reason() + (r.code() == Rejection.BAD_AGENT_ID ? " (at " + mapping.get("agentId") + ")"
+          : mapping.containsKey("commandId") ? " (at " + mapping.get("commandId") + ")" : ""));
     }
     Optional<String> url = field(root, "url");
     Optional<HostPort> target = field(root, "host").map(h -> new HostPort(HostClassifier.canonical(h),
         field(root, "port").flatMap(JsonAccessLogParser::integer).orElse(null)))
         .or(() -> field(root, "authority").flatMap(HostClassifier::hostPort))
         .or(() -> url.flatMap(HostClassifier::fromUrl));
-    ViolationEvent.Builder b = src.newEvent()
-        .commandId(commandId)
+    ViolationEvent.Builder b = ((Attribution.Attributed) who).applyTo(src.newEvent())
         .source(Source.JSON)
         .kind(Kind.NETWORK)
         .action("http-request")
@@ -101,7 +103,6 @@ public final class JsonAccessLogParser implements LineParser {
         .proxyError(field(root, "proxyError").map(p -> Sanitize.text(p, 200)).orElse(null))
         .observedAt(field(root, "timestamp").map(t -> instant(t).orElse(EventTime.UNREADABLE)).orElse(null))
 ;
-    field(root, "agentId").ifPresent(a -> b.agentId(Sanitize.text(a, SourceLine.MAX_AGENT_CHARS)));
     target.ifPresent(hp -> b.host(hp.host()).port(hp.port()).addressClass(HostClassifier.classify(hp.host()).orElse(null)));
     return Parsed.of(b.build());
   }

@@ -10,6 +10,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
@@ -60,10 +61,10 @@ public final class ProbeResultParser implements LineParser {
     if (refused == null || !refused.isBoolean()) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "probe result has no \"refused\": true or false");
     }
-    String commandId = text(root, "commandId").orElse(src.commandIdFromPath());
-    Optional<String> idProblem = CommandId.problem(commandId);
-    if (idProblem.isPresent()) {
-      return Parsed.rejected(Rejection.forCommandId(commandId), idProblem.get());
+    // docs/TRUST.md: the result's agentId and commandId are claims; the directory and file name decide
+    Attribution.Result who = Attribution.of(src, text(root, "agentId").orElse(null), text(root, "commandId").orElse(null));
+    if (who instanceof Attribution.Refused r) {
+      return r.parsed();
     }
     Kind kind = null;
     Optional<String> kindText = text(root, "kind");
@@ -83,8 +84,7 @@ public final class ProbeResultParser implements LineParser {
         at = EventTime.UNREADABLE; // the result is kept, at the time ingest read it
       }
     }
-    ViolationEvent.Builder event = src.newEvent()
-        .commandId(commandId)
+    ViolationEvent.Builder event = ((Attribution.Attributed) who).applyTo(src.newEvent())
         .source(Source.PROBE_RESULT)
         .kind(kind)
         .action(Sanitize.text(name.get(), MAX_NAME_CHARS))
@@ -94,7 +94,6 @@ public final class ProbeResultParser implements LineParser {
             text(root, "expected").map(v -> Sanitize.text(v, MAX_FIELD_CHARS)).orElse(null),
             text(root, "observed").map(v -> Redactor.safe(v, MAX_FIELD_CHARS)).orElse(null),
             refused.booleanValue()));
-    text(root, "agentId").ifPresent(a -> event.agentId(Sanitize.text(a, SourceLine.MAX_AGENT_CHARS)));
     text(root, "target").ifPresent(t -> {
       if (t.startsWith("/") || t.startsWith("~")) {
         event.path(Sanitize.text(t, MAX_FIELD_CHARS));

@@ -8,6 +8,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
@@ -43,8 +44,8 @@ import java.util.regex.Pattern;
  *       {@code Immediate connect fail for IP: Network is unreachable};</li>
  *   <li>the {@code deny ...} lines of srt's {@code <sandbox_violations>} annotation.</li>
  * </ul>
- * The commandId is the one srt put in the proxy user ({@code srt.<base64>}) when it decodes to
- * an id, else the file name's. One instance reads one file.
+ * The commandId is the file name's; the one srt put in the proxy user ({@code srt.<base64>}) is
+ * a claim, used only where the file name is no id ({@link Attribution}, docs/TRUST.md). One instance reads one file.
  */
 public final class CurlTranscriptParser implements LineParser {
 
@@ -301,14 +302,14 @@ public final class CurlTranscriptParser implements LineParser {
     return withCommandId(src, b, at);
   }
 
+  /** docs/TRUST.md: the proxy user is in the command's own stderr, a claim; the file name decides. */
   private Parsed withCommandId(SourceLine src, ViolationEvent.Builder b, Instant at) {
-    String commandId = proxyUserId != null ? proxyUserId : src.commandIdFromPath();
-    Optional<String> problem = CommandId.problem(commandId);
-    if (problem.isPresent()) {
-      return Parsed.rejected(Rejection.forCommandId(commandId), problem.get()
+    Attribution.Result who = Attribution.of(src, null, proxyUserId);
+    if (who instanceof Attribution.Refused r) {
+      return Parsed.rejected(r.code(), r.reason()
           + " (no srt proxy user carrying an id, and the file is not named <commandId>.stderr.log)");
     }
-    return Parsed.of(b.commandId(commandId).observedAt(at).build());
+    return Parsed.of(((Attribution.Attributed) who).applyTo(b).observedAt(at).build());
   }
 
   /** srt puts base64(commandId) in the proxy user, %-escaped in a proxy URL; base64 of command text is no id. */

@@ -8,6 +8,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
@@ -92,20 +93,20 @@ public final class SquidAccessLogParser implements LineParser {
     String user = f.get("user", "-");
     String headerId = header.equals("-") ? null : percentDecode(header);
     Optional<String> userId = decodeSrtUser(user);
-    String commandId = headerId != null && CommandId.isValid(headerId) ? headerId
-        : userId.orElse(src.commandIdFromPath());
-    Optional<String> problem = CommandId.problem(commandId);
-    if (problem.isPresent()) {
+    // docs/TRUST.md: the header and the proxy user are the client's claims, the only ones a shared log
+    // has; a source config that names the command ({commandId} in its path) decides over them
+    String claimed = headerId != null && CommandId.isValid(headerId) ? headerId : userId.orElse(null);
+    Attribution.Result who = Attribution.of(src, null, claimed);
+    if (who instanceof Attribution.Refused r) {
       String why = headerId != null ? "the X-Command-Id header \"" + Sanitize.text(headerId, 64) + "\": "
           + CommandId.problem(headerId).orElse("")
           : user.startsWith("srt.") ? "the proxy user " + Sanitize.text(user, 80)
               + " does not decode to a command id (Squid lower-cases user names unless auth_param basic casesensitive on)"
-          : problem.get() + " (no X-Command-Id header and no srt proxy user)";
-      return Parsed.rejected(headerId != null ? Rejection.forCommandId(headerId) : Rejection.forCommandId(commandId), why);
+          : r.reason() + " (no X-Command-Id header and no srt proxy user)";
+      return Parsed.rejected(headerId != null ? Rejection.forCommandId(headerId) : r.code(), why);
     }
     String reason = status.equals("407") ? "proxy authentication required" : "access denied by the proxy";
-    ViolationEvent.Builder b = src.newEvent()
-        .commandId(commandId)
+    ViolationEvent.Builder b = ((Attribution.Attributed) who).applyTo(src.newEvent())
         .source(Source.SQUID)
         .kind(Kind.NETWORK)
         .action(method.equals("CONNECT") ? "http-connect" : "http-request")

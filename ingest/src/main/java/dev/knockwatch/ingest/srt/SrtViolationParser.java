@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.CommandId;
-import dev.knockwatch.events.CommandId.InvalidCommandIdException;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.IsoInstant;
 import dev.knockwatch.events.Json;
@@ -13,6 +12,7 @@ import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
@@ -33,9 +33,9 @@ import java.util.Optional;
  *  "encodedCommand":"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==","command":"curl …","timestamp":"…Z",
  *  "commandId":"…","agentId":"…"}
  * </pre>
- * The commandId is the record's own, else the decoded {@code encodedCommand} (srt encodes the
- * commandId when one was given, else the command text — which is then rejected as no id), else
- * the file name. The agentId is the record's own, else the directory name.
+ * The agentId and commandId are the log layout's (the directory and the file name the bridge
+ * writes); the record's {@code agentId}, {@code commandId} and decoded {@code encodedCommand} are
+ * claims, used only where the layout names no command ({@link Attribution}, docs/TRUST.md).
  */
 public final class SrtViolationParser implements LineParser {
 
@@ -91,20 +91,14 @@ public final class SrtViolationParser implements LineParser {
     }
     SrtLine line = denial.get().line();
 
-    String commandId;
-    try {
-      commandId = commandIdOf(record, src);
-    } catch (InvalidCommandIdException e) {
-      return Parsed.rejected(Rejection.BAD_COMMAND_ID, e.getMessage());
-    }
-    Optional<String> idProblem = CommandId.problem(commandId);
-    if (idProblem.isPresent()) {
-      return Parsed.rejected(Rejection.forCommandId(commandId), idProblem.get());
+    // docs/TRUST.md: the record's agentId, commandId and encodedCommand are claims; the layout decides
+    Attribution.Result who = Attribution.of(src, text(record, "agentId").orElse(null), claimedCommandId(record));
+    if (who instanceof Attribution.Refused r) {
+      Optional<String> why = r.code() == Rejection.MISSING_COMMAND_ID ? encodedCommandProblem(record) : Optional.empty();
+      return why.isPresent() ? Parsed.rejected(Rejection.BAD_COMMAND_ID, why.get()) : r.parsed();
     }
 
-    ViolationEvent event = src.newEvent()
-        .commandId(commandId)
-        .agentId(clean(text(record, "agentId").orElse(src.agentIdFromPath()), MAX_AGENT_CHARS))
+    ViolationEvent event = ((Attribution.Attributed) who).applyTo(src.newEvent())
         .source(Source.SRT_VIOLATION)
         .kind(line.kind())
         .action(line.action())
@@ -406,30 +400,35 @@ public final class SrtViolationParser implements LineParser {
     return lastCommandText;
   }
 
-  private static String commandIdOf(Record record, SourceLine src) {
+  /**
+   * The command the record names: its {@code commandId}, else its {@code encodedCommand} decoded
+   * when that is an id (srt encodes the command text when it was given no id: that names none).
+   */
+  private static String claimedCommandId(Record record) {
     Optional<String> explicit = text(record, "commandId");
     if (explicit.isPresent()) {
       return explicit.get();
     }
-    Optional<String> encoded = text(record, "encodedCommand");
-    if (encoded.isPresent()) {
-      byte[] raw;
-      try {
-        raw = Base64.getDecoder().decode(encoded.get());
-      } catch (IllegalArgumentException e) {
-        throw new InvalidCommandIdException("encodedCommand is not base64");
-      }
-      String decoded = new String(raw, StandardCharsets.UTF_8);
-      // srt encodes the command text when it was given no id: that is no command id.
-      CommandId.problem(decoded).ifPresent(problem -> {
-        throw new InvalidCommandIdException("encodedCommand decodes to no command id (" + problem + ")");
-      });
-      return decoded;
+    return text(record, "encodedCommand").map(SrtViolationParser::decode)
+        .filter(CommandId::isValid).orElse(null);
+  }
+
+  /** Why the record's {@code encodedCommand} names no command; empty when it has none or names one. */
+  private static Optional<String> encodedCommandProblem(Record record) {
+    return text(record, "encodedCommand").map(encoded -> {
+      String decoded = decode(encoded);
+      return decoded == null ? "encodedCommand is not base64"
+          : CommandId.problem(decoded).map(p -> "encodedCommand decodes to no command id (" + p + ")").orElse(null);
+    });
+  }
+
+  /** The base64 text decoded as UTF-8; null when it is not base64. */
+  private static String decode(String base64) {
+    try {
+      return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      return null;
     }
-    if (src.commandIdFromPath() != null) {
-      return src.commandIdFromPath();
-    }
-    return null;
   }
 
   /** The record's time; null when it has none, {@link EventTime#UNREADABLE} when it is not an ISO-8601 instant. */

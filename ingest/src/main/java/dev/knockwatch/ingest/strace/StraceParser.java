@@ -6,6 +6,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
@@ -135,13 +136,11 @@ public final class StraceParser implements LineParser {
       return Parsed.skipped("not-a-refusal");
     }
 
-    String commandId = src.commandIdFromPath();
-    Optional<String> idProblem = CommandId.problem(commandId);
-    if (idProblem.isPresent()) {
-      return Parsed.rejected(Rejection.forCommandId(commandId), idProblem.get()
-          + " (strace files are named <agentId>/<commandId>.strace)");
+    Attribution.Result who = Attribution.of(src, null, null); // strace names no one: the layout does
+    if (who instanceof Attribution.Refused r) {
+      return Parsed.rejected(r.code(), r.reason() + " (strace files are named <agentId>/<commandId>.strace)");
     }
-    return Parsed.of(e.commandId(commandId).observedAt(time(time, src.ingestedAt())).build());
+    return Parsed.of(((Attribution.Attributed) who).applyTo(e).observedAt(time(time, src.ingestedAt())).build());
   }
 
   private static void network(ViolationEvent.Builder e, String syscall, String args) {

@@ -63,7 +63,7 @@ class JsonAccessLogParserTest {
     assertThat(parse("{\"response_code\":200,\"request_headers\":{\"x-command-id\":\"xhfHytmXL-L6RsYw2CrSjA\"}}"))
         .isEqualTo(Parsed.skipped("allowed"));
     assertThat(parse("{\"response_code\":403}"))
-        .isEqualTo(Parsed.rejected(Rejection.MISSING_COMMAND_ID, "commandId is missing (at request_headers.x-command-id)"));
+        .isEqualTo(Parsed.rejected(Rejection.MISSING_COMMAND_ID, "commandId is missing: the line names none, and the log layout none (at request_headers.x-command-id)"));
     assertThat(parse("{\"method\":\"GET\"}")).isEqualTo(Parsed.rejected(Rejection.UNPARSEABLE, "no status at response_code"));
     assertThat(parse("[]")).isEqualTo(Parsed.rejected(Rejection.UNPARSEABLE, "not a JSON object"));
   }

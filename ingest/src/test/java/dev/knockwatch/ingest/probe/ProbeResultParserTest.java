@@ -36,7 +36,8 @@ class ProbeResultParserTest {
         + "\"timestamp\":\"2026-11-30T00:59:58.123Z\",\"agentId\":\"probe-runner\"}");
     assertThat(e.source()).isEqualTo(Source.PROBE_RESULT);
     assertThat(e.commandId()).isEqualTo(ID);
-    assertThat(e.agentId()).isEqualTo("probe-runner");
+    assertThat(e.agentId()).isEqualTo("probe"); // the directory's: the result's own agentId is a claim
+    assertThat(e.identityConflict()).isEqualTo(new ViolationEvent.IdentityClaim("probe-runner", null));
     assertThat(e.kind()).isEqualTo(Kind.NETWORK);
     assertThat(e.action()).isEqualTo("plain-http");
     assertThat(e.host()).isEqualTo("example.com");
@@ -81,8 +82,11 @@ class ProbeResultParserTest {
       assertThat(e.timeSource()).isEqualTo("ingest");
       assertThat(e.probe().refused()).isFalse();
     });
-    assertThat(parse("{\"probe\":\"p\",\"refused\":true,\"commandId\":\"short\"}")).isInstanceOfSatisfying(
-        Parsed.Rejected.class, r -> assertThat(r.code()).isEqualTo(Rejection.SHORT_COMMAND_ID));
+    // a bad id in the result is a claim the file name overrules: the result is kept under the file's id
+    assertThat(event("{\"probe\":\"p\",\"refused\":true,\"commandId\":\"short\"}")).satisfies(e -> {
+      assertThat(e.commandId()).isEqualTo(ID);
+      assertThat(e.identityConflict()).isEqualTo(new ViolationEvent.IdentityClaim(null, "short"));
+    });
   }
 
   @Test

@@ -105,6 +105,20 @@ class CurlTranscriptParserTest {
     assertThat(r.events()).extracting(ViolationEvent::source).containsExactly(Source.PROXY_403, Source.SRT_VIOLATION);
   }
 
+  /** docs/TRUST.md: the proxy user is printed in the command's own stderr, so it is a claim; the file name decides. */
+  @Test
+  void aProxyUserOfAnotherCommandInTheStderrIsAConflictAndTheFileNameDecides() throws IOException {
+    JsonNode run;
+    try (InputStream in = getClass().getResourceAsStream("/fixtures/srt-0.0.83/h3-api-violations-refuseOpaqueTunnels.json")) {
+      run = Json.MAPPER.readTree(in).get("runs").get(0);
+    }
+    Result r = parse(run.get("annotateStderrWithSandboxFailures").asText(), "xhfHytmXL-L6RsYw2CrSjA");
+    assertThat(r.events()).hasSize(2).allSatisfy(e -> {
+      assertThat(e.commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+      assertThat(e.identityConflict()).isEqualTo(new ViolationEvent.IdentityClaim(null, "bzw0ZmdQFlmMYDlhRWO9Lg"));
+    });
+  }
+
   @Test
   void noProxyPasswordOrAuthorizationValueSurvivesIntoAnyEvent() throws IOException {
     Pattern secret = Pattern.compile("(?::([0-9a-f]{32})@|Proxy-Authorization: Basic (\\S+))");

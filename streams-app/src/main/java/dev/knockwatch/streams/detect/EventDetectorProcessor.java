@@ -22,7 +22,8 @@ import org.apache.kafka.streams.processor.api.Record;
  * The detectors that judge one refusal on its own: {@code off-role} (the host is outside the
  * agent's role), {@code address-class} (the refusal names a sensitive class of address) and
  * {@code fs-guard} (a guarded path), and {@code wall-breach} (a guard probe the sandbox did not
- * refuse). Each hit carries a fingerprint of rule, command and host (or path, or probe), so the
+ * refuse), and {@code identity-conflict} (a line that claimed another agent or command than its
+ * log layout: docs/TRUST.md). Each hit carries a fingerprint of rule, command and host (or path, or probe), so the
  * lifecycle raises one alert per command and host.
  */
 public final class EventDetectorProcessor implements Processor<String, ViolationEvent, String, Hit> {
@@ -59,12 +60,15 @@ public final class EventDetectorProcessor implements Processor<String, Violation
       case ADDRESS_CLASS -> addressClass(e);
       case FS_GUARD -> guarded(e);
       case WALL_BREACH -> breach(e);
+      case IDENTITY_CONFLICT -> conflict(e);
       default -> throw new IllegalStateException(rule.detector() + " is not judged event by event");
     };
     if (summary == null) {
       return;
     }
-    String subject = e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? e.path() : e.host();
+    // one identity-conflict alert per command, whatever it claims line after line
+    String subject = rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? "identity"
+        : e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? e.path() : e.host();
     Instant at = Instant.ofEpochMilli(record.timestamp());
     context.forward(new Record<>(record.key(), new Hit(rule,
         Alert.fingerprint(rule.id(), record.key(), subject), record.key(), e.agentId(), role,
@@ -81,7 +85,8 @@ public final class EventDetectorProcessor implements Processor<String, Violation
       StreamsMetrics.IN_ROLE.labels(role).inc();
       return null;
     }
-    return "agent " + e.agentId() + " (role " + role + ") tried " + target(e) + ", which its role does not allow";
+    return (e.agentId() == null ? "a command in no agent's directory" : "agent " + e.agentId())
+        + " (role " + role + ") tried " + target(e) + ", which its role does not allow";
   }
 
   private String addressClass(ViolationEvent e) {
@@ -113,6 +118,20 @@ public final class EventDetectorProcessor implements Processor<String, Violation
         + (p.expected() == null ? "" : ": expected " + p.expected())
         + (p.observed() == null ? "" : (p.expected() == null ? ": " : ", ") + "observed " + p.observed())
         + " — the sandbox let it through";
+  }
+
+  /** docs/TRUST.md: a line claimed another agent or command than its log layout; the layout's was kept. */
+  private static String conflict(ViolationEvent e) {
+    ViolationEvent.IdentityClaim c = e.identityConflict();
+    if (c == null) {
+      return null;
+    }
+    String claimed = (c.agentId() == null ? "" : "agentId \"" + c.agentId() + "\"")
+        + (c.agentId() != null && c.commandId() != null ? " and " : "")
+        + (c.commandId() == null ? "" : "commandId \"" + c.commandId() + "\"");
+    return (e.source() == null ? "a line" : "a " + e.source().wireName() + " line")
+        + (e.agentId() == null ? "" : " of agent " + e.agentId()) + " claims " + claimed
+        + "; counted as its log layout says (docs/TRUST.md)";
   }
 
   static String target(ViolationEvent e) {

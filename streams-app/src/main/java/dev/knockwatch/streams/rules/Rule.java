@@ -44,7 +44,7 @@ public record Rule(
 
   /** The detectors, by their name in {@code rules.yaml}. */
   public enum Detector {
-    COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH;
+    COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH, IDENTITY_CONFLICT;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');

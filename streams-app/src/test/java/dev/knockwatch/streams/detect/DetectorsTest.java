@@ -95,6 +95,28 @@ class DetectorsTest {
     assertThat(alerts.get(0).policyVersion()).hasSize(12);
   }
 
+  /** docs/TRUST.md: a line that claimed another identity pages, once a command, whatever it claims next. */
+  @Test
+  void aClaimedIdentityPagesOncePerCommandAndTheRefusalCountsAsTheLayoutSays() throws IOException {
+    start("rules:\n  - id: identity-conflict\n    detector: identity-conflict\n    severity: page\n"
+        + "  - id: off-role-host\n    detector: off-role\n    severity: page\n    except: {agent: \"knockwatch-guard\"}\n", Clock.STREAM);
+    send(CMD, T0, b -> b.agentId("dev-bot-71").host("exfil.evil.test").port(443)
+        .identityConflict(new ViolationEvent.IdentityClaim("knockwatch-guard", null)));
+    send(CMD, T0.plusSeconds(1), b -> b.agentId("dev-bot-71").host("exfil.evil.test").port(443)
+        .identityConflict(new ViolationEvent.IdentityClaim(null, "AAAAAAAAAAAAAAAAAAAAAA")));
+    send(CMD2, T0.plusSeconds(2), b -> b.host("registry.npmjs.org").port(443));
+    List<Alert> alerts = out.readValuesToList();
+    assertThat(alerts).extracting(Alert::rule).containsExactlyInAnyOrder("identity-conflict", "off-role-host");
+    Alert conflict = alerts.stream().filter(a -> a.rule().equals("identity-conflict")).findFirst().orElseThrow();
+    assertThat(conflict.severity()).isEqualTo(Alert.Severity.PAGE);
+    assertThat(conflict.commandId()).isEqualTo(CMD);
+    assertThat(conflict.agentId()).isEqualTo("dev-bot-71");
+    assertThat(conflict.summary()).isEqualTo("a srt-violation line of agent dev-bot-71 claims agentId \"knockwatch-guard\";"
+        + " counted as its log layout says (docs/TRUST.md)");
+    assertThat(alerts).filteredOn(a -> a.rule().equals("off-role-host")).singleElement()
+        .satisfies(a -> assertThat(a.agentId()).isEqualTo("dev-bot-71"));
+  }
+
   @Test
   void aRefusedHostInsideTheRoleIsDriftNotAPage() throws IOException {
     start("rules:\n  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
