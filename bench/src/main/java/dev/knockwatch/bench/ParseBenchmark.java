@@ -54,7 +54,7 @@ public class ParseBenchmark {
 
   @Benchmark
   public Parsed srtRecord() {
-    return srt.parse(new SourceLine("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", offset++, SRT, "ci-1", null, "h", NOW));
+    return srt.parse(new SourceLine("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", offset++, SRT, "ci-1", "xhfHytmXL-L6RsYw2CrSjA", "h", NOW));
   }
 
   /** Every command text new: the worst case for the parser's last-command memory (a file holds one command). */
@@ -62,7 +62,7 @@ public class ParseBenchmark {
   public Parsed srtRecordEachCommandNew() {
     long n = offset++;
     return srt.parse(new SourceLine("ci-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl", n,
-        SRT_DISTINCT[(int) (n & (SRT_DISTINCT.length - 1))], "ci-1", null, "h", NOW));
+        SRT_DISTINCT[(int) (n & (SRT_DISTINCT.length - 1))], "ci-1", "xhfHytmXL-L6RsYw2CrSjA", "h", NOW));
   }
 
   /** Redaction alone, of a command text like bench ingest's: each one new, one secret in it. */

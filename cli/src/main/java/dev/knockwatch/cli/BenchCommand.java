@@ -287,11 +287,14 @@ final class BenchCommand implements Callable<Integer> {
           String host = hosts[random.nextInt(hosts.length)];
           t += random.nextInt(20);
           if (random.nextInt(10) < 7) {
+            // a command's records in its own file, as the bridge writes them (docs/TRUST.md)
+            int f = i % srtFiles.length;
+            id = ids[f];
             String line = "{\"line\":\"deny network-outbound " + host + " (host is not on the allow list)\",\"encodedCommand\":\""
                 + Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8))
                 + "\",\"command\":\"curl -s https://" + host + "/path?token=SECRET" + i + "\",\"timestamp\":\""
                 + Instant.ofEpochMilli(t) + "\",\"commandId\":\"" + id + "\"}\n";
-            srtFiles[i % srtFiles.length].write(line);
+            srtFiles[f].write(line);
             all.write(line);
           } else {
             sq.write(String.format("%d.%03d %6d 127.0.0.1 TCP_DENIED/403 3495 CONNECT %s - %s HIER_NONE/- text/html%n",

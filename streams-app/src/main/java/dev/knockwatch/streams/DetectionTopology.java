@@ -73,6 +73,10 @@ public final class DetectionTopology {
     // A value that is not a ViolationEvent is logged and skipped rather than stopping detection.
     p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    // 64 KiB a partition, not 1 MiB: one command flooding its partition hands the thread at most
+    // a few hundred of its events before another partition's page (FloodFairnessTest; costs 7-18 %
+    // of throughput, docs/PERFORMANCE.md "Session 16")
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
     return p;
   }
 

@@ -1,0 +1,227 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 24's fairness promise, as a user runs it: {@code ./knockwatch up} with its defaults, one
+ * command flooding 200,000 refusals into its log while other commands' single off-role refusals
+ * are appended. Each of those must page once, and every flood refusal must be counted. How long
+ * the pages take, idle and under the flood, is measured and printed (docs/PERFORMANCE.md), never
+ * asserted: the machines here are noisy.
+ */
+@Tag("integration")
+class FloodFairnessTest {
+
+  static final int FLOOD = 200_000;
+  static final int VICTIMS = 3;
+  static final Duration PAGE = Duration.ofMinutes(4);
+  static final Pattern PUBLISHED = Pattern.compile(
+      "(?m)^knockwatch_ingest_events_published_total\\{source=\"srt-violation\",?} ([0-9.E]+)$");
+  static final Pattern COUNTED = Pattern.compile("(?m)^knockwatch_streams_refusals_total\\{[^}]*} ([0-9.E]+)$");
+
+  @TempDir Path dir;
+
+  @Test
+  void oneCommandsFloodDelaysNoOtherCommandsPage() throws Exception {
+    Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
+    int kafka = Launched.freePort();
+    int metrics = Launched.freePort();
+    int api = Launched.freePort();
+    try (Launched up = Launched.start(checkout, dir.resolve("run"), Map.of(), "up", "--no-probes",
+        "--kafka-port", String.valueOf(kafka), "--metrics-port", String.valueOf(metrics), "--api-port", String.valueOf(api))) {
+      up.awaitLine("Ctrl-C to stop.", FirstRunTest.FIRST_START);
+      Path logs = checkout.resolve("var/logs");
+      try (AlertWatch alerts = new AlertWatch(kafka)) {
+        List<String> idle = new ArrayList<>();
+        for (int i = 0; i < VICTIMS; i++) {
+          idle.add(page(up, alerts, logs, "IdleVictimIdleVictim0" + i, metrics));
+        }
+
+        // the flood: one command, one file, 200,000 refusals at distinct milliseconds, written at once
+        String flood = "FloodFloodFloodFlood01";
+        Instant base = Instant.now().minusSeconds(250);
+        StringBuilder text = new StringBuilder(FLOOD * 230);
+        for (int i = 0; i < FLOOD; i++) {
+          text.append(record(flood, "registry.npmjs.org:443", base.plusMillis(i))).append('\n');
+        }
+        Files.createDirectories(logs.resolve("dev-bot-flood"));
+        Files.writeString(logs.resolve("dev-bot-flood").resolve(flood + ".violations.jsonl"), text, StandardCharsets.UTF_8);
+        text = null;
+        List<String> flooded = new ArrayList<>();
+        for (int i = 0; i < VICTIMS; i++) {
+          flooded.add(page(up, alerts, logs, "FloodVictimFloodVicti" + i, metrics));
+        }
+
+        // nothing of the flood is lost: every refusal published and counted
+        Instant deadline = Instant.now().plus(PAGE);
+        while (sum(COUNTED, scrape(metrics)) < FLOOD + 2 * VICTIMS && Instant.now().isBefore(deadline)) {
+          Thread.sleep(500);
+        }
+        String end = scrape(metrics);
+        assertThat(sum(PUBLISHED, end)).isGreaterThanOrEqualTo(FLOOD + 2 * VICTIMS);
+        assertThat(sum(COUNTED, end)).isGreaterThanOrEqualTo(FLOOD + 2 * VICTIMS);
+        up.awaitLine("ALERT [WARNING] persistent-retry firing command=" + flood, PAGE);
+        up.awaitLine("ALERT [PAGE] off-role-host firing command=" + flood, PAGE);
+        for (String victim : List.of("IdleVictimIdleVictim00", "FloodVictimFloodVicti0")) {
+          assertThat(up.out().lines().filter(l -> l.contains(" firing command=" + victim + " "))).hasSize(1);
+        }
+
+        System.out.println("flood fairness (" + FLOOD + " refusals of one command), off-role page latency "
+            + "[event on knockwatch.violations / alert on knockwatch.alerts / line on up's console, from the line's append]:");
+        System.out.println("  idle:  " + String.join("; ", idle));
+        System.out.println("  flood: " + String.join("; ", flooded));
+      }
+    }
+  }
+
+  /**
+   * Appends one off-role refusal of {@code victim} and waits for its page; says how long the
+   * alert took to reach the alerts topic and up's console, and how much of all refusals ingest
+   * had published then.
+   */
+  private static String page(Launched up, AlertWatch alerts, Path logs, String victim, int metrics) throws Exception {
+    Path file = Files.createDirectories(logs.resolve("dev-bot-victim")).resolve(victim + ".violations.jsonl");
+    long t0 = System.nanoTime();
+    Files.writeString(file, record(victim, "exfil.evil.test:443", Instant.now()) + "\n", StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    long published = sum(PUBLISHED, scrape(metrics));
+    String line = " firing command=" + victim + " ";
+    Instant deadline = Instant.now().plus(PAGE);
+    Long topic = null;
+    Long console = null;
+    Long event = null;
+    long counted = 0;
+    while ((topic == null || console == null) && Instant.now().isBefore(deadline)) {
+      if (event == null && alerts.eventNanos(victim) != null) {
+        event = alerts.eventNanos(victim) - t0;
+      }
+      if (topic == null && alerts.firstNanos(victim) != null) {
+        topic = alerts.firstNanos(victim) - t0;
+        counted = sum(COUNTED, scrape(metrics));
+      }
+      if (console == null && up.out().contains("ALERT [PAGE] off-role-host" + line)) {
+        console = System.nanoTime() - t0;
+      }
+      Thread.sleep(20);
+    }
+    assertThat(topic).as("the alert of " + victim + " on knockwatch.alerts").isNotNull();
+    assertThat(console).as("the page of " + victim + " on up's console").isNotNull();
+    if (event == null && alerts.eventNanos(victim) != null) {
+      event = alerts.eventNanos(victim) - t0;
+    }
+    return String.format("%.2f s / %.2f s / %.1f s (%,d published before, %,d counted at the page)",
+        event == null ? Double.NaN : event / 1e9, topic / 1e9, console / 1e9, published, counted);
+  }
+
+  static String record(String commandId, String target, Instant at) {
+    return "{\"line\":\"deny network-outbound " + target + " (host is not on the allow list)\",\"encodedCommand\":\""
+        + Base64.getEncoder().encodeToString(commandId.getBytes(StandardCharsets.UTF_8))
+        + "\",\"command\":\"curl -s https://" + target + "\",\"timestamp\":\"" + at + "\"}";
+  }
+
+  static String scrape(int port) throws IOException, InterruptedException {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+    return r.body();
+  }
+
+  static long sum(Pattern p, String metrics) {
+    Matcher m = p.matcher(metrics);
+    double total = 0;
+    while (m.find()) {
+      total += Double.parseDouble(m.group(1));
+    }
+    return (long) total;
+  }
+
+  /**
+   * When each command's first alert reached knockwatch.alerts (committed), and each victim's
+   * event knockwatch.violations, read by a consumer thread.
+   */
+  static final class AlertWatch implements AutoCloseable {
+    private final Map<String, Long> first = new ConcurrentHashMap<>();
+    private final Map<String, Long> events = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    AlertWatch(int kafka) {
+      Properties p = new Properties();
+      p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafka);
+      p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+      List<TopicPartition> parts = new ArrayList<>();
+      for (String topic : List.of(Topics.ALERTS.name(), Topics.VIOLATIONS.name())) {
+        consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
+      }
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      thread = new Thread(() -> {
+        try (consumer) {
+          while (running) {
+            for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(20))) {
+              long now = System.nanoTime();
+              if (r.topic().equals(Topics.VIOLATIONS.name())) {
+                if (r.key() != null && r.key().contains("Victim")) {
+                  events.putIfAbsent(r.key(), now);
+                }
+                continue;
+              }
+              try {
+                JsonNode a = Json.MAPPER.readTree(r.value());
+                first.putIfAbsent(a.path("commandId").asText(), now);
+              } catch (IOException e) {
+                // not an alert: not this test's
+              }
+            }
+          }
+        }
+      }, "alert-watch");
+      thread.start();
+    }
+
+    Long eventNanos(String commandId) {
+      return events.get(commandId);
+    }
+
+    Long firstNanos(String commandId) {
+      return first.get(commandId);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running = false;
+      thread.join(10_000);
+    }
+  }
+}
