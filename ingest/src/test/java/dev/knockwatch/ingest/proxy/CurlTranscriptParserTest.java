@@ -2,7 +2,6 @@ package dev.knockwatch.ingest.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
@@ -91,13 +90,16 @@ class CurlTranscriptParserTest {
     });
   }
 
+  /** The stderr srt annotated with its violations, in a run through its API (proxy user srt.<bzw0…>). */
+  private String annotatedStderr() throws IOException {
+    try (InputStream in = getClass().getResourceAsStream("/fixtures/srt-0.0.83/h3-api-violations-refuseOpaqueTunnels.json")) {
+      return Json.MAPPER.readTree(in).get("runs").get(0).get("annotateStderrWithSandboxFailures").asText();
+    }
+  }
+
   @Test
   void theBridgesTranscriptTakesTheCommandIdFromTheProxyUserAndReadsTheViolationsBlock() throws IOException {
-    JsonNode run;
-    try (InputStream in = getClass().getResourceAsStream("/fixtures/srt-0.0.83/h3-api-violations-refuseOpaqueTunnels.json")) {
-      run = Json.MAPPER.readTree(in).get("runs").get(0);
-    }
-    Result r = parse(run.get("annotateStderrWithSandboxFailures").asText(), "not-the-id");
+    Result r = parse(annotatedStderr(), "not-the-id");
     assertThat(r.events()).extracting(ViolationEvent::commandId).containsOnly("bzw0ZmdQFlmMYDlhRWO9Lg");
     assertThat(r.events()).extracting(CurlTranscriptParserTest::summary).containsExactly(
         "proxy-403 http-connect CONNECT loopback-alias.test:8443 blocked-by-sandbox-runtime null null 2026-11-29T19:00:00Z",
@@ -108,11 +110,7 @@ class CurlTranscriptParserTest {
   /** docs/TRUST.md: the proxy user is printed in the command's own stderr, so it is a claim; the file name decides. */
   @Test
   void aProxyUserOfAnotherCommandInTheStderrIsAConflictAndTheFileNameDecides() throws IOException {
-    JsonNode run;
-    try (InputStream in = getClass().getResourceAsStream("/fixtures/srt-0.0.83/h3-api-violations-refuseOpaqueTunnels.json")) {
-      run = Json.MAPPER.readTree(in).get("runs").get(0);
-    }
-    Result r = parse(run.get("annotateStderrWithSandboxFailures").asText(), "xhfHytmXL-L6RsYw2CrSjA");
+    Result r = parse(annotatedStderr(), "xhfHytmXL-L6RsYw2CrSjA");
     assertThat(r.events()).hasSize(2).allSatisfy(e -> {
       assertThat(e.commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
       assertThat(e.identityConflict()).isEqualTo(new ViolationEvent.IdentityClaim(null, "bzw0ZmdQFlmMYDlhRWO9Lg"));
