@@ -72,6 +72,7 @@ final class IngestCommand implements Callable<Integer> {
         ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL)
         : IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
             sink, Pipeline.hostName(), Pipeline.POLL_INTERVAL);
+    agent.pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       agent.close();

@@ -55,7 +55,7 @@ public final class Pipeline implements AutoCloseable {
     notifyThread.start();
     sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
     ingest = IngestAgent.forLogDirectory(s.logsDir(), p -> true, s.varDir().resolve("ingest").resolve("checkpoints.json"),
-        sink, hostName(), s.pollInterval());
+        sink, hostName(), s.pollInterval()).pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
     ingestThread = new Thread(ingest, "knockwatch-ingest");
     ingestThread.start();
   }

@@ -125,6 +125,26 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * most 4). One file's lines are always parsed in order by one thread at a time, and the events
    * keep the order of their lines, whatever the number.
    */
+  /**
+   * How many lines a second ingest reads of one command's file at most: far above what a
+   * sandboxed command refuses (srt: hundreds a second), far below what one file could push
+   * through detection (FloodFairnessTest, docs/PERFORMANCE.md "Session 16").
+   */
+  public static final int PER_COMMAND_LINES_PER_SECOND = 5_000;
+
+  /**
+   * Reads each one-command file ({@link SourceType#perCommand}) at {@code linesPerSecond} at most,
+   * so that a flood of one command cannot fill the pipeline ahead of another command's page.
+   * Shared logs (Squid, JSON) are not paced: they carry many commands.
+   */
+  public IngestAgent pacePerCommand(int linesPerSecond) {
+    for (Feed f : feeds) {
+      f.tailer().pace(p -> SourceType.ofFileName(fileName(p.getFileName().toString()))
+          .map(SourceType::perCommand).orElse(false), linesPerSecond);
+    }
+    return this;
+  }
+
   public IngestAgent parseThreads(int n) {
     if (n < 1) {
       throw new IllegalArgumentException("parse threads must be at least 1, not " + n);

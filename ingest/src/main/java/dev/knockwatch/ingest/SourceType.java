@@ -37,6 +37,11 @@ public enum SourceType {
     this.parsers = parsers;
   }
 
+  /** Whether a file of this type holds one command's lines (the layout's {@code <commandId>.<suffix>}), not a shared log's. */
+  public boolean perCommand() {
+    return this != SQUID && this != JSON;
+  }
+
   /** {@code srt-violation}, {@code strace}, ... */
   public String wireName() {
     return source.wireName();

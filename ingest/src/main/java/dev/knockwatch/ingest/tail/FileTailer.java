@@ -235,6 +235,67 @@ public final class FileTailer {
   static final int FAIR_SHARES = 8;
   private static final int MIN_SHARE = 64;
 
+  /** Which files are paced, and to how many lines a second ({@link #pace}); 0: none. */
+  private Predicate<Path> paced = p -> false;
+  private double pacedPerSecond;
+  /** The paced files read lately, with what each may still read; a file whose bucket is full has none. */
+  private final Map<Path, Bucket> buckets = new HashMap<>();
+
+  /** A token bucket: a second's worth of lines at most, refilled at the pace. */
+  private static final class Bucket {
+    double tokens;
+    long atNanos;
+    boolean said;
+  }
+
+  /**
+   * Reads each file {@code paced} accepts at no more than {@code linesPerSecond} lines a second
+   * (a second's worth at once). One command's file that floods faster is read at that pace: its
+   * later lines wait in the file (its lag grows, no line is lost), and the pipeline behind stays
+   * free for everyone else's refusals (issue 24: no command starves another).
+   */
+  public FileTailer pace(Predicate<Path> paced, int linesPerSecond) {
+    this.paced = paced;
+    this.pacedPerSecond = linesPerSecond;
+    return this;
+  }
+
+  /** How many lines {@code file} may give now: no bound for a file that is not paced. */
+  private int allowance(Path file, long now) {
+    if (pacedPerSecond <= 0 || !paced.test(file)) {
+      return Integer.MAX_VALUE;
+    }
+    Bucket b = buckets.get(file);
+    if (b == null) {
+      return (int) pacedPerSecond;
+    }
+    b.tokens = Math.min(pacedPerSecond, b.tokens + (now - b.atNanos) / 1e9 * pacedPerSecond);
+    b.atNanos = now;
+    if (b.tokens >= pacedPerSecond && !b.said) {
+      buckets.remove(file); // full: as good as none, and the map holds only the files lately busy
+      return (int) pacedPerSecond;
+    }
+    if (b.tokens < 1 && !b.said) {
+      b.said = true;
+      log.info("{}: more than {} lines a second: read at that pace, so that one command cannot crowd out the others "
+          + "(its later lines wait in the file; none is lost)", shown(relative(file)), (int) pacedPerSecond);
+    }
+    return (int) b.tokens;
+  }
+
+  private void spend(Path file, int lines, long now) {
+    if (lines == 0 || pacedPerSecond <= 0 || !paced.test(file)) {
+      return;
+    }
+    Bucket b = buckets.computeIfAbsent(file, f -> {
+      Bucket fresh = new Bucket();
+      fresh.tokens = pacedPerSecond;
+      fresh.atNanos = now;
+      return fresh;
+    });
+    b.tokens -= lines;
+  }
+
   /**
    * Returns up to {@code maxLines} new complete lines, across files, each file's in offset order:
    * first at most a fair share of each file's, in path order, then more of the files that had more.
@@ -274,8 +335,15 @@ public final class FileTailer {
         break;
       }
       int before = out.size();
-      read(found.path(), found.attrs(), out, Math.min(maxLines, before + share));
-      if (out.size() - before >= share) {
+      int allowed = allowance(found.path(), now);
+      if (allowed == 0) {
+        active.add(found.path()); // paced: looked at again next poll
+        visited++;
+        continue;
+      }
+      read(found.path(), found.attrs(), out, (int) Math.min(maxLines, (long) before + Math.min(share, allowed)));
+      spend(found.path(), out.size() - before, now);
+      if (out.size() - before >= share && allowed > share) {
         more.add(found);
       }
       track(found.path(), out.size() > before);
@@ -285,9 +353,15 @@ public final class FileTailer {
       if (out.size() >= maxLines) {
         break;
       }
+      int before = out.size();
+      int allowed = allowance(found.path(), now);
+      if (allowed == 0) {
+        continue;
+      }
       // its attributes again: the first pass may have read past the size the walk saw, which
       // would now look like a truncation
-      read(found.path(), null, out, maxLines);
+      read(found.path(), null, out, (int) Math.min(maxLines, (long) before + allowed));
+      spend(found.path(), out.size() - before, now);
       track(found.path(), true);
     }
     if (walk) {

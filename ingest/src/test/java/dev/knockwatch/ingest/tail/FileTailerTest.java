@@ -47,6 +47,44 @@ class FileTailerTest {
   }
 
   /**
+   * A paced file gives a second's worth of lines at once, then no more than its pace; a file that
+   * is not paced is read in full beside it; every line of both is read once, in order.
+   */
+  @Test
+  void aPacedFileIsReadAtItsPaceBesideTheOthersAndLosesNoLine() throws Exception {
+    Path shared = root.resolve("agent-1/access.log");
+    StringBuilder flood = new StringBuilder();
+    StringBuilder other = new StringBuilder();
+    for (int i = 0; i < 1_000; i++) {
+      flood.append("f").append(i).append('\n');
+      other.append("o").append(i).append('\n');
+    }
+    append(flood.toString());
+    Files.writeString(shared, other);
+    FileTailer t = new FileTailer(root, p -> p.startsWith(root.resolve("agent-1")), checkpoint, 64)
+        .pace(p -> p.toString().endsWith(".jsonl"), 100);
+
+    List<String> first = texts(t.poll(10_000));
+    assertThat(first.stream().filter(l -> l.startsWith("f"))).as("a second's worth at once").hasSize(100);
+    assertThat(first.stream().filter(l -> l.startsWith("o"))).as("an unpaced file, whole").hasSize(1_000);
+
+    List<String> flooded = new java.util.ArrayList<>(first.stream().filter(l -> l.startsWith("f")).toList());
+    long start = System.nanoTime();
+    int polls = 0;
+    while (flooded.size() < 1_000 && System.nanoTime() - start < 60_000_000_000L) {
+      Thread.sleep(20);
+      List<String> got = texts(t.poll(10_000));
+      assertThat(got.size()).as("at most a second's worth a poll").isLessThanOrEqualTo(100);
+      flooded.addAll(got);
+      polls++;
+    }
+    assertThat(flooded).as("every line, once").hasSize(1_000).doesNotHaveDuplicates();
+    assertThat(flooded).as("every line, once, in order")
+        .containsExactlyElementsOf(flood.toString().lines().toList());
+    assertThat(polls).as("900 more lines at 100 a second take many polls").isGreaterThan(20);
+  }
+
+  /**
    * A poll takes a fair share of each file's backlog first (a poll's lines over {@link
    * FileTailer#FAIR_SHARES}), then fills up from the files that had more, each in its order.
    */
