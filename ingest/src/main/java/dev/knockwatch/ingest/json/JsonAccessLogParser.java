@@ -2,7 +2,6 @@ package dev.knockwatch.ingest.json;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.HostClassifier.HostPort;
 import dev.knockwatch.events.Json;

@@ -2,7 +2,6 @@ package dev.knockwatch.ingest.probe;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;

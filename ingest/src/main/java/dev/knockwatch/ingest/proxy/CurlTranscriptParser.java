@@ -12,7 +12,6 @@ import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
-import dev.knockwatch.ingest.Rejection;
 import dev.knockwatch.ingest.SourceLine;
 import dev.knockwatch.ingest.srt.SrtLine;
 import java.net.URLDecoder;

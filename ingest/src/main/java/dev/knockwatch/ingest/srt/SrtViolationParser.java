@@ -42,7 +42,6 @@ public final class SrtViolationParser implements LineParser {
   public static final String FILE_SUFFIX = ".violations.jsonl";
 
   static final int MAX_COMMAND_CHARS = 2048;
-  static final int MAX_AGENT_CHARS = SourceLine.MAX_AGENT_CHARS;
   static final int MAX_FIELD_CHARS = 1024;
   static final int MAX_PATH_CHARS = 4096;
 

@@ -1,6 +1,5 @@
 package dev.knockwatch.ingest.strace;
 
-import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
@@ -10,13 +9,11 @@ import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
-import dev.knockwatch.ingest.Rejection;
 import dev.knockwatch.ingest.SourceLine;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -245,6 +245,7 @@ public final class FileTailer {
   private static final class Bucket {
     double tokens;
     long atNanos;
+    /** Whether this flood of the file was logged: once a flood, until its bucket fills again. */
     boolean said;
   }
 
@@ -271,7 +272,7 @@ public final class FileTailer {
     }
     b.tokens = Math.min(pacedPerSecond, b.tokens + (now - b.atNanos) / 1e9 * pacedPerSecond);
     b.atNanos = now;
-    if (b.tokens >= pacedPerSecond && !b.said) {
+    if (b.tokens >= pacedPerSecond) {
       buckets.remove(file); // full: as good as none, and the map holds only the files lately busy
       return (int) pacedPerSecond;
     }
@@ -283,8 +284,9 @@ public final class FileTailer {
     return (int) b.tokens;
   }
 
-  private void spend(Path file, int lines, long now) {
-    if (lines == 0 || pacedPerSecond <= 0 || !paced.test(file)) {
+  /** Takes {@code lines} out of a paced file's bucket; {@code allowed} is what {@link #allowance} gave. */
+  private void spend(Path file, int allowed, int lines, long now) {
+    if (lines == 0 || allowed == Integer.MAX_VALUE) {
       return;
     }
     Bucket b = buckets.computeIfAbsent(file, f -> {
@@ -342,7 +344,7 @@ public final class FileTailer {
         continue;
       }
       read(found.path(), found.attrs(), out, (int) Math.min(maxLines, (long) before + Math.min(share, allowed)));
-      spend(found.path(), out.size() - before, now);
+      spend(found.path(), allowed, out.size() - before, now);
       if (out.size() - before >= share && allowed > share) {
         more.add(found);
       }
@@ -361,7 +363,7 @@ public final class FileTailer {
       // its attributes again: the first pass may have read past the size the walk saw, which
       // would now look like a truncation
       read(found.path(), null, out, (int) Math.min(maxLines, (long) before + allowed));
-      spend(found.path(), out.size() - before, now);
+      spend(found.path(), allowed, out.size() - before, now);
       track(found.path(), true);
     }
     if (walk) {
