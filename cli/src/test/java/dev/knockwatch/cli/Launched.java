@@ -106,6 +106,15 @@ final class Launched implements AutoCloseable {
     return read(out);
   }
 
+  /** The process id: the JVM's, since the launcher execs java. */
+  long pid() {
+    return process.pid();
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
   String err() {
     return read(err);
   }

@@ -13,7 +13,10 @@ import java.util.List;
  * <p>{@code sources} are the kinds of log the refusals were read from (the same refusal seen by
  * two counts once); {@code policyVersion} is the version of the rules it was raised under;
  * {@code shadow} is true for a rule in shadow mode (written, never paged), absent otherwise;
- * {@code targets} are a count alert's most refused hosts (or paths) in its window, most first.
+ * {@code targets} are the most refused hosts (or paths) of the alert's window or episode, most
+ * first (at most five); {@code distinctTargets} says how many distinct ones there were in all
+ * (exact up to twenty, estimated beyond) and {@code lastTarget} the newest, for the rules that
+ * judge each refusal on its own: one alert per rule and command, whatever the number of hosts.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Alert(
@@ -36,30 +39,38 @@ public record Alert(
     List<Source> sources,
     String policyVersion,
     Boolean shadow,
-    List<Target> targets) {
+    List<Target> targets,
+    Long distinctTargets,
+    String lastTarget) {
 
   /** A refused host:port (or path) and how often this alert's command was refused it. */
   public record Target(String target, long count) {}
 
-  /**
-   * hash(rule, commandId[, subject]): one alert per rule and command, or per rule, command and
-   * host (or path) for the detectors that judge each refusal on its own.
-   */
-  public static String fingerprint(String ruleId, String commandId, String subject) {
-    return Hashes.sha256Hex(ruleId + "\u0000" + commandId + (subject == null ? "" : "\u0000" + subject), 8);
+  /** hash(rule, commandId): one alert per rule and command (an episode of it at a time). */
+  public static String fingerprintOf(String ruleId, String commandId) {
+    return Hashes.sha256Hex(ruleId + "\u0000" + commandId, 8);
   }
 
   /** This alert, resolved. */
   public Alert resolved() {
     return new Alert(fingerprint, rule, severity, Status.RESOLVED, commandId, agentId, role, host, port, count,
-        windowStart, windowEnd, firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow, targets);
+        windowStart, windowEnd, firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow, targets,
+        distinctTargets, lastTarget);
   }
 
   /** This alert with what later hits changed. */
   public Alert updated(long newCount, Instant newLastSeen, String newSummary, List<String> samples,
       List<Source> newSources, List<Target> newTargets) {
     return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, newCount,
-        windowStart, windowEnd, firstSeen, newLastSeen, newSummary, samples, newSources, policyVersion, shadow, newTargets);
+        windowStart, windowEnd, firstSeen, newLastSeen, newSummary, samples, newSources, policyVersion, shadow, newTargets,
+        distinctTargets, lastTarget);
+  }
+
+  /** This alert naming what its episode was refused: the most refused, how many in all, the last. */
+  public Alert withTargets(String newSummary, List<Target> newTargets, Long distinct, String last) {
+    return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, count,
+        windowStart, windowEnd, firstSeen, lastSeen, newSummary, sampleEventIds, sources, policyVersion, shadow,
+        newTargets, distinct, last);
   }
 
   public enum Severity {

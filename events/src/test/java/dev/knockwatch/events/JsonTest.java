@@ -66,7 +66,7 @@ class JsonTest {
   void anAlertSurvivesTheSerdeAndWritesItsEnumsInLowerCase() {
     Alert alert = new Alert("85765b1535365552", "persistent-retry", Alert.Severity.PAGE, Alert.Status.FIRING,
         "xhfHytmXL-L6RsYw2CrSjA", "ci-runner-1", null, "example.com", 80, 5, T0, T0.plusSeconds(300),
-        T0, T0.plusSeconds(80), "command refused 5 times", List.of("a", "b"), null, null, null, null);
+        T0, T0.plusSeconds(80), "command refused 5 times", List.of("a", "b"), null, null, null, null, null, null);
     Serde<Alert> serde = Json.serde(Alert.class);
     byte[] bytes = serde.serializer().serialize("t", alert);
     assertThat(serde.deserializer().deserialize("t", bytes)).isEqualTo(alert);

@@ -13,7 +13,7 @@ class SilenceTest {
 
   static Alert alert(String rule, String command, String agent, String host) {
     return new Alert("f", rule, Alert.Severity.PAGE, Alert.Status.FIRING, command, agent, "ci", host, 443, 1, null, null,
-        T0, T0, "s", List.of(), null, null, null, null);
+        T0, T0, "s", List.of(), null, null, null, null, null, null);
   }
 
   static Silence silence(Map<String, String> matchers) {

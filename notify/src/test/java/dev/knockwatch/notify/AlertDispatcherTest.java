@@ -52,12 +52,12 @@ class AlertDispatcherTest {
   void aValueThatIsNotAnAlertIsSkippedShadowAlertsAreNotPagedAndTheAlertsAfterThemAreDelivered(EmbeddedKafkaBroker broker) throws Exception {
     Instant t0 = Instant.parse("2026-11-29T18:45:00Z");
     Alert alert = new Alert("f1", "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING,
-        "AlertDispatcherTest000001", "a", null, null, null, 5, t0, t0.plusSeconds(300), t0, t0, "s", List.of(), null, null, null, null);
+        "AlertDispatcherTest000001", "a", null, null, null, 5, t0, t0.plusSeconds(300), t0, t0, "s", List.of(), null, null, null, null, null, null);
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f0", "{not an alert")).get(30, TimeUnit.SECONDS);
       Alert shadow = new Alert("fs", "trial-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
-          "AlertDispatcherTest000002", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, true, null);
+          "AlertDispatcherTest000002", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, true, null, null, null);
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "fs", Json.write(shadow))).get(30, TimeUnit.SECONDS);
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f1", Json.write(alert))).get(30, TimeUnit.SECONDS);
     }
@@ -92,7 +92,7 @@ class AlertDispatcherTest {
       for (int i = 0; i < n; i++) {
         Alert a = new Alert(String.format("restart%09d", i), "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING,
             String.format("RestartRestartRestart%03d", i), "ci-1", "ci", "evil.example", 443, 1, null, null, t0, t0, "s",
-            List.of(), null, null, null, null);
+            List.of(), null, null, null, null, null, null);
         p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a)));
       }
       p.flush();
@@ -137,9 +137,9 @@ class AlertDispatcherTest {
     dev.knockwatch.notify.silence.Silences.write(broker.bootstrapServers(), new dev.knockwatch.events.Silence("over-1",
         Map.of("rule", "loud-rule"), now.minusSeconds(7200), now.minusSeconds(3600), "ana", "old"));
     Alert muted = new Alert("muted0000000001", "muted-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
-        "SilenceSilenceSilence1", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null, null);
+        "SilenceSilenceSilence1", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null, null, null, null);
     Alert loud = new Alert("loud00000000001", "loud-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
-        "SilenceSilenceSilence2", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null, null);
+        "SilenceSilenceSilence2", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null, null, null, null);
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), muted.fingerprint(), Json.write(muted))).get(30, TimeUnit.SECONDS);

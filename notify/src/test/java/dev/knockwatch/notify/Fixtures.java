@@ -18,7 +18,7 @@ public final class Fixtures {
     return new Alert("032fd9e08f8acfe5", "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING,
         "DoorsDoorsDoorsDoors01", "ci-runner-2", "ci", "evil.example", 443, 1, null, null, T0, T0,
         "agent ci-runner-2 (role ci) tried evil.example:443, which its role does not allow",
-        List.of("22ad24c3916641e5"), List.of(Source.SRT_VIOLATION), "bfc0f5922941", null, null);
+        List.of("22ad24c3916641e5"), List.of(Source.SRT_VIOLATION), "bfc0f5922941", null, null, null, null);
   }
 
   /** A count alert whose agent-chosen fields try to ping the channel, hide a link and reorder text. */
@@ -28,6 +28,6 @@ public final class Fixtures {
         T0.plusSeconds(32), T0.plusSeconds(112),
         "command refused 7 times; last: <http://evil.test|click here> <!here> <@U123> & \u202Eexe.txt\u0007",
         List.of("e1"), List.of(Source.SRT_VIOLATION, Source.SQUID), "bfc0f5922941", null,
-        List.of(new Alert.Target("<http://evil.test|click>:80", 5), new Alert.Target("registry.npmjs.org:443", 2)));
+        List.of(new Alert.Target("<http://evil.test|click>:80", 5), new Alert.Target("registry.npmjs.org:443", 2)), null, null);
   }
 }

@@ -32,6 +32,10 @@ public final class StreamsMetrics {
       .name("knockwatch_streams_exact_duplicates_total")
       .help("Events equal to one of their command's last ones but for where they were read (a line written again, a copied file, a batch sent again): counted once.")
       .labelNames("source").register();
+  public static final Counter STATE_CAPPED = Counter.build()
+      .name("knockwatch_streams_state_capped_total")
+      .help("Refusals a per-command bound kept out of a store (docs/RELIABILITY.md), by store: the command is flooding.")
+      .labelNames("store").register();
   public static final Counter IN_ROLE = Counter.build()
       .name("knockwatch_streams_in_role_refusals_total")
       .help("Refusals of a host the agent's role allows: config drift, not an off-role page.")

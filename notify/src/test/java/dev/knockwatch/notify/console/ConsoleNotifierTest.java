@@ -19,7 +19,7 @@ class ConsoleNotifierTest {
   static Alert alert(String agentId, String summary) {
     return new Alert("85765b1535365552", "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING,
         "xhfHytmXL-L6RsYw2CrSjA", agentId, null, null, null, 5, T0, T0.plusSeconds(300),
-        T0.plusSeconds(32), T0.plusSeconds(112), summary, List.of("e1"), null, null, null, null);
+        T0.plusSeconds(32), T0.plusSeconds(112), summary, List.of("e1"), null, null, null, null, null, null);
   }
 
   @Test
@@ -33,7 +33,7 @@ class ConsoleNotifierTest {
   @Test
   void hostAndRoleAppearWhenTheAlertHasThem() {
     Alert a = new Alert("f", "off-role-host", Alert.Severity.PAGE, Alert.Status.RESOLVED, "xhfHytmXL-L6RsYw2CrSjA",
-        "ci-1", "ci", "evil.test", 443, 1, null, null, null, null, null, List.of(), null, null, null, null);
+        "ci-1", "ci", "evil.test", 443, 1, null, null, null, null, null, List.of(), null, null, null, null, null, null);
     assertThat(ConsoleNotifier.format(a)).isEqualTo(
         "ALERT [PAGE] off-role-host resolved command=xhfHytmXL-L6RsYw2CrSjA agent=ci-1 role=ci host=evil.test:443 "
             + "count=1 fingerprint=f");

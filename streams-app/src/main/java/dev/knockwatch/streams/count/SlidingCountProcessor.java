@@ -137,9 +137,9 @@ public final class SlidingCountProcessor implements Processor<String, ViolationE
     String summary = "command refused " + c.count() + " times in " + span(c) + " (threshold " + rule.threshold()
         + " within " + ThresholdCrossingProcessor.human(rule.window()) + ")"
         + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
-    context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprint(rule.id(), commandId, null), commandId,
+    context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), commandId,
         c.agentId(), role, null, null, e.source(), c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(),
-        c.firstSeen(), c.firstSeen().plus(rule.window()), summary, ThresholdCrossingProcessor.top(c.targets())), ts));
+        c.firstSeen(), c.firstSeen().plus(rule.window()), summary, WindowCount.top(c.targets())), ts));
   }
 
   /** From the first refusal to the last, in whole seconds (at least 1), e.g. {@code 20s}, {@code 2m30s}, {@code 1h5m}. */

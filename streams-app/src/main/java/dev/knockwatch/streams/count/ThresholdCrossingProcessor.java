@@ -1,6 +1,7 @@
 package dev.knockwatch.streams.count;
 
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
 import dev.knockwatch.streams.lifecycle.Hit;
@@ -140,7 +141,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   static WindowCount add(WindowCount before, String eventId, String target, String agentId, Instant at) {
     if (before == null) {
       return new WindowCount(1, at, at, agentId, target, eventId == null ? List.of() : List.of(eventId),
-          target == null ? Map.of() : Map.of(target, 1L));
+          target == null ? Map.of() : Map.of(Sanitize.text(target, WindowCount.MAX_TARGET_CHARS), 1L));
     }
     List<String> samples = before.sampleEventIds();
     if (samples.size() < MAX_SAMPLES && eventId != null) {
@@ -152,21 +153,10 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
     String agent = before.agentId() != null ? before.agentId() : agentId;
     Map<String, Long> targets = before.targets() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(before.targets());
     if (target != null) {
-      String key = targets.containsKey(target) || targets.size() < WindowCount.MAX_TARGETS ? target : WindowCount.OTHER;
-      targets.merge(key, 1L, Long::sum);
+      WindowCount.tally(targets, target);
     }
     String lastTarget = at.isBefore(before.lastSeen()) ? before.lastTarget() : target;
     return new WindowCount(before.count() + 1, first, last, agent, lastTarget, List.copyOf(samples), targets);
-  }
-
-  /** The five most refused targets, most first (ties: the first refused first). */
-  static List<Alert.Target> top(Map<String, Long> targets) {
-    if (targets == null || targets.isEmpty()) {
-      return null;
-    }
-    return targets.entrySet().stream()
-        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-        .limit(5).map(e -> new Alert.Target(e.getKey(), e.getValue())).toList();
   }
 
   static String target(ViolationEvent e) {
@@ -179,9 +169,9 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   private Hit hit(String commandId, String role, ViolationEvent e, WindowCount c, long windowStart, long windowEnd) {
     String summary = "command refused " + c.count() + " times within " + human(rule.window())
         + " (threshold " + rule.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
-    return new Hit(rule, Alert.fingerprint(rule.id(), commandId, null), commandId, c.agentId(), role, null, null, e.source(),
+    return new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), commandId, c.agentId(), role, null, null, e.source(),
         c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(), Instant.ofEpochMilli(windowStart),
-        Instant.ofEpochMilli(windowEnd), summary, top(c.targets()));
+        Instant.ofEpochMilli(windowEnd), summary, WindowCount.top(c.targets()));
   }
 
   public static String human(java.time.Duration d) {

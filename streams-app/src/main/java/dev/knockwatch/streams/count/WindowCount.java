@@ -1,5 +1,7 @@
 package dev.knockwatch.streams.count;
 
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Sanitize;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -18,5 +20,25 @@ public record WindowCount(
     Map<String, Long> targets) {
 
   public static final int MAX_TARGETS = 20;
+  public static final int MAX_TARGET_CHARS = 256;
   public static final String OTHER = "(others)";
+
+  /**
+   * Counts one refusal of {@code target} in a tally of at most {@value #MAX_TARGETS} names, each
+   * cut to {@value #MAX_TARGET_CHARS} characters; the others count under {@value #OTHER}.
+   */
+  public static void tally(Map<String, Long> targets, String target) {
+    String key = Sanitize.text(target, MAX_TARGET_CHARS);
+    targets.merge(targets.containsKey(key) || targets.size() < MAX_TARGETS ? key : OTHER, 1L, Long::sum);
+  }
+
+  /** The five most refused targets of a tally, most first (ties: the first refused first). */
+  public static List<Alert.Target> top(Map<String, Long> targets) {
+    if (targets == null || targets.isEmpty()) {
+      return null;
+    }
+    return targets.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(5).map(e -> new Alert.Target(e.getKey(), e.getValue())).toList();
+  }
 }

@@ -86,7 +86,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
       Instant at = Instant.ofEpochMilli(ts);
       String summary = "after the proxy refused " + target(before.host(), before.port()) + ", the command tried "
           + door + " " + (ts - before.atMs()) / 1000 + " s later";
-      context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprint(rule.id(), commandId, null),
+      context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprintOf(rule.id(), commandId),
           commandId, e.agentId(), role, e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
           e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary, null), ts));
     }

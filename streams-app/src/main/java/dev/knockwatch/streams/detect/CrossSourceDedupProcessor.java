@@ -24,18 +24,25 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * otherwise write every refusal), so the two-second match may fall short by up to that much.
  * Entries not seen for {@link #RETENTION} of stream time are dropped every ten seconds. The
  * processor reads and writes the store through a {@link WriteThroughCopy}.
+ *
+ * <p>A command holds at most {@value #MAX_PER_COMMAND} entries (docs/RELIABILITY.md): past that
+ * (a scan of distinct hosts), a new host's refusal is not remembered and a second log's copy of
+ * it counts again — more counts for a command that is flooding anyway, never a refusal lost.
  */
 public final class CrossSourceDedupProcessor implements Processor<String, ViolationEvent, String, ViolationEvent> {
 
   public static final Duration WINDOW = Duration.ofSeconds(2);
   public static final Duration RETENTION = Duration.ofMinutes(1);
   static final Duration REFRESH = Duration.ofSeconds(1);
+  public static final int MAX_PER_COMMAND = 1000;
 
   private final String storeName;
   private final List<String> detectorChildren;
   private final String notesChild;
   private ProcessorContext<String, ViolationEvent> context;
   private WriteThroughCopy<String> sightings;
+  /** How many entries each command holds in {@link #sightings}. */
+  private final Map<String, Integer> perCommand = new java.util.HashMap<>();
 
   public CrossSourceDedupProcessor(String storeName, List<String> detectorChildren, String notesChild) {
     this.storeName = storeName;
@@ -48,8 +55,11 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
     this.context = context;
     KeyValueStore<String, String> held = context.getStateStore(storeName);
     this.sightings = new WriteThroughCopy<>(held, CrossSourceDedupProcessor::latest);
+    perCommand.clear();
+    sightings.keys().forEach(k -> perCommand.merge(commandOf(k), 1, Integer::sum));
     context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME,
-        streamTime -> sightings.expireBefore(streamTime - RETENTION.toMillis()));
+        streamTime -> sightings.expireBefore(streamTime - RETENTION.toMillis(),
+            k -> perCommand.computeIfPresent(commandOf(k), (c, n) -> n == 1 ? null : n - 1)));
   }
 
   @Override
@@ -76,7 +86,12 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
         return;
       }
       Long mine = seen.get(source);
-      if (mine == null || ts - mine >= REFRESH.toMillis() || ts < mine) {
+      if (seen.isEmpty() && perCommand.getOrDefault(record.key(), 0) >= MAX_PER_COMMAND) {
+        StreamsMetrics.STATE_CAPPED.labels("cross-source-dedup").inc();
+      } else if (mine == null || ts - mine >= REFRESH.toMillis() || ts < mine) {
+        if (seen.isEmpty()) {
+          perCommand.merge(record.key(), 1, Integer::sum);
+        }
         seen.put(source, Math.max(ts, mine == null ? ts : mine));
         sightings.put(key, encode(seen));
       }
@@ -84,6 +99,11 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
     for (String child : detectorChildren) {
       context.forward(record, child);
     }
+  }
+
+  private static String commandOf(String key) {
+    int bar = key.indexOf('|');
+    return bar < 0 ? key : key.substring(0, bar);
   }
 
   /** When any source last saw the refusal a stored value describes. */

@@ -23,8 +23,9 @@ import org.apache.kafka.streams.processor.api.Record;
  * agent's role), {@code address-class} (the refusal names a sensitive class of address) and
  * {@code fs-guard} (a guarded path), and {@code wall-breach} (a guard probe the sandbox did not
  * refuse), and {@code identity-conflict} (a line that claimed another agent or command than its
- * log layout: docs/TRUST.md). Each hit carries a fingerprint of rule, command and host (or path, or probe), so the
- * lifecycle raises one alert per command and host.
+ * log layout: docs/TRUST.md). Each hit carries a fingerprint of rule and command, and what was
+ * refused as its one target: the lifecycle raises one alert per rule and command, and a new host
+ * of the same command updates it (docs/RELIABILITY.md: a scan of a million hosts is one page).
  */
 public final class EventDetectorProcessor implements Processor<String, ViolationEvent, String, Hit> {
 
@@ -66,14 +67,14 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     if (summary == null) {
       return;
     }
-    // one identity-conflict alert per command, whatever it claims line after line
-    String subject = rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? "identity"
-        : e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? e.path() : e.host();
+    // what was refused (an identity conflict names none: its claims are in the summary)
+    String subject = rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? null
+        : e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? e.path() : e.host() == null ? null : target(e);
     Instant at = Instant.ofEpochMilli(record.timestamp());
     context.forward(new Record<>(record.key(), new Hit(rule,
-        Alert.fingerprint(rule.id(), record.key(), subject), record.key(), e.agentId(), role,
+        Alert.fingerprintOf(rule.id(), record.key()), record.key(), e.agentId(), role,
         e.host(), e.port(), e.source(), at, at, e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null,
-        summary, null), record.timestamp()));
+        summary, subject == null ? null : List.of(new Alert.Target(subject, 1))), record.timestamp()));
   }
 
   private String offRole(Policy now, ViolationEvent e, String role) {

@@ -50,6 +50,11 @@ final class WriteThroughCopy<V> {
 
   /** Drops, from the copy and the store, the entries whose time is before {@code cutoff}. */
   void expireBefore(long cutoff) {
+    expireBefore(cutoff, key -> { });
+  }
+
+  /** {@link #expireBefore(long)}, telling {@code dropped} each key it drops. */
+  void expireBefore(long cutoff, java.util.function.Consumer<String> dropped) {
     Iterator<Map.Entry<String, V>> it = copy.entrySet().iterator();
     while (it.hasNext()) {
       Map.Entry<String, V> e = it.next();
@@ -58,7 +63,13 @@ final class WriteThroughCopy<V> {
       }
       store.delete(e.getKey());
       it.remove();
+      dropped.accept(e.getKey());
     }
+  }
+
+  /** The keys held, oldest first. */
+  Iterable<String> keys() {
+    return copy.keySet();
   }
 
   int size() {

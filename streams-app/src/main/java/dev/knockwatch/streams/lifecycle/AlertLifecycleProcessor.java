@@ -3,6 +3,7 @@ package dev.knockwatch.streams.lifecycle;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.count.WindowCount;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;
 import java.time.Duration;
@@ -27,7 +28,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Turns hits into alerts, once: the first hit of a fingerprint writes a {@code firing} alert
  * at once; later hits update its count, written at most once per {@code throttle}; after
  * {@code resolveAfter} without a hit it is written {@code resolved} and forgotten (a later hit
- * fires it anew). A count rule's crossing in a window that starts after the alerted window
+ * fires it anew). A fingerprint is a rule and a command: a rule that judges each refusal on
+ * its own (off-role, address-class, fs-guard, wall-breach) keeps one alert for the command's
+ * episode, and each new host updates its bounded {@link EpisodeTargets}. A count rule's crossing in a window that starts after the alerted window
  * ended writes a new firing alert with that window (overlapping hopping windows update it). A hit without a rule only adds its source to the command's firing alerts (the same
  * refusal seen by a second log).
  *
@@ -116,22 +119,27 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     // a count rule crossing in a window that starts after the alerted one ended: a new alert
     if (state == null || (hit.windowStart() != null && !hit.windowStart().isBefore(state.alert().windowEnd()))) {
       Alert alert = fresh(hit);
-      AlertState first = new AlertState(alert, now, now, false, resolveAfter);
+      AlertState first = new AlertState(alert, now, now, false, resolveAfter, perRefusal(hit)
+          ? EpisodeTargets.first(hit.targets().get(0).target()) : null);
       if (slot == null) {
         slot = add(hit.commandId() + SEP + hit.fingerprint(), first);
       } else {
         slot.state = first;
       }
       write(slot);
-      emit(alert, record.timestamp());
+      emit(first.alert(), first.targets(), record.timestamp());
       return;
     }
     Alert a = updated(state.alert(), hit);
+    EpisodeTargets targets = state.targets();
+    if (targets != null && perRefusal(hit)) {
+      targets.add(hit.targets().get(0).target()); // a new host of the same command: the same alert
+    }
     boolean due = now - state.lastEmittedMs() >= throttle.toMillis();
     if (due) {
-      emit(a, record.timestamp());
+      emit(a, targets, record.timestamp());
     }
-    slot.state = new AlertState(a, now, due ? now : state.lastEmittedMs(), !due, resolveAfter);
+    slot.state = new AlertState(a, now, due ? now : state.lastEmittedMs(), !due, resolveAfter, targets);
     if (due) {
       write(slot);
     } else {
@@ -169,7 +177,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       sources.add(hit.source());
       Alert b = a.updated(a.count(), a.lastSeen(), a.summary(), a.sampleEventIds(), List.copyOf(sources), a.targets());
       AlertState s = slot.state;
-      slot.state = new AlertState(b, s.lastHitMs(), s.lastEmittedMs(), true, s.resolveAfterMs());
+      slot.state = new AlertState(b, s.lastHitMs(), s.lastEmittedMs(), true, s.resolveAfterMs(), s.targets());
       markDirty(slot);
     }
   }
@@ -182,11 +190,11 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     for (Slot slot : live.values()) {
       AlertState s = slot.state;
       if (now - s.lastHitMs() >= s.resolveAfterMs()) {
-        emit(s.alert().resolved(), s.alert().lastSeen().toEpochMilli());
+        emit(s.alert().resolved(), s.targets(), s.alert().lastSeen().toEpochMilli());
         resolved.add(slot);
       } else if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
-        emit(s.alert(), s.alert().lastSeen().toEpochMilli());
-        slot.state = new AlertState(s.alert(), s.lastHitMs(), now, false, s.resolveAfterMs());
+        emit(s.alert(), s.targets(), s.alert().lastSeen().toEpochMilli());
+        slot.state = new AlertState(s.alert(), s.lastHitMs(), now, false, s.resolveAfterMs(), s.targets());
         changed.add(slot);
       }
     }
@@ -230,7 +238,12 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
         h.firstSeen() == null ? h.at() : h.firstSeen(), h.at(), h.summary(),
         h.eventIds() == null ? List.of() : h.eventIds().stream().limit(MAX_SAMPLES).toList(),
         h.source() == null ? List.of() : List.of(h.source()), view.current().version(),
-        h.rule().shadow() ? Boolean.TRUE : null, h.targets());
+        h.rule().shadow() ? Boolean.TRUE : null, h.targets(), null, null);
+  }
+
+  /** A hit of a rule that judges each refusal on its own, naming what was refused. */
+  private static boolean perRefusal(Hit h) {
+    return h.windowStart() == null && h.targets() != null && h.targets().size() == 1;
   }
 
   private static Alert updated(Alert a, Hit h) {
@@ -258,10 +271,22 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     // a count rule's summary names the window's count; the others' stay as first written
     String summary = h.windowStart() != null ? h.summary() : a.summary();
     return a.updated(count, last, summary, samples, sources,
-        h.targets() != null && h.count() >= a.count() ? h.targets() : a.targets());
+        h.windowStart() != null && h.targets() != null && h.count() >= a.count() ? h.targets() : a.targets());
   }
 
-  private void emit(Alert alert, long timestamp) {
+  /**
+   * The alert as written: its first refusal's summary, and, once the episode has more than one
+   * target, how many and the last (the most refused five in {@code targets}).
+   */
+  static Alert present(Alert a, EpisodeTargets t) {
+    long distinct = t.distinct();
+    String summary = distinct <= 1 ? a.summary() : a.summary() + "; " + (t.estimated() ? "about " : "") + distinct
+        + " targets in all, the last " + t.last();
+    return a.withTargets(summary, WindowCount.top(t.tally()), distinct, t.last());
+  }
+
+  private void emit(Alert raw, EpisodeTargets targets, long timestamp) {
+    Alert alert = targets == null ? raw : present(raw, targets);
     StreamsMetrics.ALERTS.labels(alert.rule(), alert.severity().name().toLowerCase(Locale.ROOT),
         alert.status().name().toLowerCase(Locale.ROOT), alert.shadow() == null ? "enforce" : "shadow").inc();
     context.forward(new Record<>(alert.fingerprint(), alert, timestamp));

@@ -11,5 +11,7 @@ import dev.knockwatch.events.Alert;
  * @param lastEmittedMs when the alert was last written to knockwatch.alerts, on the same clock
  * @param pending whether {@code alert} changed since it was last written (a throttled update)
  * @param resolveAfterMs idle time after which it resolves
+ * @param targets what the episode was refused, for a rule that judges each refusal; else null
  */
-public record AlertState(Alert alert, long lastHitMs, long lastEmittedMs, boolean pending, long resolveAfterMs) {}
+public record AlertState(Alert alert, long lastHitMs, long lastEmittedMs, boolean pending, long resolveAfterMs,
+                         EpisodeTargets targets) {}

@@ -42,10 +42,14 @@ public final class TimelineTopology {
 
   public static Topology build(Policy policy, Duration retention) {
     StreamsBuilder b = new StreamsBuilder();
+    // cached: a busy command's summary changes at every event, and only its last value per commit
+    // goes to RocksDB and the changelog (ScanFloodTest: without, one command's scan spent the
+    // timeline thread writing its whole summary once per refusal); the events kept past the first
+    // thousand are put and soon deleted, which the cache folds too
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TimelineProcessor.COMMANDS),
-        Serdes.String(), Json.serde(CommandSummary.class)));
+        Serdes.String(), Json.serde(CommandSummary.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TimelineProcessor.EVENTS),
-        Serdes.String(), EVENT_SERDE));
+        Serdes.String(), EVENT_SERDE).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(EXACT_DUPLICATES), Serdes.String(),
         Serdes.ByteArray()).withCachingEnabled());
     KStream<String, TimelineInput> events = b.stream(Topics.VIOLATIONS.name(),

@@ -82,17 +82,32 @@ class DetectorsTest {
   // ---- off-role
 
   @Test
-  void anOffRoleHostPagesOncePerCommandAndHost() throws IOException {
+  void anOffRoleHostPagesOncePerCommandAndItsNextHostsUpdateThatAlert() throws IOException {
     start("rules:\n  - id: off-role-host\n    detector: off-role\n    severity: page\n", Clock.STREAM);
     net(CMD, T0, "evil.example", 443);
     net(CMD, T0.plusSeconds(1), "evil.example", 443);
     net(CMD, T0.plusSeconds(2), "other.example", 443);
+    net(CMD2, T0.plusSeconds(3), "evil.example", 443);
     List<Alert> alerts = out.readValuesToList();
-    assertThat(alerts).extracting(Alert::host).containsExactly("evil.example", "other.example");
+    assertThat(alerts).extracting(Alert::commandId, Alert::host).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(CMD, "evil.example"), org.assertj.core.groups.Tuple.tuple(CMD2, "evil.example"));
     assertThat(alerts).extracting(Alert::role).containsOnly("ci");
-    assertThat(alerts).extracting(Alert::fingerprint).doesNotHaveDuplicates();
+    assertThat(alerts.get(0).fingerprint()).isEqualTo(Alert.fingerprintOf("off-role-host", CMD));
     assertThat(alerts.get(0).summary()).isEqualTo("agent ci-runner-1 (role ci) tried evil.example:443, which its role does not allow");
+    assertThat(alerts.get(0).distinctTargets()).isEqualTo(1);
     assertThat(alerts.get(0).policyVersion()).hasSize(12);
+    net(CMD, T0.plusSeconds(40), "third.example", 443); // past the throttle: the update names the hosts
+    Alert update = out.readValue();
+    assertThat(update.fingerprint()).isEqualTo(alerts.get(0).fingerprint());
+    assertThat(update.count()).isEqualTo(4);
+    assertThat(update.targets()).extracting(Alert.Target::target, Alert.Target::count).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("evil.example:443", 2L), org.assertj.core.groups.Tuple.tuple("other.example:443", 1L),
+        org.assertj.core.groups.Tuple.tuple("third.example:443", 1L));
+    assertThat(update.distinctTargets()).isEqualTo(3);
+    assertThat(update.lastTarget()).isEqualTo("third.example:443");
+    assertThat(update.summary()).isEqualTo("agent ci-runner-1 (role ci) tried evil.example:443, which its role does not allow"
+        + "; 3 targets in all, the last third.example:443");
+    assertThat(out.isEmpty()).isTrue();
   }
 
   /** docs/TRUST.md: a line that claimed another identity pages, once a command, whatever it claims next. */
@@ -160,9 +175,13 @@ class DetectorsTest {
     send(CMD, T0, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/work/repo/.git/hooks/pre-commit"));
     send(CMD, T0, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/work/repo/.env.example"));
     assertThat(out.readValuesToList()).extracting(Alert::summary).containsExactly(
-        "refused openat on /home/agent/.bashrc (guarded: .bashrc)",
-        "refused openat on /root/.ssh/id_ed25519 (guarded: ~/.ssh/)",
-        "refused openat on /work/repo/.git/hooks/pre-commit (guarded: .git/hooks/)");
+        "refused openat on /home/agent/.bashrc (guarded: .bashrc)");
+    send(CMD, T0.plusSeconds(40), b -> b.kind(Kind.FILESYSTEM).action("openat").path("/home/agent/notes.txt"));
+    send(CMD2, T0.plusSeconds(40), b -> b.kind(Kind.FILESYSTEM).action("openat").path("/home/agent/notes.txt"));
+    Alert update = out.readValue(); // the throttle passed: the guarded paths so far, not the others
+    assertThat(update.targets()).extracting(Alert.Target::target).containsExactly(
+        "/home/agent/.bashrc", "/root/.ssh/id_ed25519", "/work/repo/.git/hooks/pre-commit");
+    assertThat(out.isEmpty()).isTrue();
   }
 
   // ---- bypass
@@ -306,11 +325,17 @@ class DetectorsTest {
     List<Alert> alerts = out.readValuesToList();
     assertThat(alerts).extracting(Alert::rule).containsOnly("wall-breach");
     assertThat(alerts).extracting(Alert::commandId).containsOnly(CMD2);
-    assertThat(alerts).extracting(Alert::fingerprint).containsExactly(
-        Alert.fingerprint("wall-breach", CMD2, "plain-http"), Alert.fingerprint("wall-breach", CMD2, "https-connect"));
+    // one alert for the command's episode: the second probe through the wall updates it
+    assertThat(alerts).extracting(Alert::fingerprint).containsExactly(Alert.fingerprintOf("wall-breach", CMD2));
     assertThat(alerts.get(0).severity().name()).isEqualTo("CRITICAL");
     assertThat(alerts.get(0).summary()).isEqualTo("guard probe plain-http was not refused: expected 403 blocked-by-allowlist, "
         + "observed 200 OK — the sandbox let it through");
+    probe(CMD, T0.plusSeconds(60), "plain-http", true); // stream time passes the throttle
+    Alert update = out.readValue();
+    assertThat(update.fingerprint()).isEqualTo(alerts.get(0).fingerprint());
+    assertThat(update.targets()).extracting(Alert.Target::target).containsExactly("plain-http", "https-connect");
+    assertThat(update.distinctTargets()).isEqualTo(2);
+    assertThat(update.lastTarget()).isEqualTo("https-connect");
   }
 
   @Test

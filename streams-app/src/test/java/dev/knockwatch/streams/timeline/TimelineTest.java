@@ -131,7 +131,7 @@ class TimelineTest {
   void theCommandsAlertsSitBesideItsEventsWithTheirLastStatus() {
     refuse(CMD, 0, "evil.example", T0);
     Alert firing = new Alert("fp1", "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING, CMD, "ci-runner-1", "ci",
-        "evil.example", 443, 1, null, null, T0, T0, "agent tried evil.example:443", List.of("e0"), null, null, null, null);
+        "evil.example", 443, 1, null, null, T0, T0, "agent tried evil.example:443", List.of("e0"), null, null, null, null, null, null);
     alerts.pipeInput("fp1", firing, T0);
     alerts.pipeInput("fp1", firing.resolved(), T0.plusSeconds(600));
     CommandSummary s = commands().get(CMD);

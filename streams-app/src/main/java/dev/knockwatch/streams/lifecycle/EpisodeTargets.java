@@ -1,0 +1,58 @@
+package dev.knockwatch.streams.lifecycle;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.streams.count.DistinctCount;
+import dev.knockwatch.streams.count.WindowCount;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What one alert of a rule that judges each refusal on its own (off-role, address-class,
+ * fs-guard, wall-breach) was refused in its episode, bounded however many hosts the agent tries:
+ * a tally of the first {@value WindowCount#MAX_TARGETS} targets, how many distinct ones in all
+ * (exact while all are named, then estimated), and the last. Changed in place by its alert's
+ * hits; written with the alert's state.
+ */
+public final class EpisodeTargets {
+
+  @JsonProperty private final LinkedHashMap<String, Long> tally;
+  @JsonProperty private final DistinctCount distinct;
+  @JsonProperty private String last;
+
+  @JsonCreator
+  EpisodeTargets(@JsonProperty("tally") Map<String, Long> tally, @JsonProperty("distinct") DistinctCount distinct,
+      @JsonProperty("last") String last) {
+    this.tally = tally == null ? new LinkedHashMap<>() : new LinkedHashMap<>(tally);
+    this.distinct = distinct == null ? DistinctCount.create() : distinct;
+    this.last = last;
+  }
+
+  static EpisodeTargets first(String target) {
+    return new EpisodeTargets(null, null, null).add(target);
+  }
+
+  EpisodeTargets add(String target) {
+    WindowCount.tally(tally, target);
+    distinct.add(target);
+    last = Sanitize.text(target, WindowCount.MAX_TARGET_CHARS);
+    return this;
+  }
+
+  long distinct() {
+    return distinct.of(tally, WindowCount.OTHER);
+  }
+
+  boolean estimated() {
+    return tally.containsKey(WindowCount.OTHER);
+  }
+
+  Map<String, Long> tally() {
+    return tally;
+  }
+
+  String last() {
+    return last;
+  }
+}
