@@ -6,6 +6,7 @@ import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
+import dev.knockwatch.notify.pipeline.FloodBudget;
 import dev.knockwatch.notify.pipeline.Grouper;
 import dev.knockwatch.notify.pipeline.NotificationLog;
 import dev.knockwatch.notify.pipeline.Pending;
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The notifier: reads committed alerts from {@code knockwatch.alerts} and runs each through the
- * stages route -> shadow -> silence -> dedup -> throttle -> group -> (each receiver's queue)
+ * stages route -> shadow -> silence -> dedup -> throttle -> group -> budget -> (each receiver's queue)
  * retry -> send,
  * in the shape of Alertmanager's notify pipeline.
  * <ul>
@@ -52,7 +53,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>throttle</b>: a count update within the route's {@code repeatInterval} of the last
  *       notification is recorded as throttled, not sent; firing and resolved always go;</li>
  *   <li><b>group</b>: routes with {@code groupBy} send one digest per group ({@link Grouper});</li>
- *   <li><b>retry, send</b>: each receiver has its own queue and thread ({@link ReceiverQueue}).</li>
+ *   <li><b>budget</b>: past its share of a receiver's minute ({@link FloodBudget}), a command's
+ *       (or rule's) next notifications wait in one digest of that command (or rule) a minute;</li>
+ *   <li><b>retry, send</b>: each receiver has its own queue and thread ({@link ReceiverQueue}),
+ *       most severe first, then oldest.</li>
  * </ul>
  * Every outcome is a record on {@code knockwatch.notifications}. An alert's offset is committed
  * once every receiver has delivered it, given up, or skipped it, and the log is flushed first.
@@ -72,6 +76,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   private final Backoff backoff;
   private final Map<String, ReceiverQueue> queues = new LinkedHashMap<>();
   private final Grouper grouper = new Grouper();
+  private final FloodBudget budget = new FloodBudget();
   private final Map<TopicPartition, TreeMap<Long, Pending>> inFlight = new ConcurrentHashMap<>();
   /**
    * What was decided for each receiver and key and is maybe not sent yet: the next state of the
@@ -209,8 +214,14 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
         pending.add();
         decided.put(receiver + "\u0000" + alert.fingerprint(), entry(receiver, alert.fingerprint(), NotificationLog.SENT,
             event, alert, null, "decided"));
+        long now = System.nanoTime();
+        String fold;
         if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
-          grouper.add(receiver, route, event, alert, pending, System.nanoTime());
+          grouper.add(receiver, route, event, alert, pending, now);
+        } else if ((fold = budget.fold(receiver, alert, now)) != null) {
+          // past its command's (or rule's) share of the minute: in that command's digest
+          NotifyMetrics.NOTIFICATIONS.labels(receiver, "folded").inc();
+          grouper.add(receiver, Route.overflow(receiver, fold, route.repeatInterval()), event, alert, pending, now);
         } else {
           submit(Notification.of(receiver, event, alert, null), List.of(pending));
         }

@@ -9,7 +9,7 @@ public final class NotifyMetrics {
 
   public static final Counter NOTIFICATIONS = Counter.build()
       .name("knockwatch_notify_notifications_total")
-      .help("Notifications by receiver and outcome: sent, retried, gave-up, silenced, grouped, throttled, duplicate, shadow.")
+      .help("Notifications by receiver and outcome: sent, retried, gave-up, silenced, grouped, folded (past a command's or rule's share of the minute), throttled, duplicate, shadow.")
       .labelNames("receiver", "outcome").register();
   public static final Histogram LATENCY = Histogram.build()
       .name("knockwatch_notify_delivery_seconds").help("From the first try to delivery, retries included.")

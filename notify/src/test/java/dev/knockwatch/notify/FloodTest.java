@@ -39,10 +39,14 @@ class FloodTest {
   static final Instant T0 = Instant.parse("2026-11-29T20:00:00Z");
 
   private static Alert alert(String rule, int command, long count) {
+    return alert(rule, command, count, Alert.Severity.WARNING);
+  }
+
+  private static Alert alert(String rule, int command, long count, Alert.Severity severity) {
     String id = String.format("FloodFloodFloodFl%05d", command);
-    return new Alert(Alert.fingerprint(rule, id, null), rule, Alert.Severity.WARNING, Alert.Status.FIRING, id, "ci-1",
+    return new Alert(Alert.fingerprintOf(rule, id), rule, severity, Alert.Status.FIRING, id, "ci-1",
         "ci", "evil.example", 443, count, T0, T0.plusSeconds(300), T0, T0.plusSeconds(count), "refused " + count + " times",
-        List.of(), null, null, null, null);
+        List.of(), null, null, null, null, null, null);
   }
 
   private static void publish(EmbeddedKafkaBroker broker, List<Alert> alerts) {
@@ -100,6 +104,43 @@ class FloodTest {
       }
       assertThat(hook.requests("/hook")).hasSize(1);
       assertThat(read(hook.requests("/hook").get(0).body()).get("event").asText()).isEqualTo("firing");
+    }
+  }
+
+  /**
+   * One command's 2,000 alerts (a rule per alert: what no detector writes, but the topic is open to
+   * whatever wrote it) then another command's page: that page is among the first posts, the
+   * command's first five go alone and the rest come as digests of it, none lost.
+   */
+  @Test
+  void oneCommandsThousandsOfAlertsCannotBuryAnotherCommandsPage(EmbeddedKafkaBroker broker) throws Exception {
+    List<Alert> flood = new java.util.ArrayList<>(java.util.stream.IntStream.range(0, 2_000)
+        .mapToObj(i -> alert("bury-" + i, 7, 5)).toList());
+    flood.add(alert("bury-page", 8, 1, Alert.Severity.PAGE));
+    publish(broker, flood);
+    try (HttpRecorder hook = new HttpRecorder()) {
+      AlertDispatcher d = dispatcher(broker, "flood-bury", "bury-*", hook, List.of());
+      new Thread(d).start();
+      try {
+        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+        long all = dev.knockwatch.testkit.TopicReader.recordCount(broker, Topics.ALERTS.name());
+        while (d.committedRecords() < all && System.nanoTime() < deadline) {
+          Thread.sleep(100);
+        }
+      } finally {
+        d.close();
+      }
+      List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
+      int page = -1;
+      for (int i = 0; i < posts.size(); i++) {
+        if (posts.get(i).toString().contains("FloodFloodFloodFl00008")) {
+          page = i;
+        }
+      }
+      assertThat(page).as("the other command's page among %d posts", posts.size())
+          .isBetween(0, dev.knockwatch.notify.pipeline.FloodBudget.PER_COMMAND + 1);
+      assertThat(posts.stream().mapToInt(p -> p.get("alerts").size()).sum()).isEqualTo(2_001);
+      assertThat(posts.size()).isLessThanOrEqualTo(dev.knockwatch.notify.pipeline.FloodBudget.PER_COMMAND + 10);
     }
   }
 

@@ -14,7 +14,7 @@ import java.util.Set;
  * @param rules rule id globs; empty: any
  * @param roles empty: any
  * @param agents agent id globs; empty: any
- * @param groupBy alert fields (rule, role, agent, severity) whose equal values share one message
+ * @param groupBy alert fields (rule, role, agent, severity, command) whose equal values share one message
  *     when several alerts fire within {@code groupWait}; empty: no grouping
  * @param repeatInterval how long after a notification of an alert its count updates are held back
  */
@@ -29,7 +29,7 @@ public record Route(
     Duration groupWait,
     Duration repeatInterval) {
 
-  public static final Set<String> GROUP_FIELDS = Set.of("rule", "role", "agent", "severity");
+  public static final Set<String> GROUP_FIELDS = Set.of("rule", "role", "agent", "severity", "command");
   public static final Duration DEFAULT_REPEAT_INTERVAL = Duration.ofMinutes(5);
   public static final Duration DEFAULT_GROUP_WAIT = Duration.ofSeconds(30);
 
@@ -40,6 +40,12 @@ public record Route(
         && (agents.isEmpty() || a.agentId() != null && agents.stream().anyMatch(g -> g.matches(a.agentId())));
   }
 
+  /** The route that folds one receiver's alerts past its {@code FloodBudget} into a digest a minute, by {@code field}. */
+  public static Route overflow(String receiver, String field, Duration repeatInterval) {
+    return new Route(Set.of(), List.of(), Set.of(), List.of(), List.of(receiver), false, List.of(field),
+        Duration.ofMinutes(1), repeatInterval);
+  }
+
   /** The value of {@code groupBy} for this alert: alerts with equal keys share a message. */
   public String groupKey(Alert a) {
     StringBuilder key = new StringBuilder();
@@ -48,6 +54,7 @@ public record Route(
         case "rule" -> a.rule();
         case "role" -> a.role();
         case "agent" -> a.agentId();
+        case "command" -> a.commandId();
         default -> a.severity().name();
       }).append('\u0000');
     }

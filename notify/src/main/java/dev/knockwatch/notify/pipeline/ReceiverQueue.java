@@ -6,7 +6,9 @@ import dev.knockwatch.notify.Notifier;
 import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.Comparator;
+import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -16,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * One receiver's queue and its own thread: the retry and send stages. A receiver that is down
  * holds up only its own notifications. Each is tried until delivered, refused for good (a 4xx
  * other than 429), or {@link Backoff#giveUpAfter()} has passed; messages are spaced at least
- * {@code minInterval} apart (Slack's rate limit).
+ * {@code minInterval} apart (Slack's rate limit). The queue is taken most severe first, then
+ * oldest: a new page does not wait behind a flood of warnings (an alert's own firing, update and
+ * resolution keep their order: each ranks no higher than the one before).
  */
 public final class ReceiverQueue implements AutoCloseable {
 
@@ -35,7 +39,9 @@ public final class ReceiverQueue implements AutoCloseable {
   private final Notifier notifier;
   private final Duration minInterval;
   private final Backoff backoff;
-  private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
+  private final BlockingQueue<Queued> queue = new PriorityBlockingQueue<>(64,
+      Comparator.comparingInt(Queued::rank).reversed().thenComparingLong(Queued::seq));
+  private final AtomicLong seq = new AtomicLong();
   private final Random random = new Random();
   private final Thread thread;
   private final Object lock = new Object();
@@ -52,8 +58,16 @@ public final class ReceiverQueue implements AutoCloseable {
     this.thread.start();
   }
 
+  /** A task in the queue: its rank (severity, then firing over update over resolution) and its arrival. */
+  private record Queued(Task task, int rank, long seq) {}
+
+  static int rank(Notification n) {
+    int severity = n.alerts().stream().mapToInt(a -> a.severity().ordinal()).max().orElse(0);
+    return severity * 3 + (2 - n.event().ordinal());
+  }
+
   public void submit(Task task) {
-    queue.add(task);
+    queue.add(new Queued(task, rank(task.notification()), seq.getAndIncrement()));
     NotifyMetrics.QUEUE.labels(notifier.name()).set(queue.size());
   }
 
@@ -61,7 +75,7 @@ public final class ReceiverQueue implements AutoCloseable {
     while (running) {
       Task task;
       try {
-        task = queue.take();
+        task = queue.take().task();
       } catch (InterruptedException e) {
         return;
       }
