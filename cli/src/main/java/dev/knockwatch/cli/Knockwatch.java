@@ -32,6 +32,7 @@ public final class Knockwatch implements Callable<Integer> {
   public static final int USAGE = 2;
 
   public static void main(String[] args) {
+    dev.knockwatch.streams.api.QueryApi.serverDefaults(); // before any HTTP server of this JVM starts
     System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
   }
 

@@ -56,10 +56,32 @@ public final class QueryApi implements AutoCloseable {
   static final String FORWARDED = "X-Knockwatch-Forwarded";
   private static final int MAX_LIMIT = 1000;
 
+  /** Threads that read requests and answer them: a few idle sockets cannot hold them all. */
+  public static final int THREADS = 64;
+
   static {
+    serverDefaults();
+  }
+
+  /**
+   * The JDK HTTP server's settings, read once per JVM when its first server starts (so
+   * {@code knockwatch} sets them first thing, before the metrics endpoint's server): a request's
+   * headers and body must arrive within 5 s and its answer leave within 30 s, else the connection
+   * is closed; at most 512 connections at once. A setting given on the command line stays.
+   */
+  public static void serverDefaults() {
     // The JDK server sends headers and body as two small writes; without TCP_NODELAY, Nagle holds
     // the second until the client's delayed ACK (40 ms), which was the whole median latency.
     System.setProperty("sun.net.httpserver.nodelay", "true");
+    setIfAbsent("sun.net.httpserver.maxReqTime", "5");
+    setIfAbsent("sun.net.httpserver.maxRspTime", "30");
+    setIfAbsent("jdk.httpserver.maxConnections", "512");
+  }
+
+  private static void setIfAbsent(String key, String value) {
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, value);
+    }
   }
 
   private final KafkaStreams streams;
@@ -79,7 +101,7 @@ public final class QueryApi implements AutoCloseable {
     this.server = HttpServer.create(new InetSocketAddress(bind, port), 0);
     server.createContext("/api/", this::handle);
     server.createContext("/", this::console);
-    server.setExecutor(Executors.newFixedThreadPool(4, r -> {
+    server.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
       Thread t = new Thread(r, "knockwatch-api");
       t.setDaemon(true);
       return t;
@@ -213,6 +235,7 @@ public final class QueryApi implements AutoCloseable {
       return;
     }
     ObjectNode out = Json.MAPPER.valueToTree(s);
+    out.remove("targetSketch"); // the state behind distinctTargets, not for readers
     ArrayNode events = out.putArray("timeline");
     String[] range = TimelineProcessor.eventRange(commandId);
     try (KeyValueIterator<String, ViolationEvent> it = eventsStore(partition).range(range[0], range[1])) {
