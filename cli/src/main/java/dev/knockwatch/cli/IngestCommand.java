@@ -1,6 +1,7 @@
 package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.ingest.SourceType;
@@ -73,8 +74,12 @@ final class IngestCommand implements Callable<Integer> {
         : IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
             sink, Pipeline.hostName(), Pipeline.POLL_INTERVAL);
     agent.pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
+    KafkaWatch watch = new KafkaWatch("ingest", cluster.bootstrapServers, Map.of(),
+        () -> String.format("%,d bytes of logs not read yet", MetricsEndpoint.sum("knockwatch_ingest_lag_bytes")),
+        IngestAgent::kafkaAnswers);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      watch.close();
       agent.close();
       sink.close();
       if (metrics != null) {

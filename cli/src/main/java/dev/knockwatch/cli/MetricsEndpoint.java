@@ -21,6 +21,20 @@ final class MetricsEndpoint {
   private MetricsEndpoint() {}
 
   /** Where {@code server}, listening on {@code bind}, serves the metrics: what a banner prints. */
+  /** The sum of a metric's samples in this process (every label), 0 when it has none. */
+  static long sum(String name) {
+    double total = 0;
+    for (java.util.Enumeration<io.prometheus.client.Collector.MetricFamilySamples> e =
+        CollectorRegistry.defaultRegistry.metricFamilySamples(); e.hasMoreElements(); ) {
+      for (io.prometheus.client.Collector.MetricFamilySamples.Sample s : e.nextElement().samples) {
+        if (s.name.equals(name)) {
+          total += s.value;
+        }
+      }
+    }
+    return (long) total;
+  }
+
   static String url(String bind, HTTPServer server) {
     return "http://" + (bind.contains(":") ? "[" + bind + "]" : bind) + ":" + server.getPort() + "/metrics";
   }

@@ -1,6 +1,7 @@
 package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.notify.AlertDispatcher;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.ReceiversConfig;
@@ -51,8 +52,12 @@ final class NotifyCommand implements Callable<Integer> {
     AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, null, Map.of(), receivers,
         Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")), Backoff.DEFAULT);
     Thread worker = new Thread(dispatcher, "knockwatch-notify");
+    KafkaWatch watch = new KafkaWatch("notify", cluster.bootstrapServers, Map.of(),
+        () -> String.format("%,d notifications queued for the receivers (what they were sent is recorded once Kafka is back)",
+            MetricsEndpoint.sum("knockwatch_notify_queue_depth")), up -> { });
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      watch.close();
       dispatcher.close();
       metrics.close();
       stopped.countDown();

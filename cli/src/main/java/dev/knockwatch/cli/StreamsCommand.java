@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.notify.silence.SilencesApi;
 import dev.knockwatch.streams.DetectionTopology;
@@ -108,6 +109,9 @@ final class StreamsCommand implements Callable<Integer> {
     TopicCreator.createMissing(cluster.bootstrapServers, clientProps(Map.of()));
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     running.add(0, metrics::close);
+    KafkaWatch watch = new KafkaWatch("streams", cluster.bootstrapServers, clientProps(Map.of()),
+        () -> "detection and the timeline resume where they stopped; the query API answers from its stores", up -> { });
+    running.add(0, watch);
 
     String instanceId = InstanceId.of(var);
     PolicyFiles files = PolicyLoader.files(rules);

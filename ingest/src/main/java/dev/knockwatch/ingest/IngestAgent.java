@@ -238,12 +238,17 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * to {@link #MAX_BACKOFF}, says so in the log once a minute and in
    * {@code knockwatch_ingest_kafka_up}, and goes on forever.
    */
+  /** What the process's KafkaWatch saw: whether Kafka answers at all (in {@code knockwatch_ingest_kafka_up}). */
+  public static void kafkaAnswers(boolean up) {
+    IngestMetrics.answering(up);
+  }
+
   @Override
   public void run() {
     thread = Thread.currentThread();
     Duration backoff = Duration.ZERO;
     Instant lastComplaint = Instant.EPOCH;
-    IngestMetrics.KAFKA_UP.set(1);
+    IngestMetrics.publishing(true);
     Publisher out = new Publisher();
     Thread publisherThread = new Thread(out, "knockwatch-ingest-publish");
     publisherThread.setDaemon(true);
@@ -265,7 +270,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
             log.info("Kafka takes batches again; reading resumed");
             backoff = Duration.ZERO;
             lastComplaint = Instant.EPOCH;
-            IngestMetrics.KAFKA_UP.set(1);
+            IngestMetrics.publishing(true);
           }
           failure = out.failure();
           if (failure == null) {
@@ -282,7 +287,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
           out.drainAndReset();
           feeds.forEach(f -> f.tailer().rewind());
           IngestMetrics.PUBLISH_FAILURES.inc();
-          IngestMetrics.KAFKA_UP.set(0);
+          IngestMetrics.publishing(false);
           backoff = backoff.isZero() ? MIN_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
           if (Duration.between(lastComplaint, Instant.now()).toSeconds() >= 60) {
             log.warn("{}; reading stopped, the batch will be published again (retrying every {} s at most)",

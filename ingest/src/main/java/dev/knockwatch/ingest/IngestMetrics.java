@@ -53,8 +53,22 @@ final class IngestMetrics {
       .help("Rejected lines standing in for refused records that Kafka refused too: logged, not published.")
       .register();
   static final Gauge KAFKA_UP = Gauge.build()
-      .name("knockwatch_ingest_kafka_up").help("1 while Kafka takes the agent's batches, 0 while it does not (reading is stopped).")
+      .name("knockwatch_ingest_kafka_up").help("1 while Kafka answers and takes the agent's batches, 0 while it does not (reading is stopped).")
       .register();
+  private static volatile boolean publishing = true;
+  private static volatile boolean answering = true;
+
+  /** Whether Kafka takes the agent's batches; {@link #KAFKA_UP} is 1 only while it does and answers. */
+  static void publishing(boolean up) {
+    publishing = up;
+    KAFKA_UP.set(publishing && answering ? 1 : 0);
+  }
+
+  /** Whether Kafka answers the agent's process at all (its KafkaWatch, every 5 s). */
+  static void answering(boolean up) {
+    answering = up;
+    KAFKA_UP.set(publishing && answering ? 1 : 0);
+  }
   static final Histogram PUBLISH_SECONDS = Histogram.build()
       .name("knockwatch_ingest_publish_seconds").help("Time from a batch's first send to Kafka's acknowledgement of all of it.")
       .buckets(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30).register();
