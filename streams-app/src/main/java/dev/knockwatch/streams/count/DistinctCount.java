@@ -66,15 +66,28 @@ public final class DistinctCount {
   }
 
   /**
-   * How many distinct targets there were, given a tally that names the first of them and counts
-   * the rest under {@code othersKey}: exactly its size while nothing fell into the others, else
-   * the estimate (never below what the tally names).
+   * The count to keep beside a tally that names the first targets and counts the rest under
+   * {@code othersKey}, once {@code target} was tallied: none while every target is named (the
+   * tally's size is the exact count), then one made from the named ones and kept up from there.
    */
-  public long of(Map<String, Long> tally, String othersKey) {
+  public static DistinctCount of(DistinctCount before, Map<String, Long> tally, String othersKey, String target) {
+    if (before != null) {
+      return before.add(target);
+    }
     if (!tally.containsKey(othersKey)) {
+      return null;
+    }
+    DistinctCount c = create();
+    tally.keySet().stream().filter(k -> !k.equals(othersKey)).forEach(c::add);
+    return c.add(target);
+  }
+
+  /** How many distinct targets: the tally's size while {@code count} is null, else its estimate (never below what the tally names). */
+  public static long count(DistinctCount count, Map<String, Long> tally, String othersKey) {
+    if (count == null) {
       return tally.size();
     }
-    return Math.max(tally.size(), Math.round(sketch.getDistinctCountEstimate()));
+    return Math.max(tally.size() - (tally.containsKey(othersKey) ? 1 : 0) + 1, count.estimate());
   }
 
   public long estimate() {

@@ -12,20 +12,22 @@ import java.util.Map;
  * What one alert of a rule that judges each refusal on its own (off-role, address-class,
  * fs-guard, wall-breach) was refused in its episode, bounded however many hosts the agent tries:
  * a tally of the first {@value WindowCount#MAX_TARGETS} targets, how many distinct ones in all
- * (exact while all are named, then estimated), and the last. Changed in place by its alert's
- * hits; written with the alert's state.
+ * (exact while all are named; past that estimated by a {@link DistinctCount}, made only then, so
+ * an alert of a few hosts writes no sketch), and the last. Changed in place by its alert's hits;
+ * written with the alert's state.
  */
+@com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
 public final class EpisodeTargets {
 
   @JsonProperty private final LinkedHashMap<String, Long> tally;
-  @JsonProperty private final DistinctCount distinct;
+  @JsonProperty private DistinctCount distinct;
   @JsonProperty private String last;
 
   @JsonCreator
   EpisodeTargets(@JsonProperty("tally") Map<String, Long> tally, @JsonProperty("distinct") DistinctCount distinct,
       @JsonProperty("last") String last) {
     this.tally = tally == null ? new LinkedHashMap<>() : new LinkedHashMap<>(tally);
-    this.distinct = distinct == null ? DistinctCount.create() : distinct;
+    this.distinct = distinct;
     this.last = last;
   }
 
@@ -34,14 +36,15 @@ public final class EpisodeTargets {
   }
 
   EpisodeTargets add(String target) {
-    WindowCount.tally(tally, target);
-    distinct.add(target);
-    last = Sanitize.text(target, WindowCount.MAX_TARGET_CHARS);
+    String name = Sanitize.text(target, WindowCount.MAX_TARGET_CHARS);
+    WindowCount.tally(tally, name);
+    distinct = DistinctCount.of(distinct, tally, WindowCount.OTHER, name);
+    last = name;
     return this;
   }
 
   long distinct() {
-    return distinct.of(tally, WindowCount.OTHER);
+    return DistinctCount.count(distinct, tally, WindowCount.OTHER);
   }
 
   boolean estimated() {

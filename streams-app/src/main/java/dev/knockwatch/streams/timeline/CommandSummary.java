@@ -18,7 +18,7 @@ import java.util.Map;
  * <p>Bounded whatever the agent writes (docs/RELIABILITY.md): at most {@value #MAX_KEYS} targets
  * and reasons by name, each cut to {@value #MAX_KEY_CHARS} characters, the rest counted under
  * {@value #OTHERS}; {@code distinctTargets} says how many targets there were in all (exact while
- * none is under {@value #OTHERS}, else estimated by {@code targetSketch}, 1 KiB); at most
+ * none is under {@value #OTHERS}, else estimated by {@code targetSketch}, 1 KiB, made only then); at most
  * {@value #MAX_ALERTS} alerts, the oldest resolved one giving way first, each summary cut to
  * {@value #MAX_SUMMARY_CHARS} characters.
  */
@@ -61,9 +61,9 @@ public record CommandSummary(
     String target = e.host() != null ? (e.port() == null ? e.host() : e.host() + ":" + e.port()) : e.path();
     DistinctCount sketch = targetSketch;
     if (target != null) {
-      count(t, target);
-      sketch = sketch == null ? DistinctCount.create() : sketch.copy();
-      sketch.add(target);
+      String name = Sanitize.text(target, MAX_KEY_CHARS);
+      count(t, name);
+      sketch = DistinctCount.of(sketch == null ? null : sketch.copy(), t, OTHERS, name);
     }
     if (e.reason() != null) {
       count(r, e.reason());
@@ -73,7 +73,7 @@ public record CommandSummary(
     }
     return new CommandSummary(commandId, agentId != null ? agentId : e.agentId(), role != null ? role : this.role,
         firstSeen == null || at.isBefore(firstSeen) ? at : firstSeen, lastSeen == null || at.isAfter(lastSeen) ? at : lastSeen,
-        events + 1, t, r, s, alerts, sketch == null ? null : sketch.of(t, OTHERS), sketch);
+        events + 1, t, r, s, alerts, t.isEmpty() ? null : DistinctCount.count(sketch, t, OTHERS), sketch);
   }
 
   CommandSummary with(Alert a) {
