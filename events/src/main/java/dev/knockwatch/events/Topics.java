@@ -21,8 +21,9 @@ public final class Topics {
       "alert fingerprint", "Alert JSON (firing / resolved)");
   public static final Topic SILENCES = new Topic("knockwatch.silences", 1, COMPACTED,
       "silence id", "Silence JSON");
-  public static final Topic NOTIFICATIONS = new Topic("knockwatch.notifications", 3, Map.of(),
-      "alert fingerprint", "delivery record");
+  /** Co-partitioned with {@link #ALERTS} (an alert's records on the partition of its alert) and compacted. */
+  public static final Topic NOTIFICATIONS = new Topic("knockwatch.notifications", 6, COMPACTED,
+      "receiver, alert fingerprint and kind (sent, intent, other)", "delivery record");
 
   public static final List<Topic> ALL =
       List.of(VIOLATIONS, REJECTED, POLICY, ALERTS, SILENCES, NOTIFICATIONS);

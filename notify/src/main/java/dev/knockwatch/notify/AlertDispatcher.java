@@ -58,8 +58,14 @@ import org.slf4j.LoggerFactory;
  *   <li><b>retry, send</b>: each receiver has its own queue and thread ({@link ReceiverQueue}),
  *       most severe first, then oldest.</li>
  * </ul>
- * Every outcome is a record on {@code knockwatch.notifications}. An alert's offset is committed
- * once every receiver has delivered it, given up, or skipped it, and the log is flushed first.
+ * Any number of notifiers may share a group: the log is co-partitioned with the alerts, and each
+ * reads its partitions' part of the log when it is given them, before their alerts.
+ * Every outcome is a record on {@code knockwatch.notifications}, and every send's intent before it
+ * (flushed): after a crash between the two, the same notification goes once more marked as a
+ * possible repeat, with the same idempotency key (PagerDuty's dedup_key makes it harmless; a
+ * webhook gets {@code Idempotency-Key} and {@code X-Knockwatch-Possible-Repeat}). An alert's
+ * offset is committed once every receiver has delivered it, given up, or skipped it, and the log
+ * is flushed first.
  */
 public final class AlertDispatcher implements Runnable, AutoCloseable {
 
@@ -130,10 +136,15 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
           commitDone();
           partitions.forEach(inFlight::remove);
+          List<Integer> gone = partitions.stream().map(TopicPartition::partition).toList();
+          notificationLog.forget(gone);
+          decided.keySet().removeIf(k -> gone.contains(NotificationLog.partitionOf(k.substring(k.indexOf('\u0000') + 1))));
         }
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+          // what this partition's alerts were sent, by whichever notifier had them: before any is handled
+          notificationLog.load(partitions.stream().map(TopicPartition::partition).toList());
         }
       });
       while (running) {
@@ -223,7 +234,12 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
           NotifyMetrics.NOTIFICATIONS.labels(receiver, "folded").inc();
           grouper.add(receiver, Route.overflow(receiver, fold, route.repeatInterval()), event, alert, pending, now);
         } else {
-          submit(Notification.of(receiver, event, alert, null), List.of(pending));
+          Notification n = Notification.of(receiver, event, alert, null);
+          NotificationLog.Entry intent = notificationLog.openIntent(receiver, alert.fingerprint());
+          // the last process stopped between sending this very notification and recording it
+          boolean repeat = intent != null && intent.event().equals(event.name().toLowerCase(Locale.ROOT))
+              && intent.status().equals(alert.status().name().toLowerCase(Locale.ROOT)) && intent.count() == alert.count();
+          submit(repeat ? n.asPossibleRepeat() : n, List.of(pending));
         }
       }
     }
@@ -260,7 +276,9 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
       NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), "grouped").inc(n.alerts().size() - 1);
     }
     NotificationLog log = notificationLog;
-    queue.submit(new ReceiverQueue.Task(n, () -> n.isDigest() ? null : refOf(log.lastSent(n.receiver(), n.key())), result -> {
+    queue.submit(new ReceiverQueue.Task(n, () -> n.isDigest() ? null : refOf(log.lastSent(n.receiver(), n.key())), x -> log.intend(x.alerts().stream().map(a ->
+        entry(x.receiver(), a.fingerprint(), NotificationLog.INTENT, x.event(), a, null, x.idempotencyKey())).toList()),
+        result -> {
       String outcome = result.delivered() ? NotificationLog.SENT : "gave-up";
       NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), outcome).inc();
       for (Alert a : n.alerts()) {

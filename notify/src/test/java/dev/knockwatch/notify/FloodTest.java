@@ -110,7 +110,7 @@ class FloodTest {
   /**
    * One command's 2,000 alerts (a rule per alert: what no detector writes, but the topic is open to
    * whatever wrote it) then another command's page: that page is among the first posts, the
-   * command's first five go alone and the rest come as digests of it, none lost.
+   * command's first twenty go alone and the rest come as digests of it, none lost.
    */
   @Test
   void oneCommandsThousandsOfAlertsCannotBuryAnotherCommandsPage(EmbeddedKafkaBroker broker) throws Exception {

@@ -34,9 +34,18 @@ public final class HttpRecorder implements AutoCloseable {
   }
 
   /** A scripted answer. */
-  public record Answer(int status, Map<String, String> headers, String body) {
+  public record Answer(int status, Map<String, String> headers, String body, java.time.Duration delay) {
+    public Answer(int status, Map<String, String> headers, String body) {
+      this(status, headers, body, java.time.Duration.ZERO);
+    }
+
     public static Answer of(int status) {
       return new Answer(status, Map.of(), "");
+    }
+
+    /** {@code status}, sent {@code delay} after the request was read (a receiver that hangs a while). */
+    public static Answer after(java.time.Duration delay, int status) {
+      return new Answer(status, Map.of(), "", delay);
     }
   }
 
@@ -48,6 +57,7 @@ public final class HttpRecorder implements AutoCloseable {
   public HttpRecorder() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::handle);
+    server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool()); // a slow answer holds up no other
     server.start();
   }
 
@@ -82,6 +92,36 @@ public final class HttpRecorder implements AutoCloseable {
     return requests.stream().filter(which).toList();
   }
 
+  /** A message chat.postMessage posted: its ts and its metadata (JSON), as conversations.history gives them back. */
+  private record Posted(String ts, String metadata) {}
+
+  private final List<Posted> posted = new CopyOnWriteArrayList<>();
+
+  private String history() {
+    StringBuilder b = new StringBuilder("{\"ok\":true,\"messages\":[");
+    for (int i = posted.size() - 1; i >= 0; i--) { // newest first, as Slack
+      Posted p = posted.get(i);
+      b.append(i == posted.size() - 1 ? "" : ",").append("{\"type\":\"message\",\"ts\":\"").append(p.ts()).append('"');
+      if (p.metadata() != null) {
+        b.append(",\"metadata\":").append(p.metadata());
+      }
+      b.append('}');
+    }
+    return b.append("]}").toString();
+  }
+
+  private static Map<String, String> form(String body) {
+    Map<String, String> out = new java.util.HashMap<>();
+    for (String pair : body.split("&")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0) {
+        out.put(java.net.URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+            java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
+
   private void handle(HttpExchange ex) throws IOException {
     String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     String path = ex.getRequestURI().getPath();
@@ -90,11 +130,25 @@ public final class HttpRecorder implements AutoCloseable {
     Answer a;
     synchronized (this) {
       a = script == null || script.isEmpty() ? null : script.poll();
+      String messageTs = "1764460800." + String.format("%06d", ++ts);
+      if (path.endsWith("chat.postMessage")) {
+        posted.add(new Posted(messageTs, form(body).get("metadata"))); // posted, even if the answer is late
+      }
+      if (a == null && path.endsWith("conversations.history")) {
+        a = new Answer(200, Map.of("Content-Type", "application/json"), history());
+      }
       if (a == null) {
         a = path.contains("chat.") ? new Answer(200, Map.of("Content-Type", "application/json"),
-            "{\"ok\":true,\"channel\":\"C0KNOCK\",\"ts\":\"1764460800." + String.format("%06d", ++ts) + "\"}")
+            "{\"ok\":true,\"channel\":\"C0KNOCK\",\"ts\":\"" + messageTs + "\"}")
             : new Answer(path.contains("enqueue") ? 202 : 200, Map.of(), path.contains("enqueue")
                 ? "{\"status\":\"success\",\"message\":\"Event processed\"}" : "ok");
+      }
+    }
+    if (!a.delay().isZero()) {
+      try {
+        Thread.sleep(a.delay().toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
     a.headers().forEach((k, v) -> ex.getResponseHeaders().add(k, v));
@@ -108,5 +162,6 @@ public final class HttpRecorder implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
   }
 }

@@ -16,8 +16,8 @@ import java.util.Map;
  */
 public final class FloodBudget {
 
-  public static final int PER_COMMAND = 5;
-  public static final int PER_RULE = 30;
+  public static final int PER_COMMAND = 20;
+  public static final int PER_RULE = 100;
   public static final Duration PER = Duration.ofMinutes(1);
 
   /** receiver NUL "c"|"r" NUL command or rule -> when the last sends of the minute were let through */

@@ -29,10 +29,12 @@ public final class ReceiverQueue implements AutoCloseable {
   /**
    * A notification to send, and who to tell how it went. {@code ref} is asked right before the
    * send: an earlier notification of the same alert, queued before this one, has its ref by then.
+   * {@code intent} records the send on the notification log before its first try.
    */
-  public record Task(Notification notification, Supplier<String> ref, Consumer<Notifier.Result> done) {
+  public record Task(Notification notification, Supplier<String> ref, Consumer<Notification> intent,
+                     Consumer<Notifier.Result> done) {
     public Task(Notification notification, Consumer<Notifier.Result> done) {
-      this(notification, notification::ref, done);
+      this(notification, notification::ref, n -> { }, done);
     }
   }
 
@@ -82,8 +84,15 @@ public final class ReceiverQueue implements AutoCloseable {
       NotifyMetrics.QUEUE.labels(notifier.name()).set(queue.size());
       Notifier.Result result;
       try {
-        Notification n = task.notification();
-        result = deliver(new Notification(n.receiver(), n.event(), n.key(), n.alerts(), task.ref().get()));
+        Notification n = task.notification().withRef(task.ref().get());
+        try {
+          task.intent().accept(n);
+        } catch (RuntimeException e) {
+          // a page matters more than knowing, after a crash, that it went: send it anyway
+          log.warn("receiver {}: the intent to send {} is not on the log ({}); sending anyway", notifier.name(), n.key(),
+              e.getMessage());
+        }
+        result = deliver(n);
       } catch (InterruptedException e) {
         return; // closing: the task is not done, so its alert's offset is not committed
       }

@@ -49,14 +49,17 @@ public final class SlackMessage {
   static String fallback(Notification n) {
     Alert a = n.first();
     String what = n.isDigest() ? n.alerts().size() + " alerts " + event(n) : event(n);
-    return SlackText.escape(a.severity().name() + " " + clean(a.rule(), 100) + " " + what
-        + (n.isDigest() ? "" : ": " + SlackText.defang(clean(a.summary(), 200))));
+    return SlackText.escape((n.possibleRepeat() ? REPEAT : "") + a.severity().name() + " " + clean(a.rule(), 100) + " "
+        + what + (n.isDigest() ? "" : ": " + SlackText.defang(clean(a.summary(), 200))));
   }
+
+  /** Before a notification the notifier may have sent already (it stopped between the send and its record). */
+  static final String REPEAT = "(possibly a repeat) ";
 
   private static ArrayNode alertBlocks(Notification n, String publicUrl) {
     Alert a = n.first();
     ArrayNode blocks = JSON.arrayNode();
-    blocks.add(section(emoji(a) + " *" + a.severity().name() + "* · " + code(a.rule()) + " · *" + event(n) + "*\n"
+    blocks.add(section((n.possibleRepeat() ? REPEAT : "") + emoji(a) + " *" + a.severity().name() + "* · " + code(a.rule()) + " · *" + event(n) + "*\n"
         + SlackText.untrusted(a.summary(), SlackText.MAX_BLOCK_CHARS - 200)));
     ObjectNode fields = JSON.objectNode().put("type", "section");
     ArrayNode f = fields.putArray("fields");

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.slack.api.Slack;
 import com.slack.api.SlackConfig;
 import com.slack.api.methods.MethodsClient;
+import com.slack.api.methods.response.conversations.ConversationsHistoryResponse;
+import com.slack.api.model.Message;
 import com.slack.api.methods.SlackApiException;
 import com.slack.api.methods.response.chat.ChatPostMessageResponse;
 import com.slack.api.methods.response.chat.ChatUpdateResponse;
@@ -19,9 +21,15 @@ import java.util.Map;
  * Slack, through slack-api-client. With an incoming webhook every notification is a message.
  * With a bot token the first notification of an alert is {@code chat.postMessage}; later ones
  * {@code chat.update} that message (its ts is the notification's ref), and the resolution is
- * also a reply in its thread, so the channel shows one message per alert.
+ * also a reply in its thread, so the channel shows one message per alert. Each message carries its
+ * notification's idempotency key as metadata: after a crash between a post and its record, the
+ * post is found in the channel's history by that key and updated, not posted again.
  */
 public final class SlackNotifier implements Notifier {
+
+  /** Every message a bot posts carries its notification's idempotency key as message metadata. */
+  static final String METADATA_TYPE = "knockwatch_notification";
+  static final String METADATA_KEY = "idempotency_key";
 
   private final Receiver.Slack config;
   private final Slack slack;
@@ -63,25 +71,50 @@ public final class SlackNotifier implements Notifier {
 
   private Result bot(Notification n) throws IOException, SlackApiException {
     MethodsClient api = slack.methods(config.botToken().reveal());
-    ObjectNode payload = SlackMessage.payload(n, publicUrl);
+    // no repeat mark: a message found is updated, and one not found was never posted
+    ObjectNode payload = SlackMessage.payload(new Notification(n.receiver(), n.event(), n.key(), n.alerts(), n.ref()),
+        publicUrl);
     String text = payload.get("text").asText();
     String blocks = payload.get("blocks").toString();
-    if (n.ref() == null) {
-      ChatPostMessageResponse r = api.chatPostMessage(req -> req.channel(config.channel()).text(text).blocksAsString(blocks));
+    String ref = n.ref();
+    if (ref == null && n.possibleRepeat()) {
+      // the last process may have posted it: find the message by the key it carries, and update it
+      ref = posted(api, n.idempotencyKey());
+    }
+    if (ref == null) {
+      ChatPostMessageResponse r = api.chatPostMessage(req -> req.channel(config.channel()).text(text).blocksAsString(blocks)
+          .metadata(new Message.Metadata(METADATA_TYPE, Map.of(METADATA_KEY, n.idempotencyKey()))));
       return r.isOk() ? Result.ok(r.getTs()) : apiError(r.getError());
     }
-    ChatUpdateResponse u = api.chatUpdate(req -> req.channel(config.channel()).ts(n.ref()).text(text).blocksAsString(blocks));
+    String ts = ref;
+    ChatUpdateResponse u = api.chatUpdate(req -> req.channel(config.channel()).ts(ts).text(text).blocksAsString(blocks));
     if (!u.isOk()) {
       return apiError(u.getError());
     }
     if (n.event() == Notification.Event.RESOLVED) {
-      ChatPostMessageResponse reply = api.chatPostMessage(req -> req.channel(config.channel()).threadTs(n.ref())
+      ChatPostMessageResponse reply = api.chatPostMessage(req -> req.channel(config.channel()).threadTs(ts)
           .text(text));
       if (!reply.isOk()) {
         return apiError(reply.getError());
       }
     }
-    return Result.ok(n.ref());
+    return Result.ok(ts);
+  }
+
+  /** The ts of the channel's recent message that carries {@code key} in its metadata, or null. */
+  private String posted(MethodsClient api, String key) throws IOException, SlackApiException {
+    ConversationsHistoryResponse h = api.conversationsHistory(req -> req.channel(config.channel()).limit(200)
+        .includeAllMetadata(true));
+    if (!h.isOk() || h.getMessages() == null) {
+      return null;
+    }
+    for (Message m : h.getMessages()) {
+      if (m.getMetadata() != null && METADATA_TYPE.equals(m.getMetadata().getEventType())
+          && m.getMetadata().getEventPayload() != null && key.equals(m.getMetadata().getEventPayload().get(METADATA_KEY))) {
+        return m.getTs();
+      }
+    }
+    return null;
   }
 
   /** Slack's error words (e.g. {@code channel_not_found}); {@code ratelimited} is worth another try. */

@@ -27,6 +27,10 @@ import javax.crypto.spec.SecretKeySpec;
 public final class WebhookNotifier implements Notifier {
 
   public static final String SIGNATURE = "X-Knockwatch-Signature";
+  /** The same for every try of one notification, across restarts: the receiver can drop a repeat. */
+  public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+  /** "true" when the notifier stopped between sending this notification and recording it. */
+  public static final String POSSIBLE_REPEAT = "X-Knockwatch-Possible-Repeat";
   private final Receiver.Webhook config;
   private final String publicUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -46,6 +50,10 @@ public final class WebhookNotifier implements Notifier {
     body.put("receiver", n.receiver());
     body.put("event", n.event().name().toLowerCase(Locale.ROOT));
     body.put("key", n.key());
+    body.put("idempotencyKey", n.idempotencyKey());
+    if (n.possibleRepeat()) {
+      body.put("possibleRepeat", true);
+    }
     ArrayNode alerts = body.putArray("alerts");
     for (Alert a : n.alerts()) {
       ObjectNode alert = alerts.addObject().setAll((ObjectNode) Json.MAPPER.valueToTree(a));
@@ -70,7 +78,11 @@ public final class WebhookNotifier implements Notifier {
   public Result notify(Notification n) {
     byte[] body = body(n, publicUrl);
     HttpRequest.Builder req = HttpRequest.newBuilder(config.url()).timeout(Duration.ofSeconds(10))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        .header("Content-Type", "application/json").header(IDEMPOTENCY_KEY, n.idempotencyKey())
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (n.possibleRepeat()) {
+      req.header(POSSIBLE_REPEAT, "true");
+    }
     if (config.secret() != null) {
       req.header(SIGNATURE, signature(body, config.secret().reveal()));
     }
