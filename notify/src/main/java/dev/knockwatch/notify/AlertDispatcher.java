@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  *       notification is recorded as throttled, not sent; firing and resolved always go;</li>
  *   <li><b>group</b>: routes with {@code groupBy} send one digest per group ({@link Grouper});</li>
  *   <li><b>budget</b>: past its share of a receiver's minute ({@link FloodBudget}), a command's
- *       (or rule's) next notifications wait in one digest of that command (or rule) a minute;</li>
+ *       (or rule's) next notifications wait in one digest of that command (or rule) a minute
+ *       (not on the console: a terminal has no rate limit);</li>
  *   <li><b>retry, send</b>: each receiver has its own queue and thread ({@link ReceiverQueue}),
  *       most severe first, then oldest.</li>
  * </ul>
@@ -83,6 +84,8 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   private final Map<String, ReceiverQueue> queues = new LinkedHashMap<>();
   private final Grouper grouper = new Grouper();
   private final FloodBudget budget = new FloodBudget();
+  /** The console receivers: a terminal has no rate limit to protect, and every page is a line of its own. */
+  private final java.util.Set<String> unbudgeted;
   private final Map<TopicPartition, TreeMap<Long, Pending>> inFlight = new ConcurrentHashMap<>();
   /**
    * What was decided for each receiver and key and is maybe not sent yet: the next state of the
@@ -116,6 +119,8 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), Json.serde(Alert.class).deserializer());
     this.config = config;
+    this.unbudgeted = config.receivers().stream().filter(r -> r instanceof dev.knockwatch.notify.config.Receiver.Console)
+        .map(dev.knockwatch.notify.config.Receiver::name).collect(java.util.stream.Collectors.toSet());
     Map<String, Notifier> byName = new LinkedHashMap<>();
     notifiers.forEach(n -> byName.put(n.name(), n));
     this.notifiers = byName;
@@ -229,7 +234,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
         String fold;
         if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
           grouper.add(receiver, route, event, alert, pending, now);
-        } else if ((fold = budget.fold(receiver, alert, now)) != null) {
+        } else if (!unbudgeted.contains(receiver) && (fold = budget.fold(receiver, alert, now)) != null) {
           // past its command's (or rule's) share of the minute: in that command's digest
           NotifyMetrics.NOTIFICATIONS.labels(receiver, "folded").inc();
           grouper.add(receiver, Route.overflow(receiver, fold, route.repeatInterval()), event, alert, pending, now);

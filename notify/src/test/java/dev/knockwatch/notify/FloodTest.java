@@ -70,17 +70,7 @@ class FloodTest {
   void tenThousandCommandsFiringOneRuleMakeDigestsNotTenThousandPosts(EmbeddedKafkaBroker broker) throws Exception {
     publish(broker, java.util.stream.IntStream.range(0, 10_000).mapToObj(i -> alert("flood-wide", i, 5)).toList());
     try (HttpRecorder hook = new HttpRecorder()) {
-      AlertDispatcher d = dispatcher(broker, "flood-wide", "flood-wide", hook, List.of("rule"));
-      new Thread(d).start();
-      try {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        long all = dev.knockwatch.testkit.TopicReader.recordCount(broker, Topics.ALERTS.name());
-        while (d.committedRecords() < all && System.nanoTime() < deadline) {
-          Thread.sleep(100);
-        }
-      } finally {
-        d.close();
-      }
+      runToEnd(broker, dispatcher(broker, "flood-wide", "flood-wide", hook, List.of("rule")), Duration.ofSeconds(90));
       List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
       assertThat(posts.stream().mapToInt(p -> p.get("alerts").size()).sum()).isEqualTo(10_000);
       assertThat(posts).hasSizeLessThanOrEqualTo(20);
@@ -91,17 +81,7 @@ class FloodTest {
   void aThousandUpdatesOfOneAlertWithinTheRepeatIntervalPageOnce(EmbeddedKafkaBroker broker) throws Exception {
     publish(broker, java.util.stream.LongStream.rangeClosed(5, 1004).mapToObj(c -> alert("flood-one", 1, c)).toList());
     try (HttpRecorder hook = new HttpRecorder()) {
-      AlertDispatcher d = dispatcher(broker, "flood-one", "flood-one", hook, List.of());
-      new Thread(d).start();
-      try {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        long all = dev.knockwatch.testkit.TopicReader.recordCount(broker, Topics.ALERTS.name());
-        while (d.committedRecords() < all && System.nanoTime() < deadline) {
-          Thread.sleep(100);
-        }
-      } finally {
-        d.close();
-      }
+      runToEnd(broker, dispatcher(broker, "flood-one", "flood-one", hook, List.of()), Duration.ofSeconds(60));
       assertThat(hook.requests("/hook")).hasSize(1);
       assertThat(read(hook.requests("/hook").get(0).body()).get("event").asText()).isEqualTo("firing");
     }
@@ -119,17 +99,7 @@ class FloodTest {
     flood.add(alert("bury-page", 8, 1, Alert.Severity.PAGE));
     publish(broker, flood);
     try (HttpRecorder hook = new HttpRecorder()) {
-      AlertDispatcher d = dispatcher(broker, "flood-bury", "bury-*", hook, List.of());
-      new Thread(d).start();
-      try {
-        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
-        long all = dev.knockwatch.testkit.TopicReader.recordCount(broker, Topics.ALERTS.name());
-        while (d.committedRecords() < all && System.nanoTime() < deadline) {
-          Thread.sleep(100);
-        }
-      } finally {
-        d.close();
-      }
+      runToEnd(broker, dispatcher(broker, "flood-bury", "bury-*", hook, List.of()), Duration.ofSeconds(150));
       List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
       int page = -1;
       for (int i = 0; i < posts.size(); i++) {
@@ -141,6 +111,20 @@ class FloodTest {
           .isBetween(0, dev.knockwatch.notify.pipeline.FloodBudget.PER_COMMAND + 1);
       assertThat(posts.stream().mapToInt(p -> p.get("alerts").size()).sum()).isEqualTo(2_001);
       assertThat(posts.size()).isLessThanOrEqualTo(dev.knockwatch.notify.pipeline.FloodBudget.PER_COMMAND + 10);
+    }
+  }
+
+  /** Runs the dispatcher until it has handled every record of the alerts topic so far, or the timeout. */
+  private static void runToEnd(EmbeddedKafkaBroker broker, AlertDispatcher d, Duration timeout) throws InterruptedException {
+    new Thread(d).start();
+    try {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      long all = dev.knockwatch.testkit.TopicReader.recordCount(broker, Topics.ALERTS.name());
+      while (d.committedRecords() < all && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+    } finally {
+      d.close();
     }
   }
 
