@@ -26,10 +26,12 @@ public record WindowCount(
   /**
    * Counts one refusal of {@code target} in a tally of at most {@value #MAX_TARGETS} names, each
    * cut to {@value #MAX_TARGET_CHARS} characters; the others count under {@value #OTHER}.
+   * Returns the name as cut (whether it was tallied by name or under the others).
    */
-  public static void tally(Map<String, Long> targets, String target) {
+  public static String tally(Map<String, Long> targets, String target) {
     String key = Sanitize.text(target, MAX_TARGET_CHARS);
     targets.merge(targets.containsKey(key) || targets.size() < MAX_TARGETS ? key : OTHER, 1L, Long::sum);
+    return key;
   }
 
   /** The five most refused targets of a tally, most first (ties: the first refused first). */

@@ -2,7 +2,6 @@ package dev.knockwatch.streams.lifecycle;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.streams.count.DistinctCount;
 import dev.knockwatch.streams.count.WindowCount;
 import java.util.LinkedHashMap;
@@ -36,8 +35,7 @@ public final class EpisodeTargets {
   }
 
   EpisodeTargets add(String target) {
-    String name = Sanitize.text(target, WindowCount.MAX_TARGET_CHARS);
-    WindowCount.tally(tally, name);
+    String name = WindowCount.tally(tally, target);
     distinct = DistinctCount.of(distinct, tally, WindowCount.OTHER, name);
     last = name;
     return this;
