@@ -21,6 +21,7 @@ import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyView;
 import org.apache.kafka.streams.state.KeyValueStore;
 import dev.knockwatch.streams.rules.Rule;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import org.apache.kafka.streams.AutoOffsetReset;
@@ -105,9 +106,10 @@ public final class DetectionTopology {
           : rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? identityDetectors : detectors).add("detect-" + rule.id());
     }
     // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once
-    t.addProcessor("exact-duplicates", () -> new ExactDuplicateProcessor(EXACT_DUPLICATES_STORE), "violations-source");
-    t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(EXACT_DUPLICATES_STORE), Serdes.String(),
-        Serdes.ByteArray()).withCachingEnabled(), "exact-duplicates");
+    Duration idRetention = ExactDuplicateProcessor.idRetention(policy);
+    t.addProcessor("exact-duplicates", () -> new ExactDuplicateProcessor(EXACT_DUPLICATES_STORE,
+        ExactDuplicateProcessor.idStore(EXACT_DUPLICATES_STORE), idRetention, true), "violations-source");
+    ExactDuplicateProcessor.stores(EXACT_DUPLICATES_STORE, idRetention).forEach(s -> t.addStateStore(s, "exact-duplicates"));
     t.addProcessor("count-refusals", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
       private final StreamsMetrics.RefusalCounters refusals = new StreamsMetrics.RefusalCounters();
       private PolicyView view;

@@ -2,6 +2,8 @@ package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -18,32 +21,52 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 
 /**
- * One refusal counts once: an event whose every field but where it was read (event id, origin,
- * ingest time) equals one of its command's last {@value #KEPT} events is the same refusal read
- * twice — a line a shipper wrote again, a copied file, a batch ingest sent again after a crash —
- * and goes no further (counted in {@code knockwatch_streams_exact_duplicates_total}). A real
- * retry differs at least in its time (srt stamps milliseconds), so fast retries count apart.
+ * One refusal counts once, in two ways, and goes no further (counted in
+ * {@code knockwatch_streams_exact_duplicates_total}):
+ * <ul>
+ *   <li><b>The same event id</b> within {@link #idRetention} of stream time: a line ingest read
+ *   again after a crash or a broker outage and sent with the id it had. Ingest makes the id from
+ *   where the line stands (the agent cannot choose it), and a line without a time of its own gets
+ *   the ingest clock each time it is read, so only the id tells such a copy. Every id is held,
+ *   in a RocksDB window store (with its changelog) keyed by the stream time it was seen at, whose
+ *   old segments are dropped whole: its size is the events of that span, on disk, whatever one
+ *   command does.
+ *   <li><b>The same refusal</b>: an event whose every field but where it was read (event id,
+ *   origin, ingest time) equals one of its command's last {@value #KEPT} events — a line a
+ *   shipper wrote again, a copied file. A real retry differs at least in its time (srt stamps
+ *   milliseconds), so fast retries count apart.
+ * </ul>
  *
  * <p>Events are compared by a SHA-256 digest of those fields (128 bits kept): the agent writes
  * them, so a weak hash would let it make a real refusal collide with an earlier one and vanish.
  * Per command the store (in memory, with its changelog) holds the last {@value #KEPT} digests and
  * the stream time it last saw the command; a command idle for {@link #RETENTION} of stream time is
- * dropped. A copy further back than {@value #KEPT} of its command's refusals counts again: by
- * then the command has long crossed any threshold.
+ * dropped. A copy under another id further back than {@value #KEPT} of its command's refusals
+ * (a file copied whole) counts again: by then the command has long crossed any threshold.
  */
 public final class ExactDuplicateProcessor implements Processor<String, ViolationEvent, String, ViolationEvent> {
 
   static final int KEPT = 32;
   static final Duration RETENTION = Duration.ofMinutes(10);
+  /** How far an agent may push stream time ahead by writing future times (ingest replaces times further ahead). */
+  static final Duration AHEAD = Duration.ofMinutes(5);
+  private static final byte[] SEEN = {1};
   private static final int DIGEST_BYTES = 16;
   private static final byte[] EMPTY = new byte[0];
 
   private final String storeName;
+  private final String idStoreName;
+  private final long idRetention;
   private final boolean counted;
   private ProcessorContext<String, ViolationEvent> context;
   private KeyValueStore<String, byte[]> store;
+  private WindowStore<String, byte[]> ids;
   private final Map<String, Recent> recent = new HashMap<>();
   private final MessageDigest sha256;
 
@@ -77,13 +100,15 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     }
   }
 
-  public ExactDuplicateProcessor(String storeName) {
-    this(storeName, true);
-  }
-
-  /** @param counted whether a duplicate counts in the metric (detection's does; the timeline's, beside it, not) */
-  public ExactDuplicateProcessor(String storeName, boolean counted) {
+  /**
+   * @param storeName the key-value store of {@link #stores} (each command's last digests)
+   * @param idStoreName the window store of {@link #stores} (the event ids seen), held {@code idRetention}
+   * @param counted whether a duplicate counts in the metric (detection's does; the timeline's, beside it, not)
+   */
+  public ExactDuplicateProcessor(String storeName, String idStoreName, Duration idRetention, boolean counted) {
     this.storeName = storeName;
+    this.idStoreName = idStoreName;
+    this.idRetention = idRetention.toMillis();
     this.counted = counted;
     try {
       this.sha256 = MessageDigest.getInstance("SHA-256");
@@ -92,10 +117,41 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     }
   }
 
+  /**
+   * How long an event id is remembered: every count rule's window and grace (the longest), and
+   * the {@link #AHEAD} an agent's future times may have pushed stream time on. A copy later than
+   * that counts again — as a late refusal its windows have closed, unless it has no time of its own.
+   */
+  public static Duration idRetention(Policy policy) {
+    Duration longest = Rule.DEFAULT_WINDOW.plus(Rule.DEFAULT_GRACE);
+    for (Rule r : policy.rules()) {
+      if (r.window() != null) {
+        Duration d = r.window().plus(r.grace() == null ? Duration.ZERO : r.grace());
+        longest = d.compareTo(longest) > 0 ? d : longest;
+      }
+    }
+    return longest.plus(AHEAD);
+  }
+
+  /** The two stores a processor named {@code name} reads: {@code name} (digests) and {@code name + "-ids"}. */
+  public static List<StoreBuilder<?>> stores(String name, Duration idRetention) {
+    return List.of(
+        Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), Serdes.ByteArray())
+            .withCachingEnabled(),
+        // no cache: every id is new, so a cache would fold nothing and only add a merge to each fetch
+        Stores.windowStoreBuilder(Stores.persistentWindowStore(idStore(name), idRetention, Duration.ofMillis(1), false),
+            Serdes.String(), Serdes.ByteArray()));
+  }
+
+  public static String idStore(String name) {
+    return name + "-ids";
+  }
+
   @Override
   public void init(ProcessorContext<String, ViolationEvent> context) {
     this.context = context;
     this.store = context.getStateStore(storeName);
+    this.ids = context.getStateStore(idStoreName);
     recent.clear();
     try (KeyValueIterator<String, byte[]> all = store.all()) {
       all.forEachRemaining(kv -> recent.put(kv.key, decode(kv.value)));
@@ -109,21 +165,38 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     if (record.key() == null || e == null) {
       return;
     }
+    if (e.eventId() != null) {
+      // keyed by the stream time it was seen at, which only grows: found for idRetention after
+      long now = context.currentStreamTimeMs();
+      boolean seen;
+      try (WindowStoreIterator<byte[]> it = ids.fetch(e.eventId(), now - idRetention, now)) {
+        seen = it.hasNext();
+      }
+      if (seen) {
+        duplicate(e);
+        return;
+      }
+      ids.put(e.eventId(), SEEN, now);
+    }
     ByteBuffer digest = ByteBuffer.wrap(digest(e));
     long hi = digest.getLong(0);
     long lo = digest.getLong(8);
     Recent r = recent.computeIfAbsent(record.key(), k -> new Recent());
     r.seenAt = Math.max(r.seenAt, context.currentStreamTimeMs());
     if (r.contains(hi, lo)) {
-      if (counted) {
-        StreamsMetrics.EXACT_DUPLICATES.labels(e.source() == null ? "unknown" : e.source().wireName()).inc();
-      }
+      duplicate(e);
       store.put(record.key(), encode(r));
       return;
     }
     r.add(hi, lo);
     store.put(record.key(), encode(r));
     context.forward(record);
+  }
+
+  private void duplicate(ViolationEvent e) {
+    if (counted) {
+      StreamsMetrics.EXACT_DUPLICATES.labels(e.source() == null ? "unknown" : e.source().wireName()).inc();
+    }
   }
 
   /** What makes two events the same refusal: every field but the event id, the origin and the ingest time. */

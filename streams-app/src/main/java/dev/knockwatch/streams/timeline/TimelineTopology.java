@@ -50,15 +50,16 @@ public final class TimelineTopology {
         Serdes.String(), Json.serde(CommandSummary.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TimelineProcessor.EVENTS),
         Serdes.String(), EVENT_SERDE).withCachingEnabled());
-    b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(EXACT_DUPLICATES), Serdes.String(),
-        Serdes.ByteArray()).withCachingEnabled());
+    Duration idRetention = ExactDuplicateProcessor.idRetention(policy);
+    ExactDuplicateProcessor.stores(EXACT_DUPLICATES, idRetention).forEach(b::addStateStore);
     KStream<String, TimelineInput> events = b.stream(Topics.VIOLATIONS.name(),
             Consumed.with(Serdes.String(), EVENT_SERDE).withTimestampExtractor(DetectionTopology.observedAt())
                 .withName("timeline-violations"))
         .filter((k, e) -> k != null && e != null, Named.as("timeline-events-only"))
         // an event read twice is shown once, as detection counts it once
-        .process(() -> new ExactDuplicateProcessor(EXACT_DUPLICATES, false), Named.as("timeline-exact-duplicates"),
-            EXACT_DUPLICATES)
+        .process(() -> new ExactDuplicateProcessor(EXACT_DUPLICATES, ExactDuplicateProcessor.idStore(EXACT_DUPLICATES),
+            idRetention, false), Named.as("timeline-exact-duplicates"), EXACT_DUPLICATES,
+            ExactDuplicateProcessor.idStore(EXACT_DUPLICATES))
         .mapValues(e -> new TimelineInput(e, null), Named.as("timeline-event-input"));
     KStream<String, TimelineInput> alerts = b.stream(Topics.ALERTS.name(),
             Consumed.with(Serdes.String(), ALERT_SERDE).withName("timeline-alerts"))

@@ -8,7 +8,9 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.rules.Policy;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
@@ -19,6 +21,7 @@ import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +35,7 @@ class ExactDuplicateTest {
 
   static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
   static final String CMD = "DupDupDupDupDupDupDup1";
+  static final Duration ID_RETENTION = ExactDuplicateProcessor.idRetention(Policy.ofRules(List.of(Rule.defaultCountRule())));
 
   @TempDir Path state;
   DetectionDriver d;
@@ -110,10 +114,10 @@ class ExactDuplicateTest {
   @Test
   void aNewProcessorOnTheStoreRemembersWhatItSaw() {
     MockProcessorContext<String, ViolationEvent> context = contextWithStore();
-    ExactDuplicateProcessor first = new ExactDuplicateProcessor("exact-duplicates");
+    ExactDuplicateProcessor first = processor();
     first.init(context);
     first.process(new Record<>(CMD, refusal("a", 0, T0), T0.toEpochMilli()));
-    ExactDuplicateProcessor again = new ExactDuplicateProcessor("exact-duplicates");
+    ExactDuplicateProcessor again = processor();
     again.init(context);
     again.process(new Record<>(CMD, refusal("a", 0, T0), T0.toEpochMilli()));
     again.process(new Record<>(CMD, refusal("a", 200, T0.plusMillis(1)), T0.toEpochMilli() + 1));
@@ -121,9 +125,37 @@ class ExactDuplicateTest {
   }
 
   @Test
+  void anEventIdIsKnownForItsRetentionOfStreamTimeWhateverItsTimeAndCountsAgainAfter() {
+    MockProcessorContext<String, ViolationEvent> context = contextWithStore();
+    ExactDuplicateProcessor p = processor();
+    p.init(context);
+    p.process(new Record<>(CMD, refusal("a", 0, T0), T0.toEpochMilli()));
+    for (int i = 1; i <= 1_000; i++) { // far more than the 32 digests a command keeps
+      p.process(new Record<>(CMD, refusal("a", i, T0.plusMillis(i)), T0.toEpochMilli() + i));
+    }
+    // the first line read again by ingest, its time the ingest clock's (a line with none of its own)
+    Instant reread = T0.plus(ID_RETENTION).minusSeconds(1);
+    context.setCurrentStreamTimeMs(reread.toEpochMilli());
+    p.process(new Record<>(CMD, refusal("a", 0, reread), reread.toEpochMilli()));
+    assertThat(context.forwarded()).hasSize(1_001);
+    Instant later = T0.plus(ID_RETENTION).plusSeconds(1);
+    context.setCurrentStreamTimeMs(later.toEpochMilli());
+    p.process(new Record<>(CMD, refusal("a", 0, later), later.toEpochMilli()));
+    assertThat(context.forwarded()).as("past its retention an id is forgotten").hasSize(1_002);
+  }
+
+  @Test
+  void theIdRetentionIsTheLongestWindowAndGracePlusWhatAnAgentMayWriteAhead() {
+    assertThat(ID_RETENTION).isEqualTo(Duration.ofMinutes(11));
+    Policy longer = Policy.ofRules(List.of(Rule.defaultCountRule(),
+        Rule.count("slow", Duration.ofHours(1), 50, Alert.Severity.WARNING, Duration.ofMinutes(2))));
+    assertThat(ExactDuplicateProcessor.idRetention(longer)).isEqualTo(Duration.ofMinutes(67));
+  }
+
+  @Test
   void aCopyIsCaughtAmongItsCommandsLast32RefusalsAndCountsAgainFurtherBack() {
     MockProcessorContext<String, ViolationEvent> context = contextWithStore();
-    ExactDuplicateProcessor p = new ExactDuplicateProcessor("exact-duplicates");
+    ExactDuplicateProcessor p = processor();
     p.init(context);
     for (int i = 0; i < ExactDuplicateProcessor.KEPT; i++) {
       p.process(new Record<>(CMD, refusal("a", i, T0.plusMillis(i)), T0.toEpochMilli() + i));
@@ -159,20 +191,29 @@ class ExactDuplicateTest {
 
   @Test
   void fieldsThatRunIntoEachOtherDoNotMakeTheSameDigest() {
-    ExactDuplicateProcessor p = new ExactDuplicateProcessor("x");
+    ExactDuplicateProcessor p = processor();
     ViolationEvent a = refusal("f", 0, T0).toBuilder().host("ab").path("c").build();
     ViolationEvent b = refusal("f", 0, T0).toBuilder().host("a").path("bc").build();
     assertThat(p.digest(a)).isNotEqualTo(p.digest(b));
     assertThat(p.digest(a)).isEqualTo(p.digest(refusal("g", 9, T0).toBuilder().eventId("other").host("ab").path("c").build()));
   }
 
-  /** A processor context holding an empty store for the processor, stream time at T0. */
+  private static ExactDuplicateProcessor processor() {
+    return new ExactDuplicateProcessor("exact-duplicates", "exact-duplicates-ids", ID_RETENTION, true);
+  }
+
+  /** A processor context holding the processor's two stores, empty, stream time at T0. */
   private static MockProcessorContext<String, ViolationEvent> contextWithStore() {
     MockProcessorContext<String, ViolationEvent> context = new MockProcessorContext<>();
     KeyValueStore<String, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("exact-duplicates"),
         Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
     store.init(context.getStateStoreContext(), store);
     context.addStateStore(store);
+    WindowStore<String, byte[]> ids = Stores.windowStoreBuilder(
+        Stores.inMemoryWindowStore("exact-duplicates-ids", ID_RETENTION, Duration.ofMillis(1), false),
+        Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
+    ids.init(context.getStateStoreContext(), ids);
+    context.addStateStore(ids);
     context.setCurrentStreamTimeMs(T0.toEpochMilli());
     return context;
   }
