@@ -90,9 +90,11 @@ public final class DetectionTopology {
    *   count-refusals -> detect-&lt;rule&gt; (wall-breach: guard probe results, which are no refusals)
    *   -> alert-lifecycle (first hit fires, updates throttled, idle resolves) -> alerts-sink
    * </pre>
-   * Every store lives in memory, each with its changelog (so it survives restarts): they are
-   * small — a minute of sightings, the live windows' counts, two minutes of proxy refusals, the
-   * firing alerts — and hit on every refusal, where a RocksDB call costs more than the work.
+   * Every store but one lives in memory, each with its changelog (so it survives restarts): they
+   * are small — a minute of sightings, the live windows' counts, two minutes of proxy refusals,
+   * the firing alerts — and hit on every refusal, where a RocksDB call costs more than the work.
+   * The one on disk holds every event id of the last minutes ({@link ExactDuplicateProcessor}):
+   * as many as the events of that span, too many for the heap in a flood.
    */
   public static Topology buildTopology(Policy policy, AlertLifecycleProcessor.Clock clock) {
     Topology t = new Topology();

@@ -3,6 +3,7 @@ package dev.knockwatch.streams.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.knockwatch.events.CommandId;
@@ -58,6 +59,8 @@ public final class QueryApi implements AutoCloseable {
 
   /** Threads that read requests and answer them: a few idle sockets cannot hold them all. */
   public static final int THREADS = 64;
+  /** Requests of one client address handled at once ({@link PerClientLimit}). */
+  public static final int MAX_IN_FLIGHT_PER_CLIENT = PerClientLimit.MAX_IN_FLIGHT;
 
   static {
     serverDefaults();
@@ -88,6 +91,7 @@ public final class QueryApi implements AutoCloseable {
   private final byte[] token;
   private final HostInfo self;
   private final HttpServer server;
+  private final PerClientLimit perClient = new PerClientLimit();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   /**
@@ -99,8 +103,8 @@ public final class QueryApi implements AutoCloseable {
     this.token = token.getBytes(StandardCharsets.UTF_8);
     this.self = self;
     this.server = HttpServer.create(new InetSocketAddress(bind, port), 0);
-    server.createContext("/api/", this::handle);
-    server.createContext("/", this::console);
+    server.createContext("/api/", this::handle).getFilters().add(perClient);
+    server.createContext("/", this::console).getFilters().add(perClient);
     server.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
       Thread t = new Thread(r, "knockwatch-api");
       t.setDaemon(true);
@@ -118,7 +122,7 @@ public final class QueryApi implements AutoCloseable {
    * bearer token check.
    */
   public void mount(String path, com.sun.net.httpserver.HttpHandler handler) {
-    server.createContext(path, ex -> {
+    HttpContext context = server.createContext(path, ex -> {
       if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
         ex.getResponseHeaders().add("WWW-Authenticate", "Bearer realm=\"knockwatch\"");
         try {
@@ -130,6 +134,7 @@ public final class QueryApi implements AutoCloseable {
       }
       handler.handle(ex);
     });
+    context.getFilters().add(perClient);
   }
 
   private void handle(HttpExchange ex) throws IOException {

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -138,9 +139,12 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     return List.of(
         Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), Serdes.ByteArray())
             .withCachingEnabled(),
-        // no cache: every id is new, so a cache would fold nothing and only add a merge to each fetch
+        // no cache: every id is new, so a cache would fold nothing and only add a merge to each fetch.
+        // Its changelog keeps an hour past the store (Streams' default: a day), in segments of an hour.
         Stores.windowStoreBuilder(Stores.persistentWindowStore(idStore(name), idRetention, Duration.ofMillis(1), false),
-            Serdes.String(), Serdes.ByteArray()));
+            Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(Map.of(
+                TopicConfig.RETENTION_MS_CONFIG, String.valueOf(idRetention.plusHours(1).toMillis()),
+                TopicConfig.SEGMENT_MS_CONFIG, String.valueOf(Duration.ofHours(1).toMillis()))));
   }
 
   public static String idStore(String name) {

@@ -163,6 +163,71 @@ class TimelineApiTest {
     }
   }
 
+  /**
+   * Issue 25: one client cannot take the API's threads with slow requests. A client at 127.0.0.2
+   * sends more requests than the API has threads to a handler that holds each until released;
+   * past the per-client limit it is answered 429 at once, and a request from 127.0.0.1 answers
+   * while the first client's requests are all still held.
+   */
+  @Test
+  void oneClientsSlowRequestsDoNotTakeEveryThread() throws Exception {
+    QueryApi api = apis.get(1);
+    await(api, "/api/commands/" + id(1));
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+    api.mount("/test/slow", ex -> {
+      held.incrementAndGet();
+      try {
+        release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      ex.sendResponseHeaders(204, -1);
+      ex.close();
+    });
+    List<java.net.Socket> hog = new ArrayList<>();
+    try {
+      for (int i = 0; i < QueryApi.THREADS + 8; i++) {
+        java.net.Socket s = new java.net.Socket();
+        s.bind(new java.net.InetSocketAddress("127.0.0.2", 0));
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", api.port()));
+        s.getOutputStream().write(("GET /test/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN
+            + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        hog.add(s);
+      }
+      java.time.Instant deadline = java.time.Instant.now().plusSeconds(20);
+      while (held.get() < QueryApi.MAX_IN_FLIGHT_PER_CLIENT && java.time.Instant.now().isBefore(deadline)) {
+        Thread.sleep(20);
+      }
+      HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(
+              URI.create("http://127.0.0.1:" + api.port() + "/api/commands/" + id(1)))
+          .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(20)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.statusCode()).isEqualTo(200);
+      assertThat(release.getCount()).as("answered while the other client's requests are held").isEqualTo(1);
+      assertThat(held.get()).isEqualTo(QueryApi.MAX_IN_FLIGHT_PER_CLIENT);
+      int refused = 0;
+      for (java.net.Socket s : hog) {
+        s.setSoTimeout(200);
+        try {
+          String status = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
+              java.nio.charset.StandardCharsets.US_ASCII)).readLine();
+          refused += status != null && status.startsWith("HTTP/1.1 429") ? 1 : 0;
+        } catch (java.net.SocketTimeoutException e) {
+          // one of the held requests
+        }
+      }
+      assertThat(refused).as("429s to one client's %d requests", hog.size())
+          .isEqualTo(hog.size() - QueryApi.MAX_IN_FLIGHT_PER_CLIENT);
+    } finally {
+      release.countDown();
+      for (java.net.Socket s : hog) {
+        s.close();
+      }
+    }
+  }
+
   @Test
   void eitherInstanceAnswersEveryCommand() throws Exception {
     for (int i = 0; i < COMMANDS; i++) {
