@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.events.Topics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -20,6 +21,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * {@code ./knockwatch ...} run the way a user runs it: the launcher script of a checkout, in its
@@ -157,6 +163,39 @@ final class Launched implements AutoCloseable {
           + tail(err(), 40));
     }
     return process.exitValue();
+  }
+
+  /** Until both apps' groups have committed the violations topic's end, or 10 min. */
+  static void awaitCaughtUp(Admin admin, Launched streams) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(10));
+    List<TopicPartition> parts = admin.describeTopics(List.of(Topics.VIOLATIONS.name())).allTopicNames().get()
+        .get(Topics.VIOLATIONS.name()).partitions().stream()
+        .map(p -> new TopicPartition(Topics.VIOLATIONS.name(), p.partition())).toList();
+    Map<TopicPartition, OffsetSpec> latest = parts.stream().collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()));
+    while (true) {
+      Map<TopicPartition, Long> ends = admin.listOffsets(latest).all().get().entrySet().stream()
+          .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+      boolean done = true;
+      for (String group : List.of("knockwatch-streams", "knockwatch-timeline")) {
+        Map<TopicPartition, OffsetAndMetadata> at = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+            .get();
+        for (TopicPartition p : parts) {
+          OffsetAndMetadata o = at.get(p);
+          // a transactional commit lands one past the last record (its marker)
+          if (ends.get(p) > 0 && (o == null || o.offset() < ends.get(p) - 1)) {
+            done = false;
+          }
+        }
+      }
+      if (done) {
+        return;
+      }
+      if (!streams.alive() || Instant.now().isAfter(deadline)) {
+        throw new AssertionError("streams did not catch up" + (streams.alive() ? " within 10 min" : ": it died")
+            + "\nstderr:\n" + Launched.tail(streams.err(), 60));
+      }
+      Thread.sleep(500);
+    }
   }
 
   @Override

@@ -27,12 +27,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -80,14 +77,14 @@ class ScanFloodTest {
                 refusal(SCANNER, "s" + i, "h" + i + ".scan.example")));
           }
           producer.flush();
-          awaitCaughtUp(admin, streams);
+          Launched.awaitCaughtUp(admin, streams);
           heapMb.add(heapAfterGc(pid));
           System.out.println("ScanFloodTest: after " + (q + 1) * quarter + " refusals, heap after a full GC "
               + heapMb.get(q) + " MB");
         }
         producer.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), OTHER, refusal(OTHER, "o1", "exfil.example")));
         producer.flush();
-        awaitCaughtUp(admin, streams);
+        Launched.awaitCaughtUp(admin, streams);
 
         assertThat(streams.err()).doesNotContain("OutOfMemoryError", "RecordTooLarge", "Exception");
         // flat: the last quarter holds no more than the first, give or take the GC's slack
@@ -121,39 +118,6 @@ class ScanFloodTest {
     return ViolationEvent.builder().eventId(id).commandId(cmd).agentId("ci-runner-1").source(Source.SRT_VIOLATION)
         .kind(Kind.NETWORK).action("network-outbound").host(host).port(443).reason("host is not on the allow list")
         .observedAt(Instant.now()).build();
-  }
-
-  /** Until both apps' groups have committed the violations topic's end, or 10 min. */
-  private static void awaitCaughtUp(Admin admin, Launched streams) throws Exception {
-    Instant deadline = Instant.now().plus(Duration.ofMinutes(10));
-    List<TopicPartition> parts = admin.describeTopics(List.of(Topics.VIOLATIONS.name())).allTopicNames().get()
-        .get(Topics.VIOLATIONS.name()).partitions().stream()
-        .map(p -> new TopicPartition(Topics.VIOLATIONS.name(), p.partition())).toList();
-    Map<TopicPartition, OffsetSpec> latest = parts.stream().collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()));
-    while (true) {
-      Map<TopicPartition, Long> ends = admin.listOffsets(latest).all().get().entrySet().stream()
-          .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
-      boolean done = true;
-      for (String group : List.of("knockwatch-streams", "knockwatch-timeline")) {
-        Map<TopicPartition, OffsetAndMetadata> at = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
-            .get();
-        for (TopicPartition p : parts) {
-          OffsetAndMetadata o = at.get(p);
-          // a transactional commit lands one past the last record (its marker)
-          if (ends.get(p) > 0 && (o == null || o.offset() < ends.get(p) - 1)) {
-            done = false;
-          }
-        }
-      }
-      if (done) {
-        return;
-      }
-      if (!streams.alive() || Instant.now().isAfter(deadline)) {
-        throw new AssertionError("streams did not catch up" + (streams.alive() ? " within 10 min" : ": it died")
-            + "\nstderr:\n" + Launched.tail(streams.err(), 60));
-      }
-      Thread.sleep(500);
-    }
   }
 
   /** The process's heap in use after a full GC, in MB (jcmd, the JDK's own tool). */
