@@ -1,10 +1,16 @@
 package dev.knockwatch.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -163,6 +169,18 @@ final class Launched implements AutoCloseable {
           + tail(err(), 40));
     }
     return process.exitValue();
+  }
+
+  /** {@code GET /api/commands/ID} of the query API on {@code port}, which must answer 200. */
+  static JsonNode command(int port, String token, String commandId) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + "/api/commands/" + commandId))
+        .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new AssertionError("GET /api/commands/" + commandId + ": " + r.statusCode() + " " + r.body());
+    }
+    return Json.MAPPER.readTree(r.body());
   }
 
   /** Until both apps' groups have committed the violations topic's end, or 10 min. */

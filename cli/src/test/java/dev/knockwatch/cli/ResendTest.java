@@ -2,16 +2,11 @@ package dev.knockwatch.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.testkit.TopicReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -88,11 +83,11 @@ class ResendTest {
             r -> true).stream().map(r -> r.value()).toList();
         for (Storm s : List.of(a, b)) {
           for (String cmd : s.quiet()) {
-            assertThat(api(apiPort, cmd).path("events").asLong()).as(cmd).isEqualTo(QUIET);
+            assertThat(Launched.command(apiPort, TOKEN, cmd).path("events").asLong()).as(cmd).isEqualTo(QUIET);
             assertThat(alerts).as("alerts of %s, refused %d times", cmd, QUIET).noneMatch(x -> x.commandId().equals(cmd));
           }
           for (String cmd : s.busy()) {
-            assertThat(api(apiPort, cmd).path("events").asLong()).as(cmd).isEqualTo(BUSY_SRT + BUSY_STRACE);
+            assertThat(Launched.command(apiPort, TOKEN, cmd).path("events").asLong()).as(cmd).isEqualTo(BUSY_SRT + BUSY_STRACE);
           }
         }
         for (int i = 0; i < a.busy().size(); i++) {
@@ -165,14 +160,5 @@ class ResendTest {
   private static Set<String> rules(List<Alert> alerts, String cmd) {
     return alerts.stream().filter(x -> x.commandId().equals(cmd)).map(Alert::rule)
         .collect(Collectors.toCollection(TreeSet::new));
-  }
-
-  private static JsonNode api(int port, String commandId) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + port + "/api/commands/" + commandId))
-        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    return Json.MAPPER.readTree(r.body());
   }
 }

@@ -11,10 +11,6 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -103,11 +99,11 @@ class ScanFloodTest {
         assertThat(scan.stream().map(Alert::fingerprint).distinct().count()).isEqualTo(rules.size());
         assertThat(scan.size()).as("alerts of the scan").isLessThan(100);
 
-        JsonNode scanner = api(apiPort, SCANNER);
+        JsonNode scanner = Launched.command(apiPort, TOKEN, SCANNER);
         assertThat(scanner.path("events").asLong()).isEqualTo(HOSTS);
         assertThat(scanner.path("distinctTargets").asLong()).isBetween((long) (HOSTS * 0.9), (long) (HOSTS * 1.1));
         assertThat(scanner.has("targetSketch")).isFalse();
-        assertThat(api(apiPort, OTHER).path("events").asLong()).isEqualTo(1);
+        assertThat(Launched.command(apiPort, TOKEN, OTHER).path("events").asLong()).isEqualTo(1);
         System.out.println("ScanFloodTest: heap after a full GC per quarter " + heapMb + " MB; alerts of the scan "
             + scan.size() + "; distinct hosts estimated " + scanner.path("distinctTargets").asLong());
       }
@@ -136,14 +132,5 @@ class ScanFloodTest {
     String out = new String(p.getInputStream().readAllBytes());
     p.waitFor();
     return out;
-  }
-
-  private static JsonNode api(int port, String commandId) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + port + "/api/commands/" + commandId))
-        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    return Json.MAPPER.readTree(r.body());
   }
 }
