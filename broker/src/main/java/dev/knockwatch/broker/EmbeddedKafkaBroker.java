@@ -42,13 +42,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final int port;
   private final int controllerPort;
   private final boolean portWasTaken;
+  private final Map<String, String> saslUsers;
+  private final int saslPort;
   private KafkaRaftServer server;
 
-  private EmbeddedKafkaBroker(Path dataDir, int port, int controllerPort, boolean portWasTaken) {
+  private EmbeddedKafkaBroker(Path dataDir, int port, int controllerPort, boolean portWasTaken,
+      Map<String, String> saslUsers, int saslPort) {
     this.dataDir = dataDir;
     this.port = port;
     this.controllerPort = controllerPort;
     this.portWasTaken = portWasTaken;
+    this.saslUsers = saslUsers;
+    this.saslPort = saslPort;
   }
 
   /**
@@ -68,9 +73,30 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       port = preferredPort;
       controllerPort = freePorts(1, preferredPort)[0];
     }
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, port, controllerPort, taken);
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, port, controllerPort, taken, Map.of(), 0);
     broker.startServer();
     return broker;
+  }
+
+  /**
+   * A broker as {@link #start} makes it, with a second listener on a free port that takes only
+   * SASL (PLAIN) logins of {@code users} (name → password): a company's secured cluster in small,
+   * for tests. The plaintext listener stays for the broker itself and a test's own checks.
+   */
+  public static EmbeddedKafkaBroker startWithSasl(Path dataDir, Map<String, String> users) {
+    int[] ports = freePorts(3, 0);
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, ports[0], ports[1], false, Map.copyOf(users),
+        ports[2]);
+    broker.startServer();
+    return broker;
+  }
+
+  /** The SASL listener of {@link #startWithSasl}. */
+  public String saslBootstrapServers() {
+    if (saslPort == 0) {
+      throw new IllegalStateException("this broker has no SASL listener");
+    }
+    return "127.0.0.1:" + saslPort;
   }
 
   /** Deletes everything under {@code dataDir}: what {@code up --fresh} does before start. */
@@ -133,9 +159,17 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("process.roles", "broker,controller");
     p.put("node.id", "1");
     p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-    p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
-    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort
+        + (saslPort == 0 ? "" : ",SASL://127.0.0.1:" + saslPort));
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port + (saslPort == 0 ? "" : ",SASL://127.0.0.1:" + saslPort));
+    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+        + (saslPort == 0 ? "" : ",SASL:SASL_PLAINTEXT"));
+    if (saslPort != 0) {
+      StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+      saslUsers.forEach((user, password) -> jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
+      p.put("listener.name.sasl.sasl.enabled.mechanisms", "PLAIN");
+      p.put("listener.name.sasl.plain.sasl.jaas.config", jaas.append(';').toString());
+    }
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", "PLAINTEXT");
     p.put("log.dirs", logDir.toString());

@@ -59,23 +59,42 @@ public final class TopicCreator {
     }
   }
 
-  /** Waits until the cluster at {@code bootstrapServers} answers a metadata request. */
+  /** Waits until the cluster at {@code bootstrapServers} answers a metadata request (plaintext, no settings). */
   public static void awaitReady(String bootstrapServers, Duration timeout) {
+    awaitReady(bootstrapServers, Map.of(), timeout);
+  }
+
+  /**
+   * Waits until the cluster answers a metadata request made with {@code clientProps}. A cluster
+   * that answers with a refusal (authentication failed, TLS handshake failed, not authorised)
+   * will not change its mind by waiting: that ends the wait at once, with the cause.
+   */
+  public static void awaitReady(String bootstrapServers, Map<String, Object> clientProps, Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
     Exception last = null;
-    try (Admin admin = Admin.create(adminProps(bootstrapServers, Map.of()))) {
+    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
       while (Instant.now().isBefore(deadline)) {
         try {
           if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
             return;
           }
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException e) {
+          String refused = KafkaRefusal.describe(e.getCause());
+          if (refused != null) {
+            throw new IllegalStateException("Kafka at " + bootstrapServers + " " + refused);
+          }
+          last = e;
+        } catch (TimeoutException e) {
           last = e;
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException("interrupted while waiting for Kafka", e);
         }
       }
+    } catch (org.apache.kafka.common.KafkaException e) {
+      // the client could not be made from these settings (a bad value, a keystore it cannot read)
+      throw new IllegalStateException("the Kafka client settings for " + bootstrapServers + " are not usable: "
+          + KafkaRefusal.settingsProblem(e, clientProps));
     }
     throw new IllegalStateException("Kafka at " + bootstrapServers + " did not answer within "
         + timeout.toSeconds() + " s" + (last == null ? "" : ": " + last.getMessage()));

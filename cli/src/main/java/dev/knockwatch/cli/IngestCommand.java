@@ -65,16 +65,16 @@ final class IngestCommand implements Callable<Integer> {
     } else {
       Files.createDirectories(logs);
     }
-    TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(60));
-    TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
+    TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(60));
+    TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind.address, metricsPort, false);
-    KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, Map.of());
+    KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, cluster.clientProps());
     IngestAgent agent = feeds != null
         ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL)
         : IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
             sink, Pipeline.hostName(), Pipeline.POLL_INTERVAL);
     agent.pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
-    KafkaWatch watch = new KafkaWatch("ingest", cluster.bootstrapServers, Map.of(),
+    KafkaWatch watch = new KafkaWatch("ingest", cluster.bootstrapServers, cluster.clientProps(),
         () -> String.format("%,d bytes of logs not read yet", MetricsEndpoint.sum("knockwatch_ingest_lag_bytes")),
         IngestAgent::kafkaAnswers);
     CountDownLatch stopped = new CountDownLatch(1);

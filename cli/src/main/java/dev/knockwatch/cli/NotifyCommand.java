@@ -46,13 +46,13 @@ final class NotifyCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ReceiversConfig receivers = Rules.receivers(rules);
-    TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(120));
-    TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
+    TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(120));
+    TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
-    AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, null, Map.of(), receivers,
+    AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, null, cluster.clientProps(), receivers,
         Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")), Backoff.DEFAULT);
     Thread worker = new Thread(dispatcher, "knockwatch-notify");
-    KafkaWatch watch = new KafkaWatch("notify", cluster.bootstrapServers, Map.of(),
+    KafkaWatch watch = new KafkaWatch("notify", cluster.bootstrapServers, cluster.clientProps(),
         () -> String.format("%,d notifications queued for the receivers (what they were sent is recorded once Kafka is back)",
             MetricsEndpoint.sum("knockwatch_notify_queue_depth")), up -> { });
     CountDownLatch stopped = new CountDownLatch(1);

@@ -21,6 +21,7 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
 
   private final Path dir;
   private final String bootstrapServers;
+  private final Map<String, Object> clientProps;
   private final Consumer<dev.knockwatch.streams.rules.Policy> onNewRules;
   private final PrintStream out;
   private final Duration every;
@@ -28,10 +29,11 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
   private PolicyFiles current;
   private List<String> lastProblems = List.of();
 
-  PolicyWatcher(Path dir, String bootstrapServers, PolicyFiles current,
+  PolicyWatcher(Path dir, String bootstrapServers, Map<String, Object> clientProps, PolicyFiles current,
       Consumer<dev.knockwatch.streams.rules.Policy> onNewRules, PrintStream out, Duration every) {
     this.dir = dir;
     this.bootstrapServers = bootstrapServers;
+    this.clientProps = clientProps;
     this.current = current;
     this.onNewRules = onNewRules;
     this.out = out;
@@ -66,7 +68,7 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
     if (next.version().equals(current.version())) {
       return;
     }
-    PolicyPublisher.publish(bootstrapServers, Map.of(), next);
+    PolicyPublisher.publish(bootstrapServers, clientProps, next);
     boolean rulesChanged = !Objects.equals(next.rules(), current.rules());
     current = next;
     out.println("knockwatch: policy " + next.version() + " published"

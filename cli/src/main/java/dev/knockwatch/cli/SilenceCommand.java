@@ -64,7 +64,7 @@ final class SilenceCommand implements Callable<Integer> {
       Instant now = Instant.now();
       Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, now.plus(parse(duration)),
           Sanitize.text(by != null ? by : System.getProperty("user.name", "unknown"), 100), Sanitize.text(comment, 500));
-      Silences.write(cluster.bootstrapServers, s);
+      Silences.write(cluster.bootstrapServers, cluster.clientProps(), s);
       spec.commandLine().getOut().println(s.id());
       return Knockwatch.OK;
     }
@@ -115,7 +115,7 @@ final class SilenceCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       Instant now = Instant.now();
-      try (Silences silences = new Silences(cluster.bootstrapServers, Map.of())) {
+      try (Silences silences = new Silences(cluster.bootstrapServers, cluster.clientProps())) {
         for (Silence s : silences.all()) {
           if (json) {
             out.println(Json.write(s));
@@ -141,10 +141,10 @@ final class SilenceCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       Silence s;
-      try (Silences silences = new Silences(cluster.bootstrapServers, Map.of())) {
+      try (Silences silences = new Silences(cluster.bootstrapServers, cluster.clientProps())) {
         s = silences.get(id).orElseThrow(() -> new UsageException("no silence " + id));
       }
-      Silences.write(cluster.bootstrapServers, s.expiredAt(Instant.now()));
+      Silences.write(cluster.bootstrapServers, cluster.clientProps(), s.expiredAt(Instant.now()));
       spec.commandLine().getOut().println("expired " + id);
       return Knockwatch.OK;
     }

@@ -75,8 +75,8 @@ final class StreamsCommand implements Callable<Integer> {
   Path apiTokenFile;
 
   @Option(names = "--streams-config", paramLabel = "KEY=VALUE",
-      description = "A Kafka Streams or client setting for both apps (num.standby.replicas=1, replication.factor=3, "
-          + "security.protocol=SSL ...); repeatable.")
+      description = "A Kafka Streams setting for both apps (num.standby.replicas=1, replication.factor=3 ...), over "
+          + "--kafka-config; repeatable.")
   Map<String, String> streamsConfig = new java.util.LinkedHashMap<>();
 
   @Option(names = "--timeline-retention", paramLabel = "DURATION", defaultValue = "30d",
@@ -105,20 +105,20 @@ final class StreamsCommand implements Callable<Integer> {
       stopped.countDown();
     }, "knockwatch-streams-shutdown"));
 
-    TopicCreator.awaitReady(cluster.bootstrapServers, Duration.ofSeconds(120));
-    TopicCreator.createMissing(cluster.bootstrapServers, clientProps(Map.of()));
+    TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(120));
+    TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     running.add(0, metrics::close);
-    KafkaWatch watch = new KafkaWatch("streams", cluster.bootstrapServers, clientProps(Map.of()),
+    KafkaWatch watch = new KafkaWatch("streams", cluster.bootstrapServers, cluster.clientProps(),
         () -> "detection and the timeline resume where they stopped; the query API answers from its stores", up -> { });
     running.add(0, watch);
 
     String instanceId = InstanceId.of(var);
     PolicyFiles files = PolicyLoader.files(rules);
-    PolicyPublisher.publish(cluster.bootstrapServers, Map.of(), files);
+    PolicyPublisher.publish(cluster.bootstrapServers, cluster.clientProps(), files);
     AtomicReference<StreamsApp> detection = new AtomicReference<>(detection(policy, instanceId));
     running.add(0, () -> detection.get().close());
-    PolicyWatcher watcher = new PolicyWatcher(rules, cluster.bootstrapServers, files, next -> {
+    PolicyWatcher watcher = new PolicyWatcher(rules, cluster.bootstrapServers, cluster.clientProps(), files, next -> {
       synchronized (detection) {
         detection.get().close();
         detection.set(detection(next, instanceId));
@@ -135,7 +135,7 @@ final class StreamsCommand implements Callable<Integer> {
         var.resolve("timeline"), TimelineTopology.build(policy, retention), Pipeline.member(clientProps(
             Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort)), instanceId));
     QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, apiPort, new HostInfo(advertised, apiPort));
-    SilencesApi silences = new SilencesApi(cluster.bootstrapServers, Map.of());
+    SilencesApi silences = new SilencesApi(cluster.bootstrapServers, cluster.clientProps());
     api.mount("/api/silences", silences);
     running.add(0, silences);
     running.add(0, timeline);
@@ -159,7 +159,8 @@ final class StreamsCommand implements Callable<Integer> {
   }
 
   private Map<String, Object> clientProps(Map<String, Object> extra) {
-    Map<String, Object> p = new java.util.HashMap<>(streamsConfig);
+    Map<String, Object> p = new java.util.HashMap<>(cluster.clientProps());
+    p.putAll(streamsConfig);
     p.putAll(extra);
     return p;
   }

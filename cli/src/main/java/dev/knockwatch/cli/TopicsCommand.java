@@ -26,8 +26,8 @@ final class TopicsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    TopicCreator.awaitReady(cluster.bootstrapServers, SilenceCommand.Add.parse(waitFor, "--wait"));
-    TopicCreator.createMissing(cluster.bootstrapServers, Map.of());
+    TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), SilenceCommand.Add.parse(waitFor, "--wait"));
+    TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps());
     PrintWriter out = spec.commandLine().getOut();
     Topics.ALL.forEach(t -> out.println(t.name() + " (" + t.partitions() + " partitions)"));
     out.flush();

@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -89,6 +90,8 @@ final class UpCommand implements Callable<Integer> {
       description = "Use this Kafka cluster instead of the embedded broker.")
   String bootstrapServers;
 
+  @Mixin KafkaClientOptions kafka;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -99,6 +102,11 @@ final class UpCommand implements Callable<Integer> {
     checkPort("--metrics-port", metricsPort);
     checkPort("--api-port", apiPort);
     checkPort("--kafka-port", kafkaPort);
+    if (bootstrapServers == null && kafka.file != null) {
+      throw new UsageException("--kafka-config " + kafka.file + " needs --bootstrap-servers: the embedded broker "
+          + "speaks plaintext on 127.0.0.1 and takes no client settings");
+    }
+    Map<String, Object> clientProps = kafka.props();
     if (fresh) {
       for (String part : List.of("kafka", "ingest", "streams")) {
         EmbeddedKafkaBroker.wipe(var.resolve(part));
@@ -124,33 +132,33 @@ final class UpCommand implements Callable<Integer> {
       kafkaLine = bootstrap + " (embedded KRaft broker, data in " + broker.dataDir()
           + (broker.portWasTaken() ? "; port " + kafkaPort + " was taken, picked " + broker.port() : "") + ")";
     } else {
-      TopicCreator.awaitReady(bootstrap, Duration.ofSeconds(60));
+      TopicCreator.awaitReady(bootstrap, clientProps, Duration.ofSeconds(60));
       kafkaLine = bootstrap + " (external)";
     }
-    TopicCreator.createMissing(bootstrap, Map.of());
+    TopicCreator.createMissing(bootstrap, clientProps);
 
     HTTPServer metrics = startMetrics();
     running.add(0, metrics::close);
 
     PolicyFiles policyFiles = PolicyLoader.files(rules);
-    PolicyPublisher.publish(bootstrap, Map.of(), policyFiles);
+    PolicyPublisher.publish(bootstrap, clientProps, policyFiles);
     int port = freeOr(apiPort);
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrap, var.resolve("timeline"),
         TimelineTopology.build(policy, retention),
-        Pipeline.member(Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port), instanceId));
+        Pipeline.member(with(clientProps, StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port), instanceId));
     QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port));
-    SilencesApi silencesApi = new SilencesApi(bootstrap, Map.of());
+    SilencesApi silencesApi = new SilencesApi(bootstrap, clientProps);
     api.mount("/api/silences", silencesApi);
     running.add(0, silencesApi);
     running.add(0, timeline);
     running.add(0, api);
     // the timeline starts beside detection, which Pipeline.start waits for
     timeline.launch();
-    Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, Map.of(), logs, var, policy,
+    Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, clientProps, logs, var, policy,
         DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Pipeline.POLL_INTERVAL, instanceId),
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
-    PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, policyFiles, pipeline::restartDetection,
+    PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, clientProps, policyFiles, pipeline::restartDetection,
         new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
     Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
     watcherThread.setDaemon(true);
@@ -229,5 +237,11 @@ final class UpCommand implements Callable<Integer> {
         System.err.println("knockwatch: while stopping: " + e.getMessage());
       }
     }
+  }
+
+  private static Map<String, Object> with(Map<String, Object> props, String key, Object value) {
+    Map<String, Object> p = new java.util.HashMap<>(props);
+    p.put(key, value);
+    return p;
   }
 }

@@ -161,6 +161,15 @@ final class Launched implements AutoCloseable {
     return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
   }
 
+  /** The exit status once the process has ended by itself, waiting up to {@code timeout}. */
+  int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("still running after " + timeout.toSeconds() + " s\nstdout:\n" + out()
+          + "\nstderr (last 40 lines):\n" + tail(err(), 40));
+    }
+    return process.exitValue();
+  }
+
   /** SIGTERM, as Ctrl-C or a service manager stops it; the exit status once it has stopped. */
   int stop(Duration timeout) throws InterruptedException {
     process.destroy();

@@ -50,7 +50,7 @@ class PolicyWatcherTest {
     PolicyPublisher.publish(broker.bootstrapServers(), Map.of(), first);
     List<Policy> restarts = new ArrayList<>();
     ByteArrayOutputStream said = new ByteArrayOutputStream();
-    PolicyWatcher watcher = new PolicyWatcher(rules, broker.bootstrapServers(), first, restarts::add,
+    PolicyWatcher watcher = new PolicyWatcher(rules, broker.bootstrapServers(), Map.of(), first, restarts::add,
         new PrintStream(said, true, StandardCharsets.UTF_8), Duration.ofSeconds(1));
 
     watcher.checkOnce();

@@ -132,9 +132,9 @@ class AlertDispatcherTest {
   void anActiveSilenceMutesWhatItMatchesAndIsRecordedAndAnExpiredOneNoLonger(EmbeddedKafkaBroker broker) throws Exception {
     Instant t0 = Instant.parse("2026-11-29T21:00:00Z");
     Instant now = Instant.now();
-    dev.knockwatch.notify.silence.Silences.write(broker.bootstrapServers(), new dev.knockwatch.events.Silence("quiet-1",
+    dev.knockwatch.notify.silence.Silences.write(broker.bootstrapServers(), Map.of(), new dev.knockwatch.events.Silence("quiet-1",
         Map.of("rule", "muted-rule"), now.minusSeconds(60), now.plusSeconds(3600), "ana", "maintenance"));
-    dev.knockwatch.notify.silence.Silences.write(broker.bootstrapServers(), new dev.knockwatch.events.Silence("over-1",
+    dev.knockwatch.notify.silence.Silences.write(broker.bootstrapServers(), Map.of(), new dev.knockwatch.events.Silence("over-1",
         Map.of("rule", "loud-rule"), now.minusSeconds(7200), now.minusSeconds(3600), "ana", "old"));
     Alert muted = new Alert("muted0000000001", "muted-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
         "SilenceSilenceSilence1", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null, null, null, null);

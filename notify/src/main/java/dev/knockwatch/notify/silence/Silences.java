@@ -92,9 +92,11 @@ public final class Silences implements AutoCloseable {
   }
 
   /** Writes a silence (new, or expired) and waits until Kafka has it. */
-  public static void write(String bootstrapServers, Silence silence) throws Exception {
-    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-        bootstrapServers, ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer())) {
+  public static void write(String bootstrapServers, Map<String, Object> clientProps, Silence silence) throws Exception {
+    Map<String, Object> c = new HashMap<>(clientProps);
+    c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    c.put(ProducerConfig.ACKS_CONFIG, "all");
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(c, new StringSerializer(), new StringSerializer())) {
       p.send(new ProducerRecord<>(Topics.SILENCES.name(), silence.id(), Json.write(silence))).get(30, TimeUnit.SECONDS);
     }
   }

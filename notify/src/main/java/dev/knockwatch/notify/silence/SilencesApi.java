@@ -29,10 +29,12 @@ public final class SilencesApi implements HttpHandler, AutoCloseable {
 
   private static final int MAX_BODY = 16 * 1024;
   private final String bootstrapServers;
+  private final Map<String, Object> clientProps;
   private final Silences silences;
 
   public SilencesApi(String bootstrapServers, Map<String, Object> clientProps) {
     this.bootstrapServers = bootstrapServers;
+    this.clientProps = clientProps;
     this.silences = new Silences(bootstrapServers, clientProps);
   }
 
@@ -119,7 +121,7 @@ public final class SilencesApi implements HttpHandler, AutoCloseable {
     }
     Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, ends,
         Sanitize.text(body.path("createdBy").asText("api"), 100), Sanitize.text(comment, 500));
-    Silences.write(bootstrapServers, s);
+    Silences.write(bootstrapServers, clientProps, s);
     send(ex, 201, Json.MAPPER.valueToTree(s));
   }
 
@@ -130,7 +132,7 @@ public final class SilencesApi implements HttpHandler, AutoCloseable {
       return;
     }
     Silence ended = s.expiredAt(Instant.now());
-    Silences.write(bootstrapServers, ended);
+    Silences.write(bootstrapServers, clientProps, ended);
     send(ex, 200, Json.MAPPER.valueToTree(ended));
   }
 
