@@ -32,11 +32,32 @@ public final class TopicCreator {
    * external cluster.
    */
   public static List<String> createMissing(String bootstrapServers, Map<String, Object> clientProps) {
+    return createMissing(bootstrapServers, clientProps, Layout.DEFAULT);
+  }
+
+  /**
+   * How missing topics are laid out: the partitions of the keyed topics (violations, alerts and
+   * the notification log, which must keep one count: the log is co-partitioned with the alerts),
+   * null for each topic's own; the replication factor, null for the cluster's default.
+   */
+  public record Layout(Integer partitions, Short replicationFactor) {
+    public static final Layout DEFAULT = new Layout(null, null);
+  }
+
+  /** As {@link #createMissing(String, Map)}, laid out as {@code layout} says; a replication factor above the brokers' count is refused. */
+  public static List<String> createMissing(String bootstrapServers, Map<String, Object> clientProps, Layout layout) {
     try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
+      if (layout.replicationFactor() != null) {
+        int brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size();
+        if (layout.replicationFactor() > brokers) {
+          throw new IllegalArgumentException("a replication factor of " + layout.replicationFactor()
+              + " needs as many brokers; the cluster at " + bootstrapServers + " has " + brokers);
+        }
+      }
       Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       List<NewTopic> missing = Topics.ALL.stream()
           .filter(t -> !existing.contains(t.name()))
-          .map(TopicCreator::newTopic)
+          .map(t -> newTopic(t, layout))
           .toList();
       if (missing.isEmpty()) {
         return List.of();
@@ -100,8 +121,30 @@ public final class TopicCreator {
         + timeout.toSeconds() + " s" + (last == null ? "" : ": " + last.getMessage()));
   }
 
-  private static NewTopic newTopic(Topic t) {
-    return new NewTopic(t.name(), Optional.of(t.partitions()), Optional.empty()).configs(t.configs());
+  private static NewTopic newTopic(Topic t, Layout layout) {
+    int partitions = layout.partitions() != null && t.partitions() > 1 ? layout.partitions() : t.partitions();
+    return new NewTopic(t.name(), Optional.of(partitions), Optional.ofNullable(layout.replicationFactor()))
+        .configs(t.configs());
+  }
+
+  /** Each registry topic the cluster has: its partitions and replication factor. */
+  public static Map<String, int[]> describe(String bootstrapServers, Map<String, Object> clientProps) {
+    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
+      Map<String, int[]> out = new java.util.LinkedHashMap<>();
+      Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      List<String> names = Topics.ALL.stream().map(Topic::name).filter(existing::contains).toList();
+      Map<String, org.apache.kafka.clients.admin.TopicDescription> d =
+          admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+      for (String n : names) {
+        out.put(n, new int[] {d.get(n).partitions().size(), d.get(n).partitions().get(0).replicas().size()});
+      }
+      return out;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while describing topics", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot describe topics on " + bootstrapServers + ": " + e.getMessage(), e);
+    }
   }
 
   private static Map<String, Object> adminProps(String bootstrapServers, Map<String, Object> clientProps) {

@@ -3,7 +3,6 @@ package dev.knockwatch.cli;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.events.Topics;
 import java.io.PrintWriter;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,12 +23,34 @@ final class TopicsCommand implements Callable<Integer> {
       description = "How long to wait for Kafka (default: ${DEFAULT-VALUE}).")
   String waitFor;
 
+  @Option(names = "--partitions", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_TOPIC_PARTITIONS}",
+      description = "Partitions of the keyed topics it creates (violations, alerts, notifications; default: "
+          + Topics.DEFAULT_KEYED_PARTITIONS + "; env KNOCKWATCH_TOPIC_PARTITIONS). Existing topics are not changed.")
+  Integer partitions;
+
+  @Option(names = "--replication-factor", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_REPLICATION_FACTOR}",
+      description = "Replicas of each topic it creates (default: the cluster's default.replication.factor; at most "
+          + "the brokers' count; env KNOCKWATCH_REPLICATION_FACTOR).")
+  Short replicationFactor;
+
   @Override
   public Integer call() {
+    if (partitions != null && (partitions < 1 || partitions > 10_000)) {
+      throw new UsageException("--partitions " + partitions + " is not a partition count (1-10000)");
+    }
+    if (replicationFactor != null && replicationFactor < 1) {
+      throw new UsageException("--replication-factor " + replicationFactor + " is not a replication factor (1 or more)");
+    }
     TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), SilenceCommand.Add.parse(waitFor, "--wait"));
-    TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps());
+    try {
+      TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps(),
+          new TopicCreator.Layout(partitions, replicationFactor));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--replication-factor: " + e.getMessage());
+    }
     PrintWriter out = spec.commandLine().getOut();
-    Topics.ALL.forEach(t -> out.println(t.name() + " (" + t.partitions() + " partitions)"));
+    TopicCreator.describe(cluster.bootstrapServers, cluster.clientProps()).forEach((name, d) ->
+        out.println(name + " (" + d[0] + " partitions, replication factor " + d[1] + ")"));
     out.flush();
     return Knockwatch.OK;
   }

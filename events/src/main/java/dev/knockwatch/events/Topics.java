@@ -10,19 +10,21 @@ public final class Topics {
   public record Topic(String name, int partitions, Map<String, String> configs, String key, String value) {}
 
   private static final Map<String, String> COMPACTED = Map.of("cleanup.policy", "compact");
+  /** Partitions of the keyed topics (violations, alerts, notifications) unless {@code topics --partitions} says otherwise. */
+  public static final int DEFAULT_KEYED_PARTITIONS = 6;
 
-  public static final Topic VIOLATIONS = new Topic("knockwatch.violations", 6, Map.of(),
+  public static final Topic VIOLATIONS = new Topic("knockwatch.violations", DEFAULT_KEYED_PARTITIONS, Map.of(),
       "commandId", "ViolationEvent JSON (schema 1)");
   public static final Topic REJECTED = new Topic("knockwatch.violations.rejected", 1, Map.of(),
       "source file:offset", "RejectedLine JSON: the line, the reason, where it came from");
   public static final Topic POLICY = new Topic("knockwatch.policy", 1, COMPACTED,
       "role or agent pattern", "role definitions");
-  public static final Topic ALERTS = new Topic("knockwatch.alerts", 6, Map.of(),
+  public static final Topic ALERTS = new Topic("knockwatch.alerts", DEFAULT_KEYED_PARTITIONS, Map.of(),
       "alert fingerprint", "Alert JSON (firing / resolved)");
   public static final Topic SILENCES = new Topic("knockwatch.silences", 1, COMPACTED,
       "silence id", "Silence JSON");
   /** Co-partitioned with {@link #ALERTS} (an alert's records on the partition of its alert) and compacted. */
-  public static final Topic NOTIFICATIONS = new Topic("knockwatch.notifications", 6, COMPACTED,
+  public static final Topic NOTIFICATIONS = new Topic("knockwatch.notifications", DEFAULT_KEYED_PARTITIONS, COMPACTED,
       "receiver, alert fingerprint and kind (sent, intent, other)", "delivery record");
 
   public static final List<Topic> ALL =

@@ -143,7 +143,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
           partitions.forEach(inFlight::remove);
           List<Integer> gone = partitions.stream().map(TopicPartition::partition).toList();
           notificationLog.forget(gone);
-          decided.keySet().removeIf(k -> gone.contains(NotificationLog.partitionOf(k.substring(k.indexOf('\u0000') + 1))));
+          decided.keySet().removeIf(k -> gone.contains(notificationLog.partitionOf(k.substring(k.indexOf('\u0000') + 1))));
         }
 
         @Override

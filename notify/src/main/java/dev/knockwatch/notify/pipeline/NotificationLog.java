@@ -55,9 +55,13 @@ public final class NotificationLog implements AutoCloseable {
 
   private final KafkaConsumer<String, String> reader;
   private volatile boolean readWhole;
+  /** The alerts topic's partitions, as the cluster has them (`topics --partitions` may have made more than its default). */
+  private final int alertsPartitionCount;
 
-  private NotificationLog(KafkaProducer<String, String> producer, KafkaConsumer<String, String> reader) {
+  private NotificationLog(KafkaProducer<String, String> producer, KafkaConsumer<String, String> reader,
+      int alertPartitions) {
     this.producer = producer;
+    this.alertsPartitionCount = alertPartitions;
     this.reader = reader;
   }
 
@@ -71,14 +75,15 @@ public final class NotificationLog implements AutoCloseable {
     Map<String, Object> c = new HashMap<>(clientProps);
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    NotificationLog log = new NotificationLog(new KafkaProducer<>(p, new StringSerializer(), new StringSerializer()),
-        new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer()));
-    return log;
+    KafkaConsumer<String, String> reader = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer());
+    int alertPartitions = reader.partitionsFor(Topics.ALERTS.name(), Duration.ofSeconds(30)).size();
+    return new NotificationLog(new KafkaProducer<>(p, new StringSerializer(), new StringSerializer()), reader,
+        alertPartitions);
   }
 
   /** The log's partition for an alert: the partition Kafka's default partitioner gives its fingerprint on the alerts topic. */
-  public static int partitionOf(String fingerprint) {
-    return Utils.toPositive(Utils.murmur2(fingerprint.getBytes(StandardCharsets.UTF_8))) % Topics.ALERTS.partitions();
+  public int partitionOf(String fingerprint) {
+    return Utils.toPositive(Utils.murmur2(fingerprint.getBytes(StandardCharsets.UTF_8))) % alertsPartitionCount;
   }
 
   /**
@@ -90,7 +95,7 @@ public final class NotificationLog implements AutoCloseable {
     List<TopicPartition> all = reader.partitionsFor(Topics.NOTIFICATIONS.name(), Duration.ofSeconds(30)).stream()
         .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
     List<TopicPartition> parts;
-    if (all.size() == Topics.ALERTS.partitions()) {
+    if (all.size() == alertsPartitionCount) {
       parts = alertPartitions.stream().map(n -> new TopicPartition(Topics.NOTIFICATIONS.name(), n)).toList();
     } else if (!readWhole) {
       readWhole = true;
@@ -128,7 +133,7 @@ public final class NotificationLog implements AutoCloseable {
     remember(e);
   }
 
-  private static ProducerRecord<String, String> recordOf(Entry e) {
+  private ProducerRecord<String, String> recordOf(Entry e) {
     String kind = SENT.equals(e.outcome()) || INTENT.equals(e.outcome()) ? e.outcome() : "other";
     return new ProducerRecord<>(Topics.NOTIFICATIONS.name(), partitionOf(e.key()),
         e.receiver() + "\u0000" + e.key() + "\u0000" + kind, Json.write(e));
