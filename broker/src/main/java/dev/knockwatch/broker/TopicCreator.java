@@ -24,6 +24,10 @@ public final class TopicCreator {
 
   private static final Logger log = LoggerFactory.getLogger(TopicCreator.class);
 
+  /** A cluster that closed this many connections without an answer, for this long, is not one that is starting. */
+  private static final int HUNG_UP = 3;
+  private static final Duration MISMATCH_AFTER = Duration.ofSeconds(10);
+
   private TopicCreator() {}
 
   /**
@@ -91,9 +95,18 @@ public final class TopicCreator {
    * will not change its mind by waiting: that ends the wait at once, with the cause.
    */
   public static void awaitReady(String bootstrapServers, Map<String, Object> clientProps, Duration timeout) {
-    Instant deadline = Instant.now().plus(timeout);
+    Instant started = Instant.now();
+    Instant deadline = started.plus(timeout);
     Exception last = null;
-    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
+    Admin admin;
+    try {
+      admin = Admin.create(adminProps(bootstrapServers, clientProps));
+    } catch (org.apache.kafka.common.KafkaException e) {
+      // the client could not be made from these settings (a bad value, a keystore it cannot read)
+      throw new IllegalStateException("the Kafka client settings for " + bootstrapServers + " are not usable: "
+          + KafkaRefusal.settingsProblem(e, clientProps));
+    }
+    try {
       while (Instant.now().isBefore(deadline)) {
         try {
           if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
@@ -111,14 +124,39 @@ public final class TopicCreator {
           Thread.currentThread().interrupt();
           throw new IllegalStateException("interrupted while waiting for Kafka", e);
         }
+        // A broker still starting holds the connections it took; one that hangs up on every
+        // request wants another security.protocol (TLS, SASL): waiting will not change that.
+        double closed = Math.min(connectionMetric(admin, "connection-creation-total"),
+            connectionMetric(admin, "connection-close-total"));
+        if (closed >= HUNG_UP && Duration.between(started, Instant.now()).compareTo(MISMATCH_AFTER) >= 0) {
+          Object protocol = clientProps.getOrDefault("security.protocol", "PLAINTEXT");
+          throw new IllegalStateException("Kafka at " + bootstrapServers + " took " + (long) closed + " connections and "
+              + "closed each without an answer: it expects another security.protocol than " + protocol
+              + " (TLS or SASL settings go in --kafka-config)");
+        }
       }
-    } catch (org.apache.kafka.common.KafkaException e) {
-      // the client could not be made from these settings (a bad value, a keystore it cannot read)
-      throw new IllegalStateException("the Kafka client settings for " + bootstrapServers + " are not usable: "
-          + KafkaRefusal.settingsProblem(e, clientProps));
+      boolean nothingListens = connectionMetric(admin, "connection-creation-total") == 0;
+      throw new IllegalStateException("Kafka at " + bootstrapServers + " did not answer within " + timeout.toSeconds()
+          + " s" + (nothingListens ? ": nothing accepted a connection there"
+              : last == null || last.getMessage() == null ? "" : ": " + last.getMessage()));
+    } finally {
+      // not the default close, which waits for the pending call's own timeout (30 s)
+      admin.close(Duration.ofSeconds(1));
     }
-    throw new IllegalStateException("Kafka at " + bootstrapServers + " did not answer within "
-        + timeout.toSeconds() + " s" + (last == null ? "" : ": " + last.getMessage()));
+  }
+
+  /**
+   * The admin client's own count of connections made (a refused connect is none) or closed (by
+   * either side): both past a few with no answer is a listener that hangs up.
+   */
+  private static double connectionMetric(Admin admin, String name) {
+    for (var m : admin.metrics().entrySet()) {
+      if (m.getKey().name().equals(name) && m.getKey().group().equals("admin-client-metrics")
+          && m.getValue().metricValue() instanceof Double d) {
+        return d;
+      }
+    }
+    return 0;
   }
 
   private static NewTopic newTopic(Topic t, Layout layout) {

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * as Kafka's own {@code --command-config}) and hands it to every client it makes. A broker whose
  * client listener takes only SASL logins: {@code topics}, {@code streams}, {@code notify},
  * {@code ingest} and {@code silence}, each run by the launcher with relative paths, take an srt
- * line to a page on a local webhook; a wrong password is one line naming the address and the
- * cause, exit 1; the password is in no output.
+ * line to a page on a local webhook; a wrong password, and a client without the SASL settings, are
+ * one line each naming the address and the cause, exit 1; the password is in no output.
  */
 @Tag("integration")
 class SecuredKafkaTest {
@@ -58,6 +58,14 @@ class SecuredKafkaTest {
       assertThat(lines.get(0)).contains(sasl, "refused the login");
       assertThat(admin.listTopics().names().get()).as("nothing made with a wrong password")
           .doesNotContain(Topics.VIOLATIONS.name());
+
+      t0 = Instant.now();
+      Launched plain = launch(all, checkout, "plain", Map.of(), "topics", "--bootstrap-servers", sasl);
+      assertThat(plain.awaitExit(Duration.ofSeconds(60))).as("a plaintext client on a SASL listener").isEqualTo(1);
+      double plainSeconds = Duration.between(t0, Instant.now()).toMillis() / 1000.0;
+      List<String> plainLines = plain.err().lines().filter(l -> l.startsWith("knockwatch:")).toList();
+      assertThat(plainLines).hasSize(1);
+      assertThat(plainLines.get(0)).contains(sasl, "another security.protocol than PLAINTEXT");
 
       Launched topics = launch(all, checkout, "topics", Map.of(), "topics", "--bootstrap-servers", sasl,
           "--kafka-config", "kafka.properties");
@@ -102,6 +110,8 @@ class SecuredKafkaTest {
         assertThat(l.out() + l.err()).doesNotContain(PASSWORD, WRONG);
       }
       System.out.printf("SecuredKafkaTest: a wrong password ended `topics` in %.1f s: %s%n", wrongSeconds, lines.get(0));
+      System.out.printf("SecuredKafkaTest: a plaintext client ended `topics` in %.1f s: %s%n", plainSeconds,
+          plainLines.get(0));
     } finally {
       all.forEach(Launched::close);
     }
