@@ -40,6 +40,26 @@ public final class TopicCreator {
   }
 
   /**
+   * Checks that {@code needed} exist (a stage that is not {@code topics} creates none, so it needs
+   * no Create right): else one message naming the missing ones and how to make them.
+   */
+  public static void requireExisting(String bootstrapServers, Map<String, Object> clientProps, List<Topic> needed) {
+    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
+      Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      List<String> missing = needed.stream().map(Topic::name).filter(n -> !existing.contains(n)).toList();
+      if (!missing.isEmpty()) {
+        throw new IllegalStateException("Kafka at " + bootstrapServers + " has no topic " + String.join(", ", missing)
+            + " (or this user may not Describe it): create the topics with `knockwatch topics` first");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while listing topics", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot list the topics on " + bootstrapServers + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
    * How missing topics are laid out: the partitions of the keyed topics (violations, alerts and
    * the notification log, which must keep one count: the log is co-partitioned with the alerts),
    * null for each topic's own; the replication factor, null for the cluster's default.

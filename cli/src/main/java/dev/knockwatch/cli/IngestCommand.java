@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.ingest.IngestAgent;
@@ -66,7 +67,7 @@ final class IngestCommand implements Callable<Integer> {
       Files.createDirectories(logs);
     }
     TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(60));
-    TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps());
+    TopicCreator.requireExisting(cluster.bootstrapServers, cluster.clientProps(), List.of(Topics.VIOLATIONS, Topics.REJECTED));
     HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, cluster.clientProps());
     IngestAgent agent = feeds != null

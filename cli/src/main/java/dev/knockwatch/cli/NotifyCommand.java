@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.notify.AlertDispatcher;
@@ -7,6 +8,7 @@ import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.pipeline.Backoff;
 import io.prometheus.client.exporter.HTTPServer;
+import java.util.List;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -47,7 +49,8 @@ final class NotifyCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ReceiversConfig receivers = Rules.receivers(rules);
     TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(120));
-    TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps());
+    TopicCreator.requireExisting(cluster.bootstrapServers, cluster.clientProps(),
+        List.of(Topics.ALERTS, Topics.NOTIFICATIONS, Topics.SILENCES));
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, null, cluster.clientProps(), receivers,
         Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")), Backoff.DEFAULT);

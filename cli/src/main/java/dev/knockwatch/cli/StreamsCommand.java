@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.notify.silence.SilencesApi;
@@ -106,7 +107,8 @@ final class StreamsCommand implements Callable<Integer> {
     }, "knockwatch-streams-shutdown"));
 
     TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(120));
-    TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps());
+    TopicCreator.requireExisting(cluster.bootstrapServers, cluster.clientProps(),
+        List.of(Topics.VIOLATIONS, Topics.ALERTS, Topics.POLICY, Topics.SILENCES));
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     running.add(0, metrics::close);
     KafkaWatch watch = new KafkaWatch("streams", cluster.bootstrapServers, cluster.clientProps(),

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.ingest.SourceType;
@@ -133,9 +134,12 @@ final class UpCommand implements Callable<Integer> {
           + (broker.portWasTaken() ? "; port " + kafkaPort + " was taken, picked " + broker.port() : "") + ")";
     } else {
       TopicCreator.awaitReady(bootstrap, clientProps, Duration.ofSeconds(60));
+      TopicCreator.requireExisting(bootstrap, clientProps, Topics.ALL);
       kafkaLine = bootstrap + " (external)";
     }
-    TopicCreator.createMissing(bootstrap, clientProps);
+    if (bootstrapServers == null) {
+      TopicCreator.createMissing(bootstrap, clientProps); // its own broker
+    }
 
     HTTPServer metrics = startMetrics();
     running.add(0, metrics::close);

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 26: {@code ./knockwatch topics --partitions N --replication-factor N}, as an operator runs
  * the one-shot step: a replication factor above the brokers' count is one line and creates
- * nothing; the partitions (here from the environment) go to the keyed topics, and the notifier
+ * nothing; ingest, streams and notify create no topic (they need no Create right) and name the
+ * ones they miss; the partitions (here from the environment) go to the keyed topics, and the notifier
  * co-partitions its log with the alerts topic as the cluster has it, not as the default says.
  */
 @Tag("integration")
@@ -44,6 +45,21 @@ class TopicsCommandTest {
         assertThat(lines.get(0)).contains("replication factor of 3", broker.bootstrapServers(), "has 1");
       }
       assertThat(admin.listTopics().names().get()).doesNotContain(Topics.ALERTS.name());
+
+      // only `topics` creates topics: each stage names what it misses and makes nothing
+      Map<String, String> needs = Map.of("ingest", "knockwatch.violations, knockwatch.violations.rejected",
+          "streams", "knockwatch.violations, knockwatch.alerts, knockwatch.policy, knockwatch.silences",
+          "notify", "knockwatch.alerts, knockwatch.notifications, knockwatch.silences");
+      for (Map.Entry<String, String> stage : needs.entrySet()) {
+        try (Launched l = Launched.start(checkout, dir.resolve("no-topics-" + stage.getKey()), Map.of(), stage.getKey(),
+            "--bootstrap-servers", broker.bootstrapServers(), "--metrics-port", String.valueOf(Launched.freePort()))) {
+          assertThat(l.awaitExit(Duration.ofSeconds(120))).as(stage.getKey()).isEqualTo(1);
+          List<String> lines = l.err().lines().filter(x -> x.startsWith("knockwatch:")).toList();
+          assertThat(lines).as(stage.getKey()).hasSize(1);
+          assertThat(lines.get(0)).contains("has no topic " + stage.getValue(), "knockwatch topics");
+        }
+      }
+      assertThat(admin.listTopics().names().get()).as("made by no stage").isEmpty();
 
       try (Launched topics = Launched.start(checkout, dir.resolve("p12"), Map.of("KNOCKWATCH_TOPIC_PARTITIONS", "12"),
           "topics", "--bootstrap-servers", broker.bootstrapServers())) {
