@@ -5,6 +5,7 @@ import dev.knockwatch.events.Topics.Topic;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,19 +46,15 @@ public final class TopicCreator {
    * no Create right): else one message naming the missing ones and how to make them.
    */
   public static void requireExisting(String bootstrapServers, Map<String, Object> clientProps, List<Topic> needed) {
-    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
+    withAdmin(bootstrapServers, clientProps, "list the topics", admin -> {
       Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       List<String> missing = needed.stream().map(Topic::name).filter(n -> !existing.contains(n)).toList();
       if (!missing.isEmpty()) {
         throw new IllegalStateException("Kafka at " + bootstrapServers + " has no topic " + String.join(", ", missing)
             + " (or this user may not Describe it): create the topics with `knockwatch topics` first");
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while listing topics", e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("cannot list the topics on " + bootstrapServers + ": " + e.getMessage(), e);
-    }
+      return null;
+    });
   }
 
   /**
@@ -70,7 +68,7 @@ public final class TopicCreator {
 
   /** As {@link #createMissing(String, Map)}, laid out as {@code layout} says; a replication factor above the brokers' count is refused. */
   public static List<String> createMissing(String bootstrapServers, Map<String, Object> clientProps, Layout layout) {
-    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
+    return withAdmin(bootstrapServers, clientProps, "create topics", admin -> {
       if (layout.replicationFactor() != null) {
         int brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size();
         if (layout.replicationFactor() > brokers) {
@@ -96,12 +94,7 @@ public final class TopicCreator {
       List<String> names = missing.stream().map(NewTopic::name).toList();
       log.info("created topics {}", names);
       return names;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while creating topics", e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("cannot create topics on " + bootstrapServers + ": " + e.getMessage(), e);
-    }
+    });
   }
 
   /** Waits until the cluster at {@code bootstrapServers} answers a metadata request (plaintext, no settings). */
@@ -185,23 +178,38 @@ public final class TopicCreator {
         .configs(t.configs());
   }
 
-  /** Each registry topic the cluster has: its partitions and replication factor. */
-  public static Map<String, int[]> describe(String bootstrapServers, Map<String, Object> clientProps) {
-    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
-      Map<String, int[]> out = new java.util.LinkedHashMap<>();
+  /** A topic as the cluster has it. */
+  public record Shape(int partitions, int replicationFactor) {}
+
+  /** Each registry topic the cluster has, in the registry's order. */
+  public static Map<String, Shape> describe(String bootstrapServers, Map<String, Object> clientProps) {
+    return withAdmin(bootstrapServers, clientProps, "describe topics", admin -> {
       Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       List<String> names = Topics.ALL.stream().map(Topic::name).filter(existing::contains).toList();
-      Map<String, org.apache.kafka.clients.admin.TopicDescription> d =
-          admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+      Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+      Map<String, Shape> out = new LinkedHashMap<>();
       for (String n : names) {
-        out.put(n, new int[] {d.get(n).partitions().size(), d.get(n).partitions().get(0).replicas().size()});
+        out.put(n, new Shape(d.get(n).partitions().size(), d.get(n).partitions().get(0).replicas().size()));
       }
       return out;
+    });
+  }
+
+  /** A call of the admin API: its futures' failures are {@link #withAdmin}'s to report. */
+  private interface AdminCall<T> {
+    T call(Admin admin) throws InterruptedException, ExecutionException, TimeoutException;
+  }
+
+  /** Runs {@code call} on an admin client of its own; a failure says what could not be done, and where. */
+  private static <T> T withAdmin(String bootstrapServers, Map<String, Object> clientProps, String what,
+      AdminCall<T> call) {
+    try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
+      return call.call(admin);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while describing topics", e);
+      throw new IllegalStateException("interrupted while trying to " + what, e);
     } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("cannot describe topics on " + bootstrapServers + ": " + e.getMessage(), e);
+      throw new IllegalStateException("cannot " + what + " on " + bootstrapServers + ": " + e.getMessage(), e);
     }
   }
 

@@ -1,8 +1,8 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.broker.KafkaWatch;
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.ingest.SourceType;
@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;

@@ -1,19 +1,18 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.broker.KafkaWatch;
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.AlertDispatcher;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.pipeline.Backoff;
 import io.prometheus.client.exporter.HTTPServer;
-import java.util.List;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;

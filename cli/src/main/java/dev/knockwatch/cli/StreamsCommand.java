@@ -1,8 +1,8 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.silence.SilencesApi;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.StreamsApp;

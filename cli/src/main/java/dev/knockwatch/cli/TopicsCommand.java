@@ -49,8 +49,8 @@ final class TopicsCommand implements Callable<Integer> {
       throw new UsageException("--replication-factor: " + e.getMessage());
     }
     PrintWriter out = spec.commandLine().getOut();
-    TopicCreator.describe(cluster.bootstrapServers, cluster.clientProps()).forEach((name, d) ->
-        out.println(name + " (" + d[0] + " partitions, replication factor " + d[1] + ")"));
+    TopicCreator.describe(cluster.bootstrapServers, cluster.clientProps()).forEach((name, shape) ->
+        out.println(name + " (" + shape.partitions() + " partitions, replication factor " + shape.replicationFactor() + ")"));
     out.flush();
     return Knockwatch.OK;
   }

@@ -1,8 +1,8 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.Receiver;

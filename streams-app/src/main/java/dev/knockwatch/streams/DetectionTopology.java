@@ -109,8 +109,8 @@ public final class DetectionTopology {
     }
     // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once
     Duration idRetention = ExactDuplicateProcessor.idRetention(policy);
-    t.addProcessor("exact-duplicates", () -> new ExactDuplicateProcessor(EXACT_DUPLICATES_STORE,
-        ExactDuplicateProcessor.idStore(EXACT_DUPLICATES_STORE), idRetention, true), "violations-source");
+    t.addProcessor("exact-duplicates", () -> new ExactDuplicateProcessor(EXACT_DUPLICATES_STORE, idRetention, true),
+        "violations-source");
     ExactDuplicateProcessor.stores(EXACT_DUPLICATES_STORE, idRetention).forEach(s -> t.addStateStore(s, "exact-duplicates"));
     t.addProcessor("count-refusals", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
       private final StreamsMetrics.RefusalCounters refusals = new StreamsMetrics.RefusalCounters();

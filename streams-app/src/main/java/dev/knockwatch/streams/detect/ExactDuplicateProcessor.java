@@ -102,13 +102,13 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   }
 
   /**
-   * @param storeName the key-value store of {@link #stores} (each command's last digests)
-   * @param idStoreName the window store of {@link #stores} (the event ids seen), held {@code idRetention}
+   * @param storeName the name given to {@link #stores}: its key-value store (each command's last
+   *     digests) and, beside it, {@link #idStore} (the event ids seen), held {@code idRetention}
    * @param counted whether a duplicate counts in the metric (detection's does; the timeline's, beside it, not)
    */
-  public ExactDuplicateProcessor(String storeName, String idStoreName, Duration idRetention, boolean counted) {
+  public ExactDuplicateProcessor(String storeName, Duration idRetention, boolean counted) {
     this.storeName = storeName;
-    this.idStoreName = idStoreName;
+    this.idStoreName = idStore(storeName);
     this.idRetention = idRetention.toMillis();
     this.counted = counted;
     try {

@@ -57,9 +57,8 @@ public final class TimelineTopology {
                 .withName("timeline-violations"))
         .filter((k, e) -> k != null && e != null, Named.as("timeline-events-only"))
         // an event read twice is shown once, as detection counts it once
-        .process(() -> new ExactDuplicateProcessor(EXACT_DUPLICATES, ExactDuplicateProcessor.idStore(EXACT_DUPLICATES),
-            idRetention, false), Named.as("timeline-exact-duplicates"), EXACT_DUPLICATES,
-            ExactDuplicateProcessor.idStore(EXACT_DUPLICATES))
+        .process(() -> new ExactDuplicateProcessor(EXACT_DUPLICATES, idRetention, false),
+            Named.as("timeline-exact-duplicates"), EXACT_DUPLICATES, ExactDuplicateProcessor.idStore(EXACT_DUPLICATES))
         .mapValues(e -> new TimelineInput(e, null), Named.as("timeline-event-input"));
     KStream<String, TimelineInput> alerts = b.stream(Topics.ALERTS.name(),
             Consumed.with(Serdes.String(), ALERT_SERDE).withName("timeline-alerts"))

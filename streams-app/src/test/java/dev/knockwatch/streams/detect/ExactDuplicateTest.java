@@ -199,7 +199,7 @@ class ExactDuplicateTest {
   }
 
   private static ExactDuplicateProcessor processor() {
-    return new ExactDuplicateProcessor("exact-duplicates", "exact-duplicates-ids", ID_RETENTION, true);
+    return new ExactDuplicateProcessor("exact-duplicates", ID_RETENTION, true);
   }
 
   /** A processor context holding the processor's two stores, empty, stream time at T0. */
@@ -210,7 +210,7 @@ class ExactDuplicateTest {
     store.init(context.getStateStoreContext(), store);
     context.addStateStore(store);
     WindowStore<String, byte[]> ids = Stores.windowStoreBuilder(
-        Stores.inMemoryWindowStore("exact-duplicates-ids", ID_RETENTION, Duration.ofMillis(1), false),
+        Stores.inMemoryWindowStore(ExactDuplicateProcessor.idStore("exact-duplicates"), ID_RETENTION, Duration.ofMillis(1), false),
         Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
     ids.init(context.getStateStoreContext(), ids);
     context.addStateStore(ids);
