@@ -17,10 +17,18 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -42,18 +50,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final int port;
   private final int controllerPort;
   private final boolean portWasTaken;
-  private final Map<String, String> saslUsers;
-  private final int saslPort;
+  private final SecuredListener secured;
   private KafkaRaftServer server;
 
   private EmbeddedKafkaBroker(Path dataDir, int port, int controllerPort, boolean portWasTaken,
-      Map<String, String> saslUsers, int saslPort) {
+      SecuredListener secured) {
     this.dataDir = dataDir;
     this.port = port;
     this.controllerPort = controllerPort;
     this.portWasTaken = portWasTaken;
-    this.saslUsers = saslUsers;
-    this.saslPort = saslPort;
+    this.secured = secured;
   }
 
   /**
@@ -73,30 +79,48 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       port = preferredPort;
       controllerPort = freePorts(1, preferredPort)[0];
     }
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, port, controllerPort, taken, Map.of(), 0);
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, port, controllerPort, taken, null);
     broker.startServer();
     return broker;
   }
 
   /**
-   * A broker as {@link #start} makes it, with a second listener on a free port that takes only
-   * SASL (PLAIN) logins of {@code users} (name → password): a company's secured cluster in small,
-   * for tests. The plaintext listener stays for the broker itself and a test's own checks.
+   * A broker as {@link #start} makes it, with a second listener on a free port as a company's
+   * secured cluster has it, for tests: SASL_SSL with the certificate of {@code keystore} (PKCS12,
+   * {@code keystorePassword}), SCRAM-SHA-512 logins ({@link #addScramUser}), and Kafka's
+   * {@code StandardAuthorizer}, which allows nothing that no ACL allows. The plaintext listener
+   * stays for the broker itself and a test's own setup: its (anonymous) clients are super users.
    */
-  public static EmbeddedKafkaBroker startWithSasl(Path dataDir, Map<String, String> users) {
+  public static EmbeddedKafkaBroker startSecured(Path dataDir, Path keystore, String keystorePassword) {
     int[] ports = freePorts(3, 0);
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, ports[0], ports[1], false, Map.copyOf(users),
-        ports[2]);
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(dataDir, ports[0], ports[1], false,
+        new SecuredListener(ports[2], keystore.toAbsolutePath(), keystorePassword));
     broker.startServer();
     return broker;
   }
 
-  /** The SASL listener of {@link #startWithSasl}. */
-  public String saslBootstrapServers() {
-    if (saslPort == 0) {
-      throw new IllegalStateException("this broker has no SASL listener");
+  /** The SASL_SSL listener of {@link #startSecured}. */
+  private record SecuredListener(int port, Path keystore, String keystorePassword) {}
+
+  /** The secured listener of {@link #startSecured}. */
+  public String securedBootstrapServers() {
+    if (secured == null) {
+      throw new IllegalStateException("this broker has no secured listener");
     }
-    return "127.0.0.1:" + saslPort;
+    return "127.0.0.1:" + secured.port();
+  }
+
+  /** Creates (or changes) a SCRAM-SHA-512 login on the secured listener, through the plaintext one. */
+  public void addScramUser(String user, String password) {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+      admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
+          new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), password))).all().get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while adding a SCRAM user", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot add SCRAM user " + user + ": " + e.getMessage(), e);
+    }
   }
 
   /** Deletes everything under {@code dataDir}: what {@code up --fresh} does before start. */
@@ -160,15 +184,22 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("node.id", "1");
     p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
     p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort
-        + (saslPort == 0 ? "" : ",SASL://127.0.0.1:" + saslPort));
-    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port + (saslPort == 0 ? "" : ",SASL://127.0.0.1:" + saslPort));
+        + (secured == null ? "" : ",SECURED://127.0.0.1:" + secured.port()));
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port
+        + (secured == null ? "" : ",SECURED://127.0.0.1:" + secured.port()));
     p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
-        + (saslPort == 0 ? "" : ",SASL:SASL_PLAINTEXT"));
-    if (saslPort != 0) {
-      StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
-      saslUsers.forEach((user, password) -> jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
-      p.put("listener.name.sasl.sasl.enabled.mechanisms", "PLAIN");
-      p.put("listener.name.sasl.plain.sasl.jaas.config", jaas.append(';').toString());
+        + (secured == null ? "" : ",SECURED:SASL_SSL"));
+    if (secured != null) {
+      p.put("listener.name.secured.sasl.enabled.mechanisms", "SCRAM-SHA-512");
+      p.put("listener.name.secured.scram-sha-512.sasl.jaas.config",
+          "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+      p.put("listener.name.secured.ssl.keystore.type", "PKCS12");
+      p.put("listener.name.secured.ssl.keystore.location", secured.keystore().toString());
+      p.put("listener.name.secured.ssl.keystore.password", secured.keystorePassword());
+      p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+      p.put("allow.everyone.if.no.acl.found", "false");
+      // the plaintext and controller listeners: the broker itself, and a test's own setup
+      p.put("super.users", "User:ANONYMOUS");
     }
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", "PLAINTEXT");

@@ -42,22 +42,6 @@ public final class TopicCreator {
   }
 
   /**
-   * Checks that {@code needed} exist (a stage that is not {@code topics} creates none, so it needs
-   * no Create right): else one message naming the missing ones and how to make them.
-   */
-  public static void requireExisting(String bootstrapServers, Map<String, Object> clientProps, List<Topic> needed) {
-    withAdmin(bootstrapServers, clientProps, "list the topics", admin -> {
-      Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-      List<String> missing = needed.stream().map(Topic::name).filter(n -> !existing.contains(n)).toList();
-      if (!missing.isEmpty()) {
-        throw new IllegalStateException("Kafka at " + bootstrapServers + " has no topic " + String.join(", ", missing)
-            + " (or this user may not Describe it): create the topics with `knockwatch topics` first");
-      }
-      return null;
-    });
-  }
-
-  /**
    * How missing topics are laid out: the partitions of the keyed topics (violations, alerts and
    * the notification log, which must keep one count: the log is co-partitioned with the alerts),
    * null for each topic's own; the replication factor, null for the cluster's default.
@@ -196,12 +180,12 @@ public final class TopicCreator {
   }
 
   /** A call of the admin API: its futures' failures are {@link #withAdmin}'s to report. */
-  private interface AdminCall<T> {
+  interface AdminCall<T> {
     T call(Admin admin) throws InterruptedException, ExecutionException, TimeoutException;
   }
 
   /** Runs {@code call} on an admin client of its own; a failure says what could not be done, and where. */
-  private static <T> T withAdmin(String bootstrapServers, Map<String, Object> clientProps, String what,
+  static <T> T withAdmin(String bootstrapServers, Map<String, Object> clientProps, String what,
       AdminCall<T> call) {
     try (Admin admin = Admin.create(adminProps(bootstrapServers, clientProps))) {
       return call.call(admin);

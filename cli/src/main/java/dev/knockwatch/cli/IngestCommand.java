@@ -2,7 +2,6 @@ package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.broker.KafkaWatch;
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.ingest.SourceType;
@@ -66,7 +65,7 @@ final class IngestCommand implements Callable<Integer> {
       Files.createDirectories(logs);
     }
     TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(60));
-    TopicCreator.requireExisting(cluster.bootstrapServers, cluster.clientProps(), List.of(Topics.VIOLATIONS, Topics.REJECTED));
+    StageAccess.INGEST.require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, cluster.clientProps());
     IngestAgent agent = feeds != null

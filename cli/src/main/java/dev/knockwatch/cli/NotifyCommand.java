@@ -2,7 +2,6 @@ package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.broker.KafkaWatch;
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.AlertDispatcher;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.ReceiversConfig;
@@ -12,7 +11,6 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -48,8 +46,7 @@ final class NotifyCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ReceiversConfig receivers = Rules.receivers(rules);
     TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(120));
-    TopicCreator.requireExisting(cluster.bootstrapServers, cluster.clientProps(),
-        List.of(Topics.ALERTS, Topics.NOTIFICATIONS, Topics.SILENCES));
+    StageAccess.notify(group).require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, null, cluster.clientProps(), receivers,
         Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")), Backoff.DEFAULT);

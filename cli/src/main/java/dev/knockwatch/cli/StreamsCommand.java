@@ -2,7 +2,6 @@ package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.broker.TopicCreator;
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.silence.SilencesApi;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.StreamsApp;
@@ -23,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
@@ -107,8 +107,7 @@ final class StreamsCommand implements Callable<Integer> {
     }, "knockwatch-streams-shutdown"));
 
     TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(120));
-    TopicCreator.requireExisting(cluster.bootstrapServers, cluster.clientProps(),
-        List.of(Topics.VIOLATIONS, Topics.ALERTS, Topics.POLICY, Topics.SILENCES));
+    StageAccess.STREAMS.require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     running.add(0, metrics::close);
     KafkaWatch watch = new KafkaWatch("streams", cluster.bootstrapServers, cluster.clientProps(),
@@ -151,7 +150,13 @@ final class StreamsCommand implements Callable<Integer> {
         + token.describe());
     out.println("  metrics  " + MetricsEndpoint.url(metricsBind.address, metrics));
     out.flush();
-    stopped.await();
+    // a login or an ACL that refuses a running app stops it for good: so it stops the command
+    while (!stopped.await(1, TimeUnit.SECONDS)) {
+      String refused = detection.get().refused() != null ? detection.get().refused() : timeline.refused();
+      if (refused != null) {
+        throw new IllegalStateException(refused);
+      }
+    }
     return Knockwatch.OK;
   }
 

@@ -2,7 +2,6 @@ package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.Receiver;
@@ -42,6 +41,9 @@ import picocli.CommandLine.Model.CommandSpec;
         "An embedded Kafka broker (unless --bootstrap-servers), ingest watching the logs directory,",
         "detection, console alerts and /metrics; Ctrl-C or SIGTERM stops it cleanly."})
 final class UpCommand implements Callable<Integer> {
+
+  /** The notifier's consumer group, as `knockwatch notify`'s default. */
+  static final String NOTIFY_GROUP = "knockwatch-notify";
 
   @Spec CommandSpec spec;
 
@@ -134,7 +136,7 @@ final class UpCommand implements Callable<Integer> {
           + (broker.portWasTaken() ? "; port " + kafkaPort + " was taken, picked " + broker.port() : "") + ")";
     } else {
       TopicCreator.awaitReady(bootstrap, clientProps, Duration.ofSeconds(60));
-      TopicCreator.requireExisting(bootstrap, clientProps, Topics.ALL);
+      StageAccess.all(NOTIFY_GROUP).require(bootstrap, clientProps);
       kafkaLine = bootstrap + " (external)";
     }
     if (bootstrapServers == null) {
@@ -159,7 +161,7 @@ final class UpCommand implements Callable<Integer> {
     // the timeline starts beside detection, which Pipeline.start waits for
     timeline.launch();
     Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, clientProps, logs, var, policy,
-        DetectionTopology.DEFAULT_APPLICATION_ID, "knockwatch-notify", Pipeline.POLL_INTERVAL, instanceId),
+        DetectionTopology.DEFAULT_APPLICATION_ID, NOTIFY_GROUP, Pipeline.POLL_INTERVAL, instanceId),
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
     PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, clientProps, policyFiles, pipeline::restartDetection,

@@ -141,16 +141,26 @@ final class Launched implements AutoCloseable {
 
   /** The first line of stdout that contains {@code text}, waiting for it up to {@code timeout}. */
   String awaitLine(String text, Duration timeout) throws InterruptedException {
+    return awaitLine(this::out, "stdout", text, timeout);
+  }
+
+  /** The first line of stderr (the log) that contains {@code text}, waiting for it up to {@code timeout}. */
+  String awaitLogLine(String text, Duration timeout) throws InterruptedException {
+    return awaitLine(this::err, "stderr", text, timeout);
+  }
+
+  private String awaitLine(java.util.function.Supplier<String> stream, String name, String text, Duration timeout)
+      throws InterruptedException {
     Instant deadline = Instant.now().plus(timeout);
     while (true) {
-      Optional<String> line = out().lines().filter(l -> l.contains(text)).findFirst();
+      Optional<String> line = stream.get().lines().filter(l -> l.contains(text)).findFirst();
       if (line.isPresent()) {
         return line.get();
       }
       if (!process.isAlive() || Instant.now().isAfter(deadline)) {
-        throw new AssertionError("no line with \"" + text + "\" " + (process.isAlive() ? "within " + timeout.toSeconds()
-            + " s" : "before the process ended (exit " + process.exitValue() + ")") + "\nstdout:\n" + out()
-            + "\nstderr (last 60 lines):\n" + tail(err(), 60));
+        throw new AssertionError("no line with \"" + text + "\" on " + name + " " + (process.isAlive() ? "within "
+            + timeout.toSeconds() + " s" : "before the process ended (exit " + process.exitValue() + ")")
+            + "\nstdout:\n" + out() + "\nstderr (last 60 lines):\n" + tail(err(), 60));
       }
       Thread.sleep(100);
     }

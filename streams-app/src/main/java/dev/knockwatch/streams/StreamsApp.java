@@ -16,6 +16,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
@@ -32,6 +34,7 @@ public final class StreamsApp implements AutoCloseable {
   private final String bootstrapServers;
   private final Map<String, Object> clientProps;
   private long launchedAt;
+  private volatile String refused;
 
   /**
    * @param clock the wall clock when live; stream time for replay (whose end of input advances
@@ -52,6 +55,13 @@ public final class StreamsApp implements AutoCloseable {
         DetectionTopology.streamsConfig(applicationId, bootstrapServers, stateDir, clientProps));
     KafkaStreamsMetrics.add(applicationId, streams, topology.describe());
     streams.setUncaughtExceptionHandler(e -> {
+      String refused = refusal(e);
+      if (refused != null) {
+        // a login or an ACL that refuses now refuses the replacement thread too
+        this.refused = refused;
+        log.error("{} stopped: {}", applicationId, refused);
+        return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+      }
       log.error("detection stopped on an error; replacing the stream thread", e);
       return StreamThreadExceptionResponse.REPLACE_THREAD;
     });
@@ -77,6 +87,9 @@ public final class StreamsApp implements AutoCloseable {
     Instant deadline = Instant.now().plus(timeout);
     Instant nextWord = Instant.now().plus(WAITING_SAID_EVERY);
     while (streams.state() != KafkaStreams.State.RUNNING) {
+      if (refused != null) {
+        throw new IllegalStateException(refused);
+      }
       if (Instant.now().isAfter(deadline) || !streams.state().isRunningOrRebalancing()) {
         throw new IllegalStateException("Kafka Streams did not reach RUNNING within " + timeout.toSeconds()
             + " s (state " + streams.state() + ")");
@@ -148,6 +161,25 @@ public final class StreamsApp implements AutoCloseable {
   /** The running app, for interactive queries of its stores. */
   public KafkaStreams streams() {
     return streams;
+  }
+
+  /**
+   * Why Kafka stopped this app for good (a refused login, an operation its ACLs do not allow), in
+   * one line naming the address; null while it was not.
+   */
+  public String refused() {
+    return refused;
+  }
+
+  private String refusal(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof AuthorizationException || t instanceof AuthenticationException) {
+        String m = t.getMessage() == null ? "" : ": " + t.getMessage().replaceAll("\\s+", " ").trim();
+        return "Kafka at " + bootstrapServers + " refused " + applicationId + " (" + t.getClass().getSimpleName() + m
+            + "); its ACLs must allow it: docs/OPERATIONS.md lists them";
+      }
+    }
+    return null;
   }
 
   private static void sleep(long ms) {
