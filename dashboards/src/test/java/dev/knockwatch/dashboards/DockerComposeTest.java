@@ -27,6 +27,7 @@ import org.yaml.snakeyaml.Yaml;
 class DockerComposeTest {
 
   static final Path REPO = Dashboards.REPO;
+  static final List<String> KAFKA_NODES = List.of("kafka-1", "kafka-2", "kafka-3");
   static Map<String, Object> compose;
   static Map<String, Map<String, Object>> services;
 
@@ -51,10 +52,12 @@ class DockerComposeTest {
 
   @Test
   void theStackHasEveryPart() {
-    assertThat(services).containsKeys("kafka", "topics", "ingest", "streams", "notify", "prometheus", "grafana");
+    assertThat(services).containsKeys("kafka-1", "kafka-2", "kafka-3", "topics", "ingest", "streams", "notify",
+        "prometheus", "alertmanager", "grafana");
     assertThat(knockwatchServices()).containsExactly("ingest", "notify", "streams", "topics");
     assertThat(services.get("topics").get("restart")).isEqualTo("no");
     assertThat(services.get("prometheus").get("profiles")).isEqualTo(List.of("monitoring"));
+    assertThat(services.get("alertmanager").get("profiles")).isEqualTo(List.of("monitoring"));
     services.forEach((name, s) -> {
       if (!name.equals("topics")) {
         assertThat(s).as(name + " healthcheck").containsKey("healthcheck");
@@ -98,7 +101,7 @@ class DockerComposeTest {
         assertThat(seen.add(parts[1])).as("host port " + parts[1] + " twice").isTrue();
       }
     }
-    assertThat(seen).containsExactlyInAnyOrder("8080", "9090", "3000");
+    assertThat(seen).containsExactlyInAnyOrder("8080", "9090", "9093", "3000");
   }
 
   @Test
@@ -110,7 +113,9 @@ class DockerComposeTest {
       String image = String.valueOf(s.get("image"));
       assertThat(image).as(name).matches("[a-z0-9./-]+:v?\\d+\\.\\d+\\.\\d+");
     });
-    assertThat(services.get("kafka").get("image")).isEqualTo("apache/kafka:" + kafka.group(1));
+    for (String node : KAFKA_NODES) {
+      assertThat(services.get(node).get("image")).isEqualTo("apache/kafka:" + kafka.group(1));
+    }
     assertThat(String.valueOf(services.get("ingest").get("image"))).isEqualTo("knockwatch/knockwatch:0.1.0");
     assertThat(Files.readString(REPO.resolve("Dockerfile")))
         .containsPattern("(?m)^FROM maven:\\d+\\.\\d+\\.\\d+-eclipse-temurin-17 AS build$")
@@ -183,5 +188,56 @@ class DockerComposeTest {
       assertThat(env(stage).get("KNOCKWATCH_METRICS_BIND")).isEqualTo("0.0.0.0");
       assertThat(targets).contains(stage + ":" + env(stage).get("KNOCKWATCH_METRICS_PORT"));
     }
+  }
+
+  /** Issue 26: three KRaft nodes, knockwatch's topics replicated three times, a write taken once two have it. */
+  @Test
+  @SuppressWarnings("unchecked")
+  void kafkaIsAThreeNodeClusterThatReplicatesEveryTopicThreeTimes() {
+    Set<Object> clusterIds = new HashSet<>();
+    Set<Object> nodeIds = new TreeSet<>();
+    for (String node : KAFKA_NODES) {
+      Map<String, Object> e = env(node);
+      clusterIds.add(e.get("CLUSTER_ID"));
+      nodeIds.add(e.get("KAFKA_NODE_ID"));
+      assertThat(e).as(node)
+          .containsEntry("KAFKA_PROCESS_ROLES", "broker,controller")
+          .containsEntry("KAFKA_CONTROLLER_QUORUM_VOTERS", "1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093")
+          .containsEntry("KAFKA_ADVERTISED_LISTENERS", "PLAINTEXT://" + node + ":9092")
+          .containsEntry("KAFKA_DEFAULT_REPLICATION_FACTOR", "3")
+          .containsEntry("KAFKA_MIN_INSYNC_REPLICAS", "2")
+          .containsEntry("KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR", "3")
+          .containsEntry("KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR", "3")
+          .containsEntry("KAFKA_TRANSACTION_STATE_LOG_MIN_ISR", "2");
+      assertThat(env(node).get("KAFKA_NODE_ID")).isEqualTo(node.substring("kafka-".length()));
+      assertThat(String.join(" ", (List<String>) services.get(node).get("volumes"))).contains(node + "-data:");
+    }
+    assertThat(clusterIds).as("one cluster").hasSize(1).doesNotContainNull();
+    assertThat(nodeIds).containsExactly("1", "2", "3");
+    assertThat(env("topics")).containsEntry("KNOCKWATCH_REPLICATION_FACTOR", "3");
+    assertThat((Map<String, Object>) services.get("topics").get("depends_on")).containsOnlyKeys(KAFKA_NODES);
+    for (String stage : knockwatchServices()) {
+      assertThat(env(stage)).as(stage).containsEntry("KNOCKWATCH_BOOTSTRAP_SERVERS", "kafka-1:9092,kafka-2:9092,kafka-3:9092");
+    }
+  }
+
+  /** Issue 26: the pipeline's health alerts reach someone: Prometheus sends them to the stack's Alertmanager. */
+  @Test
+  @SuppressWarnings("unchecked")
+  void prometheusSendsItsAlertsToAlertmanagerWhoseReceiverComesFromTheEnvironment() throws IOException {
+    Map<String, Object> prom = new Yaml().load(Files.readString(REPO.resolve("dashboards/prometheus/prometheus.yml")));
+    Map<String, Object> alerting = (Map<String, Object>) prom.get("alerting");
+    assertThat(alerting).as("prometheus.yml has an alerting: block").isNotNull();
+    List<String> targets = ((List<Map<String, Object>>) alerting.get("alertmanagers")).stream()
+        .flatMap(a -> ((List<Map<String, Object>>) a.get("static_configs")).stream())
+        .flatMap(c -> ((List<String>) c.get("targets")).stream()).toList();
+    assertThat(targets).containsExactly("alertmanager:9093");
+    Map<String, Object> am = services.get("alertmanager");
+    assertThat(String.join(" ", (List<String>) am.get("volumes"))).contains("./dashboards/alertmanager:/etc/alertmanager:ro");
+    assertThat((List<String>) am.get("secrets")).containsExactly("pipeline_slack_webhook");
+    Map<String, Object> secret = (Map<String, Object>) ((Map<String, Object>) compose.get("secrets")).get("pipeline_slack_webhook");
+    assertThat(secret).containsExactly(Map.entry("environment", "KNOCKWATCH_PIPELINE_SLACK_WEBHOOK"));
+    assertThat(Files.readString(REPO.resolve("dashboards/alertmanager/alertmanager.yml")))
+        .contains("api_url_file: /run/secrets/pipeline_slack_webhook");
   }
 }
