@@ -76,7 +76,7 @@ function strip(events) {
 async function show(id) {
   $('message').textContent = '';
   try {
-    const t = await api('/api/commands/' + encodeURIComponent(id));
+    const t = await api('/api/v1/commands/' + encodeURIComponent(id));
     $('timeline').hidden = false;
     $('t-id').textContent = t.commandId;
     summary(t);
@@ -108,14 +108,14 @@ function linked() {
 
 async function lists() {
   try {
-    const firing = await api('/api/alerts?status=firing');
+    const firing = await api('/api/v1/alerts?status=firing');
     rows($('firing').querySelector('table'), firing.alerts || [], (tr, a) => {
       cell(tr, a.severity, a.severity); cell(tr, a.rule); commandLink(cell(tr, ''), a.commandId); cell(tr, a.count);
       cell(tr, a.summary);
     });
     const q = new URLSearchParams({ limit: '50' });
     for (const k of ['agent', 'role']) { if (linked().get(k)) { q.set(k, linked().get(k)); } }
-    const recent = await api('/api/commands?' + q.toString());
+    const recent = await api('/api/v1/commands?' + q.toString());
     rows($('recent').querySelector('table'), recent.commands || [], (tr, c) => {
       commandLink(cell(tr, ''), c.commandId); cell(tr, c.agentId); cell(tr, c.role); cell(tr, c.events);
       cell(tr, c.alerts); cell(tr, c.lastSeen);

@@ -1053,7 +1053,7 @@ final class BenchCommand implements Callable<Integer> {
           List<Long> micros = new ArrayList<>();
           for (int q = -200; q < queries; q++) { // the first 200 warm up the JIT and are not counted
             java.net.http.HttpRequest req = java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create("http://127.0.0.1:" + port + "/api/commands/" + id(random.nextInt(commands))))
+                    java.net.URI.create("http://127.0.0.1:" + port + "/api/v1/commands/" + id(random.nextInt(commands))))
                 .header("Authorization", "Bearer " + token).GET().build();
             long s0 = System.nanoTime();
             java.net.http.HttpResponse<String> r = http.send(req, java.net.http.HttpResponse.BodyHandlers.ofString());

@@ -92,6 +92,11 @@ public final class Pipeline implements AutoCloseable {
     streams = startStreams(policy);
   }
 
+  /** Null while detection is RUNNING, else its state in words. */
+  public String detectionNotRunning() {
+    return streams.notRunning();
+  }
+
   /** Returns once detection has processed, and committed, everything published so far. */
   public void awaitDetectionCaughtUp(Duration timeout) {
     streams.awaitCaughtUp(timeout);

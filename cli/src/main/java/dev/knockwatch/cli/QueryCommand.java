@@ -55,7 +55,7 @@ final class QueryCommand implements Callable<Integer> {
     if (token == null || token.isBlank()) {
       throw new UsageException("no token: give --token-file or set KNOCKWATCH_API_TOKEN (up prints a generated one)");
     }
-    HttpRequest req = HttpRequest.newBuilder(URI.create(api.replaceAll("/+$", "") + "/api/commands/"
+    HttpRequest req = HttpRequest.newBuilder(URI.create(api.replaceAll("/+$", "") + "/api/v1/commands/"
             + URLEncoder.encode(commandId, StandardCharsets.UTF_8)))
         .timeout(Duration.ofSeconds(15)).header("Authorization", "Bearer " + token).GET().build();
     HttpResponse<String> r;

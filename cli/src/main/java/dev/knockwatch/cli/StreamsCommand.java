@@ -59,6 +59,8 @@ final class StreamsCommand implements Callable<Integer> {
 
   @Mixin MetricsEndpoint.Bind metricsBind;
 
+  @Mixin ApiTlsOptions apiTls;
+
   @Option(names = "--api-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_API_PORT:-8080}",
       description = "Port of the query API (default: ${DEFAULT-VALUE}; env KNOCKWATCH_API_PORT).")
   int apiPort;
@@ -135,7 +137,9 @@ final class StreamsCommand implements Callable<Integer> {
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, cluster.bootstrapServers,
         var.resolve("timeline"), TimelineTopology.build(policy, retention), Pipeline.member(clientProps(
             Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort)), instanceId));
-    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, apiPort, new HostInfo(advertised, apiPort));
+    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, apiPort, new HostInfo(advertised, apiPort),
+        apiTls.tls());
+    api.readyAlso(() -> detection.get().notRunning());
     SilencesApi silences = new SilencesApi(cluster.bootstrapServers, cluster.clientProps());
     api.mount("/api/silences", silences);
     running.add(0, silences);
@@ -146,7 +150,7 @@ final class StreamsCommand implements Callable<Integer> {
     out.println("knockwatch streams: " + DetectionTopology.DEFAULT_APPLICATION_ID + " and "
         + TimelineTopology.DEFAULT_APPLICATION_ID + " on " + cluster.bootstrapServers + "; rules " + rules + " ("
         + Rules.describe(policy) + ")");
-    out.println("  api      http://" + apiBind + ":" + apiPort + "/api/commands/{commandId}; bearer token "
+    out.println("  api      " + api.scheme() + "://" + apiBind + ":" + apiPort + "/api/v1/commands/{commandId}; bearer token "
         + token.describe());
     out.println("  metrics  " + MetricsEndpoint.url(metricsBind.address, metrics));
     out.flush();

@@ -95,6 +95,8 @@ final class UpCommand implements Callable<Integer> {
 
   @Mixin KafkaClientOptions kafka;
 
+  @Mixin ApiTlsOptions apiTls;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -152,7 +154,9 @@ final class UpCommand implements Callable<Integer> {
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrap, var.resolve("timeline"),
         TimelineTopology.build(policy, retention),
         Pipeline.member(with(clientProps, StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port), instanceId));
-    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port));
+    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port),
+        apiTls.tls());
+    api.readyAlso(() -> "detection is starting");
     SilencesApi silencesApi = new SilencesApi(bootstrap, clientProps);
     api.mount("/api/silences", silencesApi);
     running.add(0, silencesApi);
@@ -164,6 +168,7 @@ final class UpCommand implements Callable<Integer> {
         DetectionTopology.DEFAULT_APPLICATION_ID, NOTIFY_GROUP, Pipeline.POLL_INTERVAL, instanceId),
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
+    api.readyAlso(pipeline::detectionNotRunning);
     PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, clientProps, policyFiles, pipeline::restartDetection,
         new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
     Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
@@ -188,7 +193,7 @@ final class UpCommand implements Callable<Integer> {
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
     out.println("  timeline " + TimelineTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("timeline")
         + ", idle commands kept " + timelineRetention + ")");
-    out.println("  api      http://" + apiBind + ":" + port + "/api/commands/{commandId}"
+    out.println("  api      " + api.scheme() + "://" + apiBind + ":" + port + "/api/v1/commands/{commandId}"
         + (port != apiPort ? " (port " + apiPort + " was taken)" : "") + "; bearer token " + token.describe());
     if (noProbes) {
       out.println("  probes   off (--no-probes)");

@@ -91,7 +91,7 @@ class ConsoleLinkTest {
   /** The page may reach the receivers before the timeline has the refusal: wait until the API has it. */
   private static void awaitTimeline(int api) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
-    HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api + "/api/commands/" + COMMAND))
+    HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api + "/api/v1/commands/" + COMMAND))
         .header("Authorization", "Bearer " + TOKEN).build();
     Instant deadline = Instant.now().plusSeconds(60);
     while (http.send(get, HttpResponse.BodyHandlers.discarding()).statusCode() != 200) {

@@ -190,14 +190,14 @@ final class Launched implements AutoCloseable {
     return process.exitValue();
   }
 
-  /** {@code GET /api/commands/ID} of the query API on {@code port}, which must answer 200. */
+  /** {@code GET /api/v1/commands/ID} of the query API on {@code port}, which must answer 200. */
   static JsonNode command(int port, String token, String commandId) throws Exception {
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + port + "/api/commands/" + commandId))
+            URI.create("http://127.0.0.1:" + port + "/api/v1/commands/" + commandId))
         .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
-      throw new AssertionError("GET /api/commands/" + commandId + ": " + r.statusCode() + " " + r.body());
+      throw new AssertionError("GET /api/v1/commands/" + commandId + ": " + r.statusCode() + " " + r.body());
     }
     return Json.MAPPER.readTree(r.body());
   }

@@ -30,7 +30,7 @@ class QueryCommandTest {
   @Test
   void printsTheTimelineAsATableWithHostileTextCleaned() throws Exception {
     try (HttpRecorder api = new HttpRecorder()) {
-      api.script("/api/commands/" + ID, new Answer(200, Map.of("Content-Type", "application/json"), TIMELINE));
+      api.script("/api/v1/commands/" + ID, new Answer(200, Map.of("Content-Type", "application/json"), TIMELINE));
       Path token = Files.writeString(dir.resolve("token"), "s3cr3t-t0k3n-0123456789\n");
       KnockwatchTest.Run r = KnockwatchTest.run("query", ID, "--api", api.url(""), "--token-file", token.toString());
       assertThat(r.code()).as(r.err()).isZero();
@@ -43,7 +43,7 @@ class QueryCommandTest {
   @Test
   void refusalsOfTheApiAreOneLineErrors() throws Exception {
     try (HttpRecorder api = new HttpRecorder()) {
-      api.script("/api/commands/" + ID, Answer.of(401), Answer.of(404));
+      api.script("/api/v1/commands/" + ID, Answer.of(401), Answer.of(404));
       Path token = Files.writeString(dir.resolve("token"), "wrong-token-0123456789");
       KnockwatchTest.Run denied = KnockwatchTest.run("query", ID, "--api", api.url(""), "--token-file", token.toString());
       assertThat(denied.code()).isEqualTo(Knockwatch.USAGE);

@@ -163,6 +163,12 @@ public final class StreamsApp implements AutoCloseable {
     return streams;
   }
 
+  /** Null while the app is RUNNING, else its state in words (for a readiness check). */
+  public String notRunning() {
+    KafkaStreams.State state = streams.state();
+    return state == KafkaStreams.State.RUNNING ? null : applicationId + " is " + state;
+  }
+
   /**
    * Why Kafka stopped this app for good (a refused login, an operation its ACLs do not allow), in
    * one line naming the address; null while it was not.

@@ -42,7 +42,8 @@ public final class SilencesApi implements HttpHandler, AutoCloseable {
   public synchronized void handle(HttpExchange ex) throws IOException {
     try {
       silences.catchUp(); // read your writes, the CLI's too
-      String path = ex.getRequestURI().getPath();
+      // /api/v1/silences, and its alias /api/silences
+      String path = ex.getRequestURI().getPath().replaceFirst("^/api/v1/", "/api/");
       String method = ex.getRequestMethod();
       if (path.equals("/api/silences") && method.equals("GET")) {
         list(ex);

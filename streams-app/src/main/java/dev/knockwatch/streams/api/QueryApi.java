@@ -6,12 +6,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.timeline.CommandSummary;
 import dev.knockwatch.streams.timeline.TimelineProcessor;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -20,6 +23,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +37,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -92,18 +103,41 @@ public final class QueryApi implements AutoCloseable {
   private final HostInfo self;
   private final HttpServer server;
   private final PerClientLimit perClient = new PerClientLimit();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  /** How other instances are reached: https when this API serves TLS, verifying their certificates. */
+  private final String peerScheme;
+  private final HttpClient http;
+  private volatile Supplier<String> notReadyElsewhere = () -> null;
 
   /**
    * @param self this instance's {@code application.server} (host:port of this API), or null when
    *     it runs alone
    */
   public QueryApi(KafkaStreams streams, String token, String bind, int port, HostInfo self) throws IOException {
+    this(streams, token, bind, port, self, null);
+  }
+
+  /**
+   * As above; with {@code tls}, the API serves HTTPS with its key, and reaches the other instances
+   * over HTTPS, trusting only the certificates its trust material trusts (host names verified).
+   */
+  public QueryApi(KafkaStreams streams, String token, String bind, int port, HostInfo self, Tls tls) throws IOException {
     this.streams = streams;
     this.token = token.getBytes(StandardCharsets.UTF_8);
     this.self = self;
-    this.server = HttpServer.create(new InetSocketAddress(bind, port), 0);
+    HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+    if (tls == null) {
+      this.server = HttpServer.create(new InetSocketAddress(bind, port), 0);
+      this.peerScheme = "http";
+    } else {
+      HttpsServer https = HttpsServer.create(new InetSocketAddress(bind, port), 0);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls.server()));
+      this.server = https;
+      this.peerScheme = "https";
+      client.sslContext(tls.client());
+    }
+    this.http = client.build();
     server.createContext("/api/", this::handle).getFilters().add(perClient);
+    server.createContext("/-/", this::health).getFilters().add(perClient);
     server.createContext("/", this::console).getFilters().add(perClient);
     server.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
       Thread t = new Thread(r, "knockwatch-api");
@@ -111,6 +145,51 @@ public final class QueryApi implements AutoCloseable {
       return t;
     }));
     server.start();
+  }
+
+  /** The TLS of the API: the server's key and certificate, and what it trusts of its peers. */
+  public record Tls(SSLContext server, SSLContext client) {
+
+    /**
+     * From PKCS12 stores under one password: the server's key from {@code keystore}; peers
+     * verified against {@code truststore}, or the JDK's trusted certificates when it is null.
+     */
+    public static Tls fromPkcs12(Path keystore, Path truststore, char[] password)
+        throws IOException, GeneralSecurityException {
+      KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(load(keystore, password), password);
+      SSLContext server = SSLContext.getInstance("TLS");
+      server.init(keys.getKeyManagers(), null, null);
+      SSLContext client = SSLContext.getDefault();
+      if (truststore != null) {
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(load(truststore, password));
+        client = SSLContext.getInstance("TLS");
+        client.init(null, trust.getTrustManagers(), null);
+      }
+      return new Tls(server, client);
+    }
+
+    private static KeyStore load(Path file, char[] password) throws IOException, GeneralSecurityException {
+      KeyStore ks = KeyStore.getInstance("PKCS12");
+      try (InputStream in = Files.newInputStream(file)) {
+        ks.load(in, password);
+      }
+      return ks;
+    }
+  }
+
+  /**
+   * Another condition of {@code /-/ready} beside the timeline's: null when met, else why not
+   * (detection, which runs apart, not RUNNING).
+   */
+  public void readyAlso(Supplier<String> notReady) {
+    this.notReadyElsewhere = notReady;
+  }
+
+  /** {@code https} when the API serves TLS, else {@code http}. */
+  public String scheme() {
+    return peerScheme;
   }
 
   public int port() {
@@ -122,7 +201,7 @@ public final class QueryApi implements AutoCloseable {
    * bearer token check.
    */
   public void mount(String path, com.sun.net.httpserver.HttpHandler handler) {
-    HttpContext context = server.createContext(path, ex -> {
+    com.sun.net.httpserver.HttpHandler guarded = ex -> {
       if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
         ex.getResponseHeaders().add("WWW-Authenticate", "Bearer realm=\"knockwatch\"");
         try {
@@ -132,13 +211,83 @@ public final class QueryApi implements AutoCloseable {
         }
         return;
       }
+      deprecatedPath(ex);
       handler.handle(ex);
-    });
-    context.getFilters().add(perClient);
+    };
+    server.createContext(path, guarded).getFilters().add(perClient);
+    if (path.startsWith("/api/")) {
+      server.createContext(V1 + path.substring("/api/".length()), guarded).getFilters().add(perClient);
+    }
+  }
+
+  /** The API's versioned prefix; the same routes without it are kept as aliases for one release. */
+  public static final String V1 = "/api/v1/";
+
+  /** {@code /api/v1/commands} and its alias {@code /api/commands} → {@code /api/commands}. */
+  public static String unversioned(String path) {
+    return path.startsWith(V1) ? "/api/" + path.substring(V1.length()) : path;
+  }
+
+  /** An alias path answers as its /api/v1/ route does, and says which one replaces it (RFC 8594). */
+  private static void deprecatedPath(HttpExchange ex) {
+    String path = ex.getRequestURI().getRawPath();
+    if (!path.startsWith(V1)) {
+      ex.getResponseHeaders().set("Deprecation", "true");
+      ex.getResponseHeaders().set("Link", "<" + V1 + path.substring("/api/".length()) + ">; rel=\"successor-version\"");
+    }
+  }
+
+  /**
+   * {@code /-/healthy}: the process answers. {@code /-/ready}: the timeline is RUNNING, its store
+   * answers, and so does anything {@link #readyAlso} adds; else 503 with the reason. Neither needs
+   * the token (a load balancer's or orchestrator's check), neither tells anything of the data.
+   */
+  private void health(HttpExchange ex) throws IOException {
+    try {
+      String path = ex.getRequestURI().getPath();
+      if (path.equals("/-/healthy")) {
+        send(ex, 200, Json.MAPPER.createObjectNode().put("status", "healthy"));
+      } else if (path.equals("/-/ready")) {
+        String notReady = notReady();
+        if (notReady == null) {
+          send(ex, 200, Json.MAPPER.createObjectNode().put("status", "ready"));
+        } else {
+          ex.getResponseHeaders().add("Retry-After", "1");
+          send(ex, 503, Json.MAPPER.createObjectNode().put("status", "not ready").put("reason", notReady));
+        }
+      } else {
+        send(ex, 404, error("no such endpoint"));
+      }
+    } finally {
+      ex.close();
+    }
+  }
+
+  private String notReady() {
+    if (streams.state() != KafkaStreams.State.RUNNING) {
+      return "the timeline is " + streams.state();
+    }
+    try {
+      commandsStore().approximateNumEntries();
+    } catch (InvalidStateStoreException e) {
+      return "the timeline's store does not answer yet";
+    }
+    return notReadyElsewhere.get();
+  }
+
+  /** The OpenAPI document of this API, as shipped (no data in it: served without the token). */
+  private void openApi(HttpExchange ex) throws IOException {
+    try (var in = QueryApi.class.getResourceAsStream("/api/openapi.json")) {
+      sendBytes(ex, 200, in.readAllBytes());
+    }
   }
 
   private void handle(HttpExchange ex) throws IOException {
     try {
+      if (ex.getRequestURI().getRawPath().equals(V1 + "openapi.json") && "GET".equals(ex.getRequestMethod())) {
+        openApi(ex);
+        return;
+      }
       if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
         ex.getResponseHeaders().add("WWW-Authenticate", "Bearer realm=\"knockwatch\"");
         send(ex, 401, error("a bearer token is required (Authorization: Bearer <token>)"));
@@ -148,7 +297,8 @@ public final class QueryApi implements AutoCloseable {
         send(ex, 405, error("only GET"));
         return;
       }
-      String path = ex.getRequestURI().getRawPath();
+      deprecatedPath(ex);
+      String path = unversioned(ex.getRequestURI().getRawPath());
       Map<String, String> query = query(ex.getRequestURI());
       if (path.startsWith("/api/commands/")) {
         command(ex, URLDecoder.decode(path.substring("/api/commands/".length()), StandardCharsets.UTF_8));
@@ -251,7 +401,7 @@ public final class QueryApi implements AutoCloseable {
   }
 
   private void forward(HttpExchange ex, HostInfo owner) throws IOException {
-    HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + owner.host() + ":" + owner.port()
+    HttpRequest req = HttpRequest.newBuilder(URI.create(peerScheme + "://" + owner.host() + ":" + owner.port()
             + ex.getRequestURI().getRawPath()))
         .timeout(Duration.ofSeconds(5))
         .header("Authorization", ex.getRequestHeaders().getFirst("Authorization"))
@@ -332,7 +482,7 @@ public final class QueryApi implements AutoCloseable {
       if (host.equals(self) || host.port() <= 0) {
         continue;
       }
-      HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port()
+      HttpRequest req = HttpRequest.newBuilder(URI.create(peerScheme + "://" + host.host() + ":" + host.port()
               + ex.getRequestURI().getRawPath() + (ex.getRequestURI().getRawQuery() == null ? ""
               : "?" + ex.getRequestURI().getRawQuery())))
           .timeout(Duration.ofSeconds(5))
