@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.broker.TopicCreator;
 import java.util.Map;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -16,6 +17,19 @@ final class ClusterOptions {
   String bootstrapServers;
 
   @Mixin KafkaClientOptions kafka;
+
+  @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "${env:KNOCKWATCH_KAFKA_WAIT:-25s}",
+      description = "How long to wait at start for Kafka to answer, then stop saying why (default: ${DEFAULT-VALUE}; "
+          + "env KNOCKWATCH_KAFKA_WAIT). A refused login or TLS handshake stops at once.")
+  String waitFor;
+
+  /**
+   * Waits until the cluster answers, at most {@code --wait}; a cluster that refuses (a login, a
+   * TLS handshake, a listener that hangs up) or does not answer ends it in one line.
+   */
+  void awaitReady() {
+    TopicCreator.awaitReady(bootstrapServers, clientProps(), SilenceCommand.Add.parse(waitFor, "--wait"));
+  }
 
   /** The client settings of {@code --kafka-config} (none without it). */
   Map<String, Object> clientProps() {

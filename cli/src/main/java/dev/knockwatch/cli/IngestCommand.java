@@ -1,6 +1,5 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
@@ -11,7 +10,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -64,7 +62,7 @@ final class IngestCommand implements Callable<Integer> {
     } else {
       Files.createDirectories(logs);
     }
-    TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(60));
+    cluster.awaitReady();
     StageAccess.INGEST.require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, cluster.clientProps());

@@ -1,6 +1,5 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.notify.AlertDispatcher;
 import dev.knockwatch.notify.Notifiers;
@@ -10,7 +9,6 @@ import io.prometheus.client.exporter.HTTPServer;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -45,7 +43,7 @@ final class NotifyCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ReceiversConfig receivers = Rules.receivers(rules);
-    TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(120));
+    cluster.awaitReady();
     StageAccess.notify(group).require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     AlertDispatcher dispatcher = new AlertDispatcher(cluster.bootstrapServers, group, null, cluster.clientProps(), receivers,

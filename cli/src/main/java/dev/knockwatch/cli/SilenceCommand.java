@@ -64,6 +64,7 @@ final class SilenceCommand implements Callable<Integer> {
       Instant now = Instant.now();
       Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, now.plus(parse(duration)),
           Sanitize.text(by != null ? by : System.getProperty("user.name", "unknown"), 100), Sanitize.text(comment, 500));
+      cluster.awaitReady();
       Silences.write(cluster.bootstrapServers, cluster.clientProps(), s);
       spec.commandLine().getOut().println(s.id());
       return Knockwatch.OK;
@@ -115,6 +116,7 @@ final class SilenceCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       Instant now = Instant.now();
+      cluster.awaitReady();
       try (Silences silences = new Silences(cluster.bootstrapServers, cluster.clientProps())) {
         for (Silence s : silences.all()) {
           if (json) {
@@ -141,6 +143,7 @@ final class SilenceCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       Silence s;
+      cluster.awaitReady();
       try (Silences silences = new Silences(cluster.bootstrapServers, cluster.clientProps())) {
         s = silences.get(id).orElseThrow(() -> new UsageException("no silence " + id));
       }

@@ -1,7 +1,6 @@
 package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.KafkaWatch;
-import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.notify.silence.SilencesApi;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.StreamsApp;
@@ -108,7 +107,7 @@ final class StreamsCommand implements Callable<Integer> {
       stopped.countDown();
     }, "knockwatch-streams-shutdown"));
 
-    TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), Duration.ofSeconds(120));
+    cluster.awaitReady();
     StageAccess.STREAMS.require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     running.add(0, metrics::close);

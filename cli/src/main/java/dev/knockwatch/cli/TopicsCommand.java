@@ -19,10 +19,6 @@ final class TopicsCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
 
-  @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "120s",
-      description = "How long to wait for Kafka (default: ${DEFAULT-VALUE}).")
-  String waitFor;
-
   @Option(names = "--partitions", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_TOPIC_PARTITIONS}",
       description = "Partitions of the keyed topics it creates (violations, alerts, notifications; default: "
           + Topics.DEFAULT_KEYED_PARTITIONS + "; env KNOCKWATCH_TOPIC_PARTITIONS). Existing topics are not changed.")
@@ -41,7 +37,7 @@ final class TopicsCommand implements Callable<Integer> {
     if (replicationFactor != null && replicationFactor < 1) {
       throw new UsageException("--replication-factor " + replicationFactor + " is not a replication factor (1 or more)");
     }
-    TopicCreator.awaitReady(cluster.bootstrapServers, cluster.clientProps(), SilenceCommand.Add.parse(waitFor, "--wait"));
+    cluster.awaitReady();
     try {
       TopicCreator.createMissing(cluster.bootstrapServers, cluster.clientProps(),
           new TopicCreator.Layout(partitions, replicationFactor));

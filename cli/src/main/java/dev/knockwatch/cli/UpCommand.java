@@ -137,7 +137,7 @@ final class UpCommand implements Callable<Integer> {
       kafkaLine = bootstrap + " (embedded KRaft broker, data in " + broker.dataDir()
           + (broker.portWasTaken() ? "; port " + kafkaPort + " was taken, picked " + broker.port() : "") + ")";
     } else {
-      TopicCreator.awaitReady(bootstrap, clientProps, Duration.ofSeconds(60));
+      TopicCreator.awaitReady(bootstrap, clientProps, Duration.ofSeconds(25));
       StageAccess.all(NOTIFY_GROUP).require(bootstrap, clientProps);
       kafkaLine = bootstrap + " (external)";
     }

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * users, a self-signed certificate made here with keytool) and Kafka's StandardAuthorizer allows
  * only the ACLs docs/OPERATIONS.md lists, applied line by line with Kafka's own AclCommand. Each
  * stage runs through the launcher as its own user with relative paths: an srt line becomes a page
- * on a local webhook. A wrong password, a plaintext client and a user missing one ACL each end in
+ * on a local webhook. Nothing listening, a wrong password, a plaintext client and a user missing one ACL each end in
  * one line naming the address and the cause within 30 s; a running ingest agent whose Write right
  * is taken away stops reading, says why, and publishes the same line once the right is back; a
  * running streams whose transactions are refused stops in one line; no password is in any output.
@@ -68,6 +68,12 @@ class SecuredKafkaTest {
     }
     Files.writeString(checkout.resolve("wrong.properties"), properties("knockwatch-ingest", WRONG));
     List<Launched> all = new ArrayList<>();
+    String nobody = "127.0.0.1:" + Launched.freePort();
+    Instant t0 = Instant.now();
+    Launched nothing = launch(all, checkout, "nothing", Map.of(), "ingest", "--bootstrap-servers", nobody,
+        "--kafka-config", "knockwatch-ingest.properties", "--logs", "logs", "--var", "var-nothing");
+    String nothingLine = oneLine(nothing, t0);
+    assertThat(nothingLine).contains(nobody, "nothing accepted a connection");
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startSecured(dir.resolve("kafka"), tls.keystore(),
             tls.password());
         HttpRecorder soc = new HttpRecorder();
@@ -77,7 +83,7 @@ class SecuredKafkaTest {
       assertThat(applied).as("the ACL lines of docs/OPERATIONS.md").hasSizeGreaterThanOrEqualTo(10);
       String secured = broker.securedBootstrapServers();
 
-      Instant t0 = Instant.now();
+      t0 = Instant.now();
       Launched wrong = launch(all, checkout, "wrong", Map.of(), "topics", "--bootstrap-servers", secured,
           "--kafka-config", "wrong.properties");
       String wrongLine = oneLine(wrong, t0);
@@ -166,6 +172,7 @@ class SecuredKafkaTest {
         USERS.values().forEach(p -> assertThat(output).doesNotContain(p));
       }
       System.out.printf("SecuredKafkaTest: %d ACL lines of docs/OPERATIONS.md applied%n", applied.size());
+      System.out.printf("SecuredKafkaTest: nothing listening: %s%n", nothingLine);
       System.out.printf("SecuredKafkaTest: wrong password: %s%n", wrongLine);
       System.out.printf("SecuredKafkaTest: plaintext client: %s%n", plainLine);
       System.out.printf("SecuredKafkaTest: missing Write: %s%n", noWriteLine);

@@ -2,13 +2,11 @@ package dev.knockwatch.dashboards;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -25,11 +23,7 @@ class AmtoolTest {
   static String amtool(String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("amtool"));
     cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(ALERTMANAGER.toFile()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(String.join(" ", cmd) + "\n" + out).isZero();
-    return out;
+    return Dashboards.run(ALERTMANAGER, cmd.toArray(new String[0]));
   }
 
   @Test

@@ -1,13 +1,17 @@
 package dev.knockwatch.dashboards;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /** The shipped dashboards and the PromQL of their panels, as the tests read them. */
@@ -22,6 +26,15 @@ final class Dashboards {
   record Query(String dashboard, String panel, String expr) {}
 
   private Dashboards() {}
+
+  /** Runs a tool of the machine (promtool, amtool) in {@code dir}; it must exit 0. Its output. */
+  static String run(Path dir, String... command) throws Exception {
+    Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(String.join(" ", command) + "\n" + out).isZero();
+    return out;
+  }
 
   static List<Path> files() {
     try (Stream<Path> s = Files.list(DIR)) {
