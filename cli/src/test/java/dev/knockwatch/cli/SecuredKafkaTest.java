@@ -38,8 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * users, a self-signed certificate made here with keytool) and Kafka's StandardAuthorizer allows
  * only the ACLs docs/OPERATIONS.md lists, applied line by line with Kafka's own AclCommand. Each
  * stage runs through the launcher as its own user with relative paths: an srt line becomes a page
- * on a local webhook. Nothing listening, a wrong password, a plaintext client and a user missing one ACL each end in
- * one line naming the address and the cause within 30 s; a running ingest agent whose Write right
+ * on a local webhook. Nothing listening (after --wait, 25 s), a wrong password, a plaintext client
+ * and a user missing one ACL (at once, whatever --wait) each end in one line naming the address and
+ * the cause; a running ingest agent whose Write right
  * is taken away stops reading, says why, and publishes the same line once the right is back; a
  * running streams whose transactions are refused stops in one line; no password is in any output.
  */
@@ -54,7 +55,6 @@ class SecuredKafkaTest {
   static final String WRONG = "wrong-Pa55word-d0-not-print";
   /** Each stage's user, and its password. */
   static final Map<String, String> USERS = users("admin", "ingest", "streams", "notify", "operator");
-  static final Duration ONE_LINE_WITHIN = Duration.ofSeconds(30);
 
   @TempDir Path dir;
 
@@ -73,7 +73,7 @@ class SecuredKafkaTest {
     Launched nothing = launch(all, checkout, "nothing", Map.of(), "ingest", "--bootstrap-servers", nobody,
         "--kafka-config", "knockwatch-ingest.properties", "--logs", "logs", "--var", "var-nothing");
     String nothingLine = oneLine(nothing, t0);
-    assertThat(nothingLine).contains(nobody, "nothing accepted a connection");
+    assertThat(nothingLine).contains(nobody, "did not answer within 25 s: nothing accepted a connection");
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startSecured(dir.resolve("kafka"), tls.keystore(),
             tls.password());
         HttpRecorder soc = new HttpRecorder();
@@ -85,14 +85,15 @@ class SecuredKafkaTest {
 
       t0 = Instant.now();
       Launched wrong = launch(all, checkout, "wrong", Map.of(), "topics", "--bootstrap-servers", secured,
-          "--kafka-config", "wrong.properties");
+          "--kafka-config", "wrong.properties", "--wait", "10m");
       String wrongLine = oneLine(wrong, t0);
       assertThat(wrongLine).contains(secured, "refused the login");
       assertThat(admin.listTopics().names().get()).as("nothing made with a wrong password")
           .doesNotContain(Topics.VIOLATIONS.name());
 
       t0 = Instant.now();
-      Launched plain = launch(all, checkout, "plain", Map.of(), "topics", "--bootstrap-servers", secured);
+      Launched plain = launch(all, checkout, "plain", Map.of(), "topics", "--bootstrap-servers", secured,
+          "--wait", "10m");
       String plainLine = oneLine(plain, t0);
       assertThat(plainLine).contains(secured, "another security.protocol than PLAINTEXT");
 
@@ -147,7 +148,8 @@ class SecuredKafkaTest {
 
       t0 = Instant.now();
       Launched noWrite = launch(all, checkout, "no-write", Map.of(), "ingest", "--bootstrap-servers", secured,
-          "--kafka-config", "knockwatch-ingest.properties", "--logs", "logs", "--var", "var-ingest-2");
+          "--kafka-config", "knockwatch-ingest.properties", "--logs", "logs", "--var", "var-ingest-2",
+          "--wait", "10m");
       String noWriteLine = oneLine(noWrite, t0);
       assertThat(noWriteLine).contains(secured, "knockwatch-ingest Write on topic " + Topics.VIOLATIONS.name());
 
@@ -183,13 +185,16 @@ class SecuredKafkaTest {
     }
   }
 
-  /** The process exits 1 within {@link #ONE_LINE_WITHIN}, with exactly one {@code knockwatch:} line, which it returns. */
+  /**
+   * The process exits 1 with exactly one {@code knockwatch:} line, which it returns. How long it
+   * took is printed, not asserted (a noisy machine); a refusal is run with {@code --wait 10m}, so
+   * an exit within this test's minute and a half shows it did not wait for Kafka to change its mind.
+   */
   private static String oneLine(Launched l, Instant started) throws Exception {
     assertThat(l.awaitExit(Duration.ofSeconds(90))).as(l.err()).isEqualTo(1);
     Duration took = Duration.between(started, Instant.now());
     List<String> lines = l.err().lines().filter(s -> s.startsWith("knockwatch:")).toList();
     assertThat(lines).as(l.err()).hasSize(1);
-    assertThat(took).as("the one line came after %s", took).isLessThan(ONE_LINE_WITHIN);
     System.out.printf("SecuredKafkaTest: one line after %.1f s%n", took.toMillis() / 1000.0);
     return lines.get(0);
   }
