@@ -3,8 +3,10 @@ package dev.knockwatch.broker;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Topics.Topic;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -36,32 +38,33 @@ public record ClusterAccess(Map<Topic, Set<AclOperation>> topics, List<String> g
 
   /** This access, plus {@code ops} on {@code topic}. */
   public ClusterAccess topic(Topic topic, AclOperation... ops) {
+    Set<AclOperation> both = EnumSet.noneOf(AclOperation.class);
+    both.addAll(topics.getOrDefault(topic, Set.of()));
+    both.addAll(List.of(ops));
     Map<Topic, Set<AclOperation>> t = new LinkedHashMap<>(topics);
-    t.merge(topic, Set.of(ops), (a, b) -> {
-      Set<AclOperation> both = new java.util.HashSet<>(a);
-      both.addAll(b);
-      return Set.copyOf(both);
-    });
+    t.put(topic, Set.copyOf(both));
     return new ClusterAccess(t, groups);
+  }
+
+  /** This access, plus reading as consumer group {@code group}. */
+  public ClusterAccess group(String group) {
+    List<String> g = new ArrayList<>(groups);
+    if (!g.contains(group)) {
+      g.add(group);
+    }
+    return new ClusterAccess(topics, g);
   }
 
   /** This access and {@code other}'s together (one user running several stages). */
   public ClusterAccess plus(ClusterAccess other) {
     ClusterAccess both = this;
     for (Map.Entry<Topic, Set<AclOperation>> t : other.topics.entrySet()) {
-      both = both.topic(t.getKey(), t.getValue().toArray(new AclOperation[0]));
+      both = both.topic(t.getKey(), t.getValue().toArray(AclOperation[]::new));
     }
     for (String g : other.groups) {
-      both = both.groups.contains(g) ? both : both.group(g);
+      both = both.group(g);
     }
     return both;
-  }
-
-  /** This access, plus reading as consumer group {@code group}. */
-  public ClusterAccess group(String group) {
-    List<String> g = new ArrayList<>(groups);
-    g.add(group);
-    return new ClusterAccess(topics, g);
   }
 
   /**
@@ -138,7 +141,7 @@ public record ClusterAccess(Map<Topic, Set<AclOperation>> topics, List<String> g
   static String aclName(AclOperation op) {
     StringBuilder b = new StringBuilder();
     for (String part : op.name().split("_")) {
-      b.append(part.charAt(0)).append(part.substring(1).toLowerCase(java.util.Locale.ROOT));
+      b.append(part.charAt(0)).append(part.substring(1).toLowerCase(Locale.ROOT));
     }
     return b.toString();
   }
