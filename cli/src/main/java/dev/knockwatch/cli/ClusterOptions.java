@@ -28,7 +28,7 @@ final class ClusterOptions {
    * TLS handshake, a listener that hangs up) or does not answer ends it in one line.
    */
   void awaitReady() {
-    TopicCreator.awaitReady(bootstrapServers, clientProps(), SilenceCommand.Add.parse(waitFor, "--wait"));
+    TopicCreator.awaitReady(bootstrapServers, clientProps(), DurationOption.parse(waitFor, "--wait"));
   }
 
   /** The client settings of {@code --kafka-config} (none without it). */

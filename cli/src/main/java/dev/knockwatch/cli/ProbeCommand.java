@@ -157,8 +157,8 @@ final class ProbeCommand implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       LimitPlan plan;
       try {
-        plan = new LimitPlan(LimitPlan.Pattern.of(pattern), rate, SilenceCommand.Add.parse(duration, "--duration"), max,
-            commands, hosts, agents, SilenceCommand.Add.parse(window, "--window"), under);
+        plan = new LimitPlan(LimitPlan.Pattern.of(pattern), rate, DurationOption.parse(duration, "--duration"), max,
+            commands, hosts, agents, DurationOption.parse(window, "--window"), under);
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }

@@ -5,9 +5,7 @@ import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Silence;
 import dev.knockwatch.notify.silence.Silences;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -62,7 +60,7 @@ final class SilenceCommand implements Callable<Integer> {
         throw new UsageException("give at least one of --rule, --command, --agent, --role, --host");
       }
       Instant now = Instant.now();
-      Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, now.plus(parse(duration)),
+      Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, now.plus(DurationOption.parse(duration, "--for")),
           Sanitize.text(by != null ? by : System.getProperty("user.name", "unknown"), 100), Sanitize.text(comment, 500));
       cluster.awaitReady();
       Silences.write(cluster.bootstrapServers, cluster.clientProps(), s);
@@ -76,34 +74,6 @@ final class SilenceCommand implements Callable<Integer> {
       }
     }
 
-    static Duration parse(String text) {
-      return parse(text, "--for");
-    }
-
-    /** {@code 30m}, {@code 2h}, {@code 1d} or ISO-8601 ({@code PT2H}); a usage error naming {@code option} else. */
-    static Duration parse(String text, String option) {
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)([smhd])").matcher(text);
-      try {
-        Duration d;
-        if (m.matches()) {
-          long n = Long.parseLong(m.group(1));
-          d = switch (m.group(2)) {
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            case "h" -> Duration.ofHours(n);
-            default -> Duration.ofDays(n);
-          };
-        } else {
-          d = Duration.parse(text);
-        }
-        if (d.isNegative() || d.isZero()) {
-          throw new UsageException(option + " " + text + " must be longer than zero");
-        }
-        return d;
-      } catch (DateTimeParseException | ArithmeticException e) {
-        throw new UsageException(option + " " + text + " is not a duration (e.g. 30m, 2h, 1d, PT2H)");
-      }
-    }
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "List silences: active, pending and expired.")

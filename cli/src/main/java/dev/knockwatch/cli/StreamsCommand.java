@@ -90,7 +90,7 @@ final class StreamsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Policy policy = Rules.load(rules);
     ApiToken token = ApiToken.resolve(apiTokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
-    Duration retention = SilenceCommand.Add.parse(timelineRetention, "--timeline-retention");
+    Duration retention = DurationOption.parse(timelineRetention, "--timeline-retention");
     if (apiPort < 1 || apiPort > 65535) {
       throw new UsageException("--api-port " + apiPort + " is not a port (1-65535)");
     }

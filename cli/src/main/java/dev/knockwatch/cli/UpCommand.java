@@ -103,7 +103,7 @@ final class UpCommand implements Callable<Integer> {
     Policy policy = Rules.load(rules);
     ReceiversConfig receivers = Rules.receivers(rules);
     ApiToken token = ApiToken.resolve(apiTokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
-    Duration retention = SilenceCommand.Add.parse(timelineRetention, "--timeline-retention");
+    Duration retention = DurationOption.parse(timelineRetention, "--timeline-retention");
     checkPort("--metrics-port", metricsPort);
     checkPort("--api-port", apiPort);
     checkPort("--kafka-port", kafkaPort);

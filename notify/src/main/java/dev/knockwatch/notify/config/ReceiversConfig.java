@@ -1,6 +1,7 @@
 package dev.knockwatch.notify.config;
 
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import java.io.IOException;
 import java.net.URI;
@@ -16,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -39,7 +41,6 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
   public static final String SLACK_API = "https://slack.com/api/";
 
   private static final Pattern VAR = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
-  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
   private static final Map<String, Set<String>> KEYS = Map.of(
       "slack", Set.of("name", "type", "webhookUrl", "webhookUrlFile", "botToken", "botTokenFile", "channel", "apiUrl",
           "minInterval"),
@@ -368,19 +369,11 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
     }
 
     private Duration duration(Object v, String where) {
-      Matcher d = DURATION.matcher(String.valueOf(v).strip());
-      if (!d.matches()) {
+      Optional<Duration> d = Durations.parse(String.valueOf(v));
+      if (d.isEmpty()) {
         problem(where + ": \"" + v + "\" is not a duration (e.g. 30s, 5m, 4h)");
-        return Duration.ZERO;
       }
-      long n = Long.parseLong(d.group(1));
-      return switch (d.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofDays(n);
-      };
+      return d.orElse(Duration.ZERO);
     }
 
     private List<?> list(Object v, String where) {

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert.Severity;
@@ -22,9 +23,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -55,7 +56,6 @@ public final class PolicyLoader {
       ".git/hooks/", ".git/config", ".ripgreprc", ".mcp.json", ".vscode/", ".idea/", ".claude/commands/",
       ".claude/agents/", "~/.ssh/", "~/.aws/credentials", ".env");
 
-  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
   private static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match", "except",
       "resolveAfter", "description");
@@ -467,19 +467,12 @@ public final class PolicyLoader {
       return fallback;
     }
     String text = scalar(node);
-    Matcher m = DURATION.matcher(text == null ? "" : text.strip());
-    if (!m.matches()) {
+    Optional<Duration> parsed = Durations.parse(text);
+    if (parsed.isEmpty()) {
       problem(file, node, where + ": " + key + " \"" + text + "\" is not a duration (like 30s, 5m, 1h)");
       return fallback;
     }
-    long n = Long.parseLong(m.group(1));
-    Duration d = switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofDays(n);
-    };
+    Duration d = parsed.get();
     if (d.isZero() && !key.equals("grace")) {
       problem(file, node, where + ": " + key + " must be longer than zero");
       return fallback;

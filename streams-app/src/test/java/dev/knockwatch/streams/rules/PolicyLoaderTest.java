@@ -75,6 +75,21 @@ class PolicyLoaderTest {
         rules + ":24: rule hopper: hop 10m must not be longer than the window");
   }
 
+  /** A duration too large for a number is a problem with its line, as any other bad duration (it was a NumberFormatException). */
+  @Test
+  void aDurationTooLargeForANumberIsAProblemWithItsLine() throws IOException {
+    write("""
+        rules:
+          - id: retry
+            detector: count
+            severity: warning
+            threshold: 5
+            window: 99999999999999999999s
+        """);
+    assertThat(PolicyLoader.check(dir)).containsExactly(dir.resolve("rules.yaml") + ":6: rule retry: window "
+        + "\"99999999999999999999s\" is not a duration (like 30s, 5m, 1h)");
+  }
+
   @Test
   void exceptTakesMatchingRefusalsBackOutAndIsCheckedLikeMatch() throws IOException {
     Files.writeString(dir.resolve("roles.yaml"), "roles:\n  guard-probe:\n    hosts: []\n  ci:\n    hosts: []\n");

@@ -1,0 +1,36 @@
+package dev.knockwatch.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** One grammar for every duration knockwatch reads; anything else is empty, never an exception. */
+class DurationsTest {
+
+  @Test
+  void countsWithUnitsAndIsoDurations() {
+    assertThat(Durations.parse("250ms")).hasValue(Duration.ofMillis(250));
+    assertThat(Durations.parse("30s")).hasValue(Duration.ofSeconds(30));
+    assertThat(Durations.parse(" 5m ")).hasValue(Duration.ofMinutes(5));
+    assertThat(Durations.parse("1h")).hasValue(Duration.ofHours(1));
+    assertThat(Durations.parse("30d")).hasValue(Duration.ofDays(30));
+    assertThat(Durations.parse("0s")).hasValue(Duration.ZERO);
+    assertThat(Durations.parse("PT2H")).hasValue(Duration.ofHours(2));
+    assertThat(Durations.parse("P1D")).hasValue(Duration.ofDays(1));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "soon", "5x", "5", "m5", "-5m", "5 m", "1h30m", "PT-2H", "P", "99999999999999999999s",
+      "999999999999999999d", "PT99999999999999999999H", "５m", "5m\u0000", "\u202E5m"})
+  void anythingElseIsEmpty(String text) {
+    assertThat(Durations.parse(text)).isEmpty();
+  }
+
+  @Test
+  void nullIsEmpty() {
+    assertThat(Durations.parse(null)).isEmpty();
+  }
+}
