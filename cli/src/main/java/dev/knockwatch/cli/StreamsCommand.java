@@ -58,41 +58,25 @@ final class StreamsCommand implements Callable<Integer> {
 
   @Mixin MetricsEndpoint.Bind metricsBind;
 
-  @Mixin ApiTlsOptions apiTls;
-
-  @Option(names = "--api-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_API_PORT:-8080}",
-      description = "Port of the query API (default: ${DEFAULT-VALUE}; env KNOCKWATCH_API_PORT).")
-  int apiPort;
-
-  @Option(names = "--api-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_API_BIND:-127.0.0.1}",
-      description = "Address the query API listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_API_BIND).")
-  String apiBind;
+  @Mixin ApiOptions api;
 
   @Option(names = "--api-host", paramLabel = "HOST", defaultValue = "${env:KNOCKWATCH_API_HOST:-}",
       description = "How the other instances reach this one's API (default: the bind address, or the host name for 0.0.0.0; env KNOCKWATCH_API_HOST).")
   String apiHost;
-
-  @Option(names = "--api-token-file", paramLabel = "FILE",
-      description = "The API's bearer token (else env KNOCKWATCH_API_TOKEN, else one is generated and printed).")
-  Path apiTokenFile;
 
   @Option(names = "--streams-config", paramLabel = "KEY=VALUE",
       description = "A Kafka Streams setting for both apps (num.standby.replicas=1, replication.factor=3 ...), over "
           + "--kafka-config; repeatable.")
   Map<String, String> streamsConfig = new java.util.LinkedHashMap<>();
 
-  @Option(names = "--timeline-retention", paramLabel = "DURATION", defaultValue = "30d",
-      description = "How long the timeline keeps an idle command (default: ${DEFAULT-VALUE}).")
-  String timelineRetention;
-
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     Policy policy = Rules.load(rules);
-    ApiToken token = ApiToken.resolve(apiTokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
-    Duration retention = DurationOption.parse(timelineRetention, "--timeline-retention");
-    if (apiPort < 1 || apiPort > 65535) {
-      throw new UsageException("--api-port " + apiPort + " is not a port (1-65535)");
+    ApiToken token = api.token();
+    Duration retention = api.retention();
+    if (api.port < 1 || api.port > 65535) {
+      throw new UsageException("--api-port " + api.port + " is not a port (1-65535)");
     }
     List<AutoCloseable> running = new CopyOnWriteArrayList<>();
     CountDownLatch stopped = new CountDownLatch(1);
@@ -131,25 +115,24 @@ final class StreamsCommand implements Callable<Integer> {
     watcherThread.start();
     running.add(0, watcher::close);
 
-    String advertised = apiHost != null && !apiHost.isBlank() ? apiHost
-        : "0.0.0.0".equals(apiBind) ? Pipeline.hostName() : apiBind;
+    String advertised = api.advertised(apiHost);
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, cluster.bootstrapServers,
         var.resolve("timeline"), TimelineTopology.build(policy, retention), Pipeline.member(clientProps(
-            Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + apiPort)), instanceId));
-    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, apiPort, new HostInfo(advertised, apiPort),
-        apiTls.tls());
-    api.readyAlso(() -> detection.get().notRunning());
+            Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + api.port)), instanceId));
+    QueryApi queryApi = new QueryApi(timeline.streams(), token.value(), api.bind, api.port,
+        new HostInfo(advertised, api.port), api.tls.tls());
+    queryApi.readyAlso(() -> detection.get().notRunning());
     SilencesApi silences = new SilencesApi(cluster.bootstrapServers, cluster.clientProps());
-    api.mount("/api/silences", silences);
+    queryApi.mount("/api/silences", silences);
     running.add(0, silences);
     running.add(0, timeline);
-    running.add(0, api);
+    running.add(0, queryApi);
     timeline.start(Duration.ofSeconds(300));
 
     out.println("knockwatch streams: " + DetectionTopology.DEFAULT_APPLICATION_ID + " and "
         + TimelineTopology.DEFAULT_APPLICATION_ID + " on " + cluster.bootstrapServers + "; rules " + rules + " ("
         + Rules.describe(policy) + ")");
-    out.println("  api      " + api.scheme() + "://" + apiBind + ":" + apiPort + "/api/v1/commands/{commandId}; bearer token "
+    out.println("  api      " + queryApi.scheme() + "://" + api.bind + ":" + api.port + "/api/v1/commands/{commandId}; bearer token "
         + token.describe());
     out.println("  metrics  " + MetricsEndpoint.url(metricsBind.address, metrics));
     out.flush();

@@ -47,40 +47,24 @@ final class UpCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
-      description = "Sandbox logs to watch, laid out <DIR>/<agentId>/<commandId>.<suffix> (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--logs", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_LOGS:-var/logs}",
+      description = "Sandbox logs to watch, laid out <DIR>/<agentId>/<commandId>.<suffix> (default: ${DEFAULT-VALUE}; env KNOCKWATCH_LOGS).")
   Path logs;
 
-  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "alert-rules",
-      description = "The alert-rules directory (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
+      description = "The alert-rules directory (default: ${DEFAULT-VALUE}; env KNOCKWATCH_RULES).")
   Path rules;
 
-  @Option(names = "--var", paramLabel = "DIR", defaultValue = "var",
-      description = "Where the broker's data, the ingest checkpoints and the streams state live (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--var", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_VAR:-var}",
+      description = "Where the broker's data, the ingest checkpoints and the streams state live (default: ${DEFAULT-VALUE}; env KNOCKWATCH_VAR).")
   Path var;
 
-  @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "9464",
-      description = "Port of the Prometheus /metrics endpoint on 127.0.0.1; a taken port falls back to a free one (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_METRICS_PORT:-9464}",
+      description = "Port of the Prometheus /metrics endpoint on 127.0.0.1; a taken port falls back to a free one (default: ${DEFAULT-VALUE}; env KNOCKWATCH_METRICS_PORT).")
   int metricsPort;
 
-  @Option(names = "--api-port", paramLabel = "N", defaultValue = "8080",
-      description = "Port of the query API; a taken port falls back to a free one (default: ${DEFAULT-VALUE}).")
-  int apiPort;
-
-  @Option(names = "--api-bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
-      description = "Address the query API listens on (default: ${DEFAULT-VALUE}).")
-  String apiBind;
-
-  @Option(names = "--timeline-retention", paramLabel = "DURATION", defaultValue = "30d",
-      description = "How long the timeline keeps an idle command: 12h, 30d or ISO-8601 (default: ${DEFAULT-VALUE}).")
-  String timelineRetention;
-
-  @Option(names = "--api-token-file", paramLabel = "FILE",
-      description = "A file holding the API's bearer token; else KNOCKWATCH_API_TOKEN; else one is generated and printed.")
-  Path apiTokenFile;
-
-  @Option(names = "--kafka-port", paramLabel = "N", defaultValue = "9092",
-      description = "Port of the embedded broker on 127.0.0.1; a taken port falls back to a free one (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--kafka-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_KAFKA_PORT:-9092}",
+      description = "Port of the embedded broker on 127.0.0.1; a taken port falls back to a free one (default: ${DEFAULT-VALUE}; env KNOCKWATCH_KAFKA_PORT).")
   int kafkaPort;
 
   @Option(names = "--no-probes", description = "Do not run the guard probes (at start and every 10 min) and the demo limit probe.")
@@ -95,17 +79,17 @@ final class UpCommand implements Callable<Integer> {
 
   @Mixin KafkaClientOptions kafka;
 
-  @Mixin ApiTlsOptions apiTls;
+  @Mixin ApiOptions api;
 
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     Policy policy = Rules.load(rules);
     ReceiversConfig receivers = Rules.receivers(rules);
-    ApiToken token = ApiToken.resolve(apiTokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
-    Duration retention = DurationOption.parse(timelineRetention, "--timeline-retention");
+    ApiToken token = api.token();
+    Duration retention = api.retention();
     checkPort("--metrics-port", metricsPort);
-    checkPort("--api-port", apiPort);
+    checkPort("--api-port", api.port);
     checkPort("--kafka-port", kafkaPort);
     if (bootstrapServers == null && kafka.file != null) {
       throw new UsageException("--kafka-config " + kafka.file + " needs --bootstrap-servers: the embedded broker "
@@ -150,25 +134,25 @@ final class UpCommand implements Callable<Integer> {
 
     PolicyFiles policyFiles = PolicyLoader.files(rules);
     PolicyPublisher.publish(bootstrap, clientProps, policyFiles);
-    int port = freeOr(apiPort);
+    int port = freeOr(api.port);
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrap, var.resolve("timeline"),
         TimelineTopology.build(policy, retention),
-        Pipeline.member(with(clientProps, StreamsConfig.APPLICATION_SERVER_CONFIG, apiHost() + ":" + port), instanceId));
-    QueryApi api = new QueryApi(timeline.streams(), token.value(), apiBind, port, new HostInfo(apiHost(), port),
-        apiTls.tls());
-    api.readyAlso(() -> "detection is starting");
+        Pipeline.member(with(clientProps, StreamsConfig.APPLICATION_SERVER_CONFIG, api.advertised(null) + ":" + port), instanceId));
+    QueryApi queryApi = new QueryApi(timeline.streams(), token.value(), api.bind, port,
+        new HostInfo(api.advertised(null), port), api.tls.tls());
+    queryApi.readyAlso(() -> "detection is starting");
     SilencesApi silencesApi = new SilencesApi(bootstrap, clientProps);
-    api.mount("/api/silences", silencesApi);
+    queryApi.mount("/api/silences", silencesApi);
     running.add(0, silencesApi);
     running.add(0, timeline);
-    running.add(0, api);
+    running.add(0, queryApi);
     // the timeline starts beside detection, which Pipeline.start waits for
     timeline.launch();
     Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, clientProps, logs, var, policy,
         DetectionTopology.DEFAULT_APPLICATION_ID, NOTIFY_GROUP, Pipeline.POLL_INTERVAL, instanceId),
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
-    api.readyAlso(pipeline::detectionNotRunning);
+    queryApi.readyAlso(pipeline::detectionNotRunning);
     PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, clientProps, policyFiles, pipeline::restartDetection,
         new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
     Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
@@ -192,9 +176,9 @@ final class UpCommand implements Callable<Integer> {
     out.println("  metrics  " + MetricsEndpoint.url("127.0.0.1", metrics)
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
     out.println("  timeline " + TimelineTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("timeline")
-        + ", idle commands kept " + timelineRetention + ")");
-    out.println("  api      " + api.scheme() + "://" + apiBind + ":" + port + "/api/v1/commands/{commandId}"
-        + (port != apiPort ? " (port " + apiPort + " was taken)" : "") + "; bearer token " + token.describe());
+        + ", idle commands kept " + api.retention + ")");
+    out.println("  api      " + queryApi.scheme() + "://" + api.bind + ":" + port + "/api/v1/commands/{commandId}"
+        + (port != api.port ? " (port " + api.port + " was taken)" : "") + "; bearer token " + token.describe());
     if (noProbes) {
       out.println("  probes   off (--no-probes)");
     } else {
@@ -227,11 +211,6 @@ final class UpCommand implements Callable<Integer> {
         return s.getLocalPort();
       }
     }
-  }
-
-  /** How other instances reach this one's API ({@code application.server}). */
-  private String apiHost() {
-    return "0.0.0.0".equals(apiBind) ? Pipeline.hostName() : apiBind;
   }
 
   private static void checkPort(String option, int port) {

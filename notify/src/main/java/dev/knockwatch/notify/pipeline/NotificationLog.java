@@ -136,7 +136,7 @@ public final class NotificationLog implements AutoCloseable {
   private ProducerRecord<String, String> recordOf(Entry e) {
     String kind = SENT.equals(e.outcome()) || INTENT.equals(e.outcome()) ? e.outcome() : "other";
     return new ProducerRecord<>(Topics.NOTIFICATIONS.name(), partitionOf(e.key()),
-        e.receiver() + "\u0000" + e.key() + "\u0000" + kind, Json.write(e));
+        slot(e.receiver(), e.key()) + "\u0000" + kind, Json.write(e));
   }
 
   /** Records that these are about to be sent (a digest: one per alert), and waits until they are on the topic. */
@@ -161,18 +161,23 @@ public final class NotificationLog implements AutoCloseable {
 
   /** The intent to send {@code receiver} a notification under {@code key} that has no outcome, or null. */
   public Entry openIntent(String receiver, String key) {
-    return intents.get(receiver + "\u0000" + key);
+    return intents.get(slot(receiver, key));
+  }
+
+  /** One receiver's notifications of one key: the log's record key (before its kind) and its maps' key. */
+  private static String slot(String receiver, String key) {
+    return receiver + "\u0000" + key;
   }
 
   private void remember(Entry e) {
-    String k = e.receiver() + "\u0000" + e.key();
+    String k = slot(e.receiver(), e.key());
     if (INTENT.equals(e.outcome())) {
       intents.put(k, e);
       return;
     }
     intents.remove(k); // any outcome for the key follows (and settles) its intent
     if (SENT.equals(e.outcome())) {
-      lastSent.put(e.receiver() + "\u0000" + e.key(), e);
+      lastSent.put(k, e);
       if (remembered.incrementAndGet() % FORGET_EVERY == 0) {
         forgetResolved(e.at() == null ? Instant.now() : e.at());
       }
@@ -192,7 +197,7 @@ public final class NotificationLog implements AutoCloseable {
 
   /** The last notification sent to {@code receiver} under {@code key}, or null. */
   public Entry lastSent(String receiver, String key) {
-    return lastSent.get(receiver + "\u0000" + key);
+    return lastSent.get(slot(receiver, key));
   }
 
   /** Waits until every record so far is on the topic: before the alerts' offsets are committed. */

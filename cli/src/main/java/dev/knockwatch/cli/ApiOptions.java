@@ -1,0 +1,45 @@
+package dev.knockwatch.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** The query API's and the timeline's options, the same on {@code up} and {@code streams}. */
+final class ApiOptions {
+
+  @Option(names = "--api-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_API_PORT:-8080}",
+      description = "Port of the query API (default: ${DEFAULT-VALUE}; env KNOCKWATCH_API_PORT); `up` takes a free "
+          + "one when it is taken.")
+  int port;
+
+  @Option(names = "--api-bind", paramLabel = "ADDRESS", defaultValue = "${env:KNOCKWATCH_API_BIND:-127.0.0.1}",
+      description = "Address the query API listens on (default: ${DEFAULT-VALUE}; env KNOCKWATCH_API_BIND).")
+  String bind;
+
+  @Option(names = "--api-token-file", paramLabel = "FILE", defaultValue = "${env:KNOCKWATCH_API_TOKEN_FILE}",
+      description = "A file holding the API's bearer token (env KNOCKWATCH_API_TOKEN_FILE); else KNOCKWATCH_API_TOKEN; "
+          + "else one is generated and printed.")
+  Path tokenFile;
+
+  @Option(names = "--timeline-retention", paramLabel = "DURATION",
+      defaultValue = "${env:KNOCKWATCH_TIMELINE_RETENTION:-30d}",
+      description = "How long the timeline keeps an idle command: 12h, 30d or ISO-8601 (default: ${DEFAULT-VALUE}; "
+          + "env KNOCKWATCH_TIMELINE_RETENTION).")
+  String retention;
+
+  @Mixin ApiTlsOptions tls;
+
+  ApiToken token() {
+    return ApiToken.resolve(tokenFile, System.getenv("KNOCKWATCH_API_TOKEN"));
+  }
+
+  Duration retention() {
+    return DurationOption.parse(retention, "--timeline-retention");
+  }
+
+  /** How other instances reach this one's API ({@code application.server}): {@code host} if given, else the bind address or, for 0.0.0.0, the host name. */
+  String advertised(String host) {
+    return host != null && !host.isBlank() ? host : "0.0.0.0".equals(bind) ? Pipeline.hostName() : bind;
+  }
+}
