@@ -8,6 +8,8 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.knockwatch.events.Json;
+import dev.knockwatch.streams.api.QueryApi;
+import dev.knockwatch.testkit.SelfSignedTls;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,7 +36,8 @@ import org.yaml.snakeyaml.Yaml;
  * names is asked for (but one that only a rebalance makes) and answers with that status and a
  * body its schema accepts; the test asks for nothing the document does not name. The old paths
  * answer alike, marked deprecated; {@code /-/ready} is 503 while detection starts, then 200, and
- * the compose healthcheck's own command agrees.
+ * the compose healthcheck's own command agrees. With a keystore, {@code up} serves the API over
+ * HTTPS only.
  */
 @Tag("integration")
 class ApiContractTest {
@@ -146,6 +149,35 @@ class ApiContractTest {
       assertThat(send("GET", "/api/silences", TOKEN, null).statusCode()).isEqualTo(200);
       System.out.printf("ApiContractTest: %d documented answers checked; /-/ready said: %s%n", answers.size(),
           notReady.body());
+    }
+  }
+
+  /** {@code up --api-tls-keystore ... --api-tls-truststore ...}: the API answers over HTTPS only, and no password shows. */
+  @Test
+  void upServesTheApiOverHttpsWithTheKeystoreItIsGiven() throws Exception {
+    Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
+    String password = "api-store-Pa55word-d0-not-print";
+    SelfSignedTls tls = SelfSignedTls.generate(checkout.resolve("tls"), password);
+    port = Launched.freePort();
+    try (Launched up = Launched.start(checkout, dir.resolve("out"), Map.of("KNOCKWATCH_API_TOKEN", TOKEN,
+        "KNOCKWATCH_API_TLS_PASSWORD", password), "up", "--no-probes", "--api-port", String.valueOf(port),
+        "--metrics-port", String.valueOf(Launched.freePort()), "--kafka-port", String.valueOf(Launched.freePort()),
+        "--api-tls-keystore", "tls/server.keystore.p12", "--api-tls-truststore", "tls/truststore.p12")) {
+      assertThat(up.awaitLine("  api      ", Duration.ofSeconds(180))).startsWith("  api      https://");
+      HttpClient https = HttpClient.newBuilder()
+          .sslContext(QueryApi.Tls.fromPkcs12(tls.keystore(), tls.truststore(), password.toCharArray()).client()).build();
+      HttpRequest ready = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/-/ready"))
+          .timeout(Duration.ofSeconds(10)).build();
+      Instant deadline = Instant.now().plusSeconds(120);
+      while (https.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() != 200) {
+        assertThat(Instant.now()).as("ready within 120 s").isBefore(deadline);
+        Thread.sleep(200);
+      }
+      HttpResponse<String> alerts = https.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port
+          + "/api/v1/alerts")).header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(alerts.statusCode()).as(alerts.body()).isEqualTo(200);
+      assertThat(tryGet("/-/healthy")).as("no plaintext answer on the HTTPS port").isNull();
+      assertThat(up.out() + up.err()).doesNotContain(password);
     }
   }
 
