@@ -14,6 +14,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -90,6 +93,26 @@ public final class Pipeline implements AutoCloseable {
   public synchronized void restartDetection(Policy policy) {
     streams.close();
     streams = startStreams(policy);
+  }
+
+  /** Why Kafka stopped detection for good (a refused login or ACL), or null. */
+  public String detectionRefused() {
+    return streams.refused();
+  }
+
+  /**
+   * Waits until {@code stopped} (Ctrl-C, SIGTERM); a Streams app that Kafka stopped for good (a
+   * login or an ACL refused while it runs) stops the command too, with that one line.
+   */
+  static void awaitStop(CountDownLatch stopped, List<Supplier<String>> refusals) throws InterruptedException {
+    while (!stopped.await(1, TimeUnit.SECONDS)) {
+      for (Supplier<String> r : refusals) {
+        String refused = r.get();
+        if (refused != null) {
+          throw new IllegalStateException(refused);
+        }
+      }
+    }
   }
 
   /** Null while detection is RUNNING, else its state in words. */

@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
@@ -136,13 +135,7 @@ final class StreamsCommand implements Callable<Integer> {
         + token.describe());
     out.println("  metrics  " + MetricsEndpoint.url(metricsBind.address, metrics));
     out.flush();
-    // a login or an ACL that refuses a running app stops it for good: so it stops the command
-    while (!stopped.await(1, TimeUnit.SECONDS)) {
-      String refused = detection.get().refused() != null ? detection.get().refused() : timeline.refused();
-      if (refused != null) {
-        throw new IllegalStateException(refused);
-      }
-    }
+    Pipeline.awaitStop(stopped, List.of(() -> detection.get().refused(), timeline::refused));
     return Knockwatch.OK;
   }
 

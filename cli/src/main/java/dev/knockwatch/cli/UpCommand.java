@@ -193,7 +193,7 @@ final class UpCommand implements Callable<Integer> {
       running.add(0, probes);
       probes.start();
     }
-    stopped.await();
+    Pipeline.awaitStop(stopped, List.of(pipeline::detectionRefused, timeline::refused));
     return Knockwatch.OK;
   }
 

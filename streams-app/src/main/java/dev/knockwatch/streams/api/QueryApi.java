@@ -3,8 +3,8 @@ package dev.knockwatch.streams.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
@@ -200,15 +200,10 @@ public final class QueryApi implements AutoCloseable {
    * Mounts another handler under {@code path} (the silences, from the notifier), behind the same
    * bearer token check.
    */
-  public void mount(String path, com.sun.net.httpserver.HttpHandler handler) {
-    com.sun.net.httpserver.HttpHandler guarded = ex -> {
-      if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
-        ex.getResponseHeaders().add("WWW-Authenticate", "Bearer realm=\"knockwatch\"");
-        try {
-          send(ex, 401, error("a bearer token is required (Authorization: Bearer <token>)"));
-        } finally {
-          ex.close();
-        }
+  public void mount(String path, HttpHandler handler) {
+    HttpHandler guarded = ex -> {
+      if (refusedWithoutToken(ex)) {
+        ex.close();
         return;
       }
       deprecatedPath(ex);
@@ -224,7 +219,7 @@ public final class QueryApi implements AutoCloseable {
   public static final String V1 = "/api/v1/";
 
   /** {@code /api/v1/commands} and its alias {@code /api/commands} → {@code /api/commands}. */
-  public static String unversioned(String path) {
+  private static String unversioned(String path) {
     return path.startsWith(V1) ? "/api/" + path.substring(V1.length()) : path;
   }
 
@@ -288,9 +283,7 @@ public final class QueryApi implements AutoCloseable {
         openApi(ex);
         return;
       }
-      if (!authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
-        ex.getResponseHeaders().add("WWW-Authenticate", "Bearer realm=\"knockwatch\"");
-        send(ex, 401, error("a bearer token is required (Authorization: Bearer <token>)"));
+      if (refusedWithoutToken(ex)) {
         return;
       }
       if (!"GET".equals(ex.getRequestMethod())) {
@@ -356,6 +349,16 @@ public final class QueryApi implements AutoCloseable {
     } finally {
       ex.close();
     }
+  }
+
+  /** Answers 401 when the request lacks the bearer token; true when it did. */
+  private boolean refusedWithoutToken(HttpExchange ex) throws IOException {
+    if (authorized(ex.getRequestHeaders().getFirst("Authorization"))) {
+      return false;
+    }
+    ex.getResponseHeaders().add("WWW-Authenticate", "Bearer realm=\"knockwatch\"");
+    send(ex, 401, error("a bearer token is required (Authorization: Bearer <token>)"));
+    return true;
   }
 
   /** Constant time: how much of a wrong token was right takes no longer to find out. */
