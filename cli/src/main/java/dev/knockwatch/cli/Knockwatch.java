@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.bench.BenchCommand;
 import dev.knockwatch.ingest.config.ConfigException;
 import dev.knockwatch.streams.rules.RulesException;
 import java.io.PrintWriter;

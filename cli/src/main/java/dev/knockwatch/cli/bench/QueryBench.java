@@ -1,0 +1,123 @@
+package dev.knockwatch.cli.bench;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.cli.Knockwatch;
+import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.KafkaEventSink;
+import dev.knockwatch.streams.StreamsApp;
+import dev.knockwatch.streams.api.QueryApi;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.timeline.TimelineTopology;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "query", mixinStandardHelpOptions = true,
+    description = {"Latency of GET /api/commands/{id} with N commands in the timeline store: loads N commands (one",
+        "event each) through the timeline app, then times random queries one after another."})
+final class QueryBench implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--commands", defaultValue = "1000000", description = "Commands to load (default: ${DEFAULT-VALUE}).")
+  int commands;
+
+  @Option(names = "--queries", defaultValue = "2000", description = "Queries to time (default: ${DEFAULT-VALUE}).")
+  int queries;
+
+  @Option(names = "--json", description = "Print one JSON object instead of text.")
+  boolean json;
+
+  static String id(int i) {
+    return String.format("BenchQueryCommand%05d", i);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (commands < 1 || queries < 1) {
+      throw new UsageException("--commands and --queries must be at least 1");
+    }
+    Path tmp = Files.createTempDirectory("knockwatch-bench-query-");
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
+      broker.createTopics();
+      long t0 = System.nanoTime();
+      Instant base = Instant.parse("2026-11-30T00:00:00Z");
+      try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
+        for (int i = 0; i < commands; i++) {
+          sink.publish(ViolationEvent.builder().eventId("q" + i).commandId(id(i))
+              .agentId("ci-runner-" + (i % 100)).source(Source.SRT_VIOLATION)
+              .kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
+              .reason("host is not on the allow list").observedAt(base.plusMillis(i)).ingestedAt(base).build());
+        }
+        sink.flush();
+      }
+      int port;
+      try (ServerSocket s = new ServerSocket(0)) {
+        port = s.getLocalPort();
+      }
+      String token = "bench-query-token-0123456789";
+      try (StreamsApp app = new StreamsApp("bench-timeline",
+              broker.bootstrapServers(), tmp.resolve("timeline"),
+              TimelineTopology.build(
+                  Policy.ofRules(List.of()), Duration.ofDays(3650)),
+              Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port));
+           QueryApi api = new QueryApi(app.streams(), token,
+               "127.0.0.1", port, new HostInfo("127.0.0.1", port))) {
+        app.start(Duration.ofSeconds(120));
+        app.awaitCaughtUp(Duration.ofMinutes(30));
+        double loadSeconds = (System.nanoTime() - t0) / 1e9;
+        HttpClient http = HttpClient.newHttpClient();
+        Random random = new Random(1);
+        List<Long> micros = new ArrayList<>();
+        for (int q = -200; q < queries; q++) { // the first 200 warm up the JIT and are not counted
+          HttpRequest req = HttpRequest.newBuilder(
+                  URI.create("http://127.0.0.1:" + port + "/api/v1/commands/" + id(random.nextInt(commands))))
+              .header("Authorization", "Bearer " + token).GET().build();
+          long s0 = System.nanoTime();
+          HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+          long us = (System.nanoTime() - s0) / 1000;
+          if (r.statusCode() != 200) {
+            throw new IllegalStateException("query answered " + r.statusCode() + ": " + r.body());
+          }
+          if (q >= 0) {
+            micros.add(us);
+          }
+        }
+        Collections.sort(micros);
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("commands", commands);
+        result.put("queries", queries);
+        result.put("loadSeconds", Math.round(loadSeconds * 10) / 10.0);
+        result.put("p50Ms", Stats.percentile(micros, 50) / 1000.0);
+        result.put("p99Ms", Stats.percentile(micros, 99) / 1000.0);
+        result.put("maxMs", micros.get(micros.size() - 1) / 1000.0);
+        BenchCommand.print(spec, result, json);
+      }
+    } finally {
+      EmbeddedKafkaBroker.wipe(tmp);
+    }
+    return Knockwatch.OK;
+  }
+}

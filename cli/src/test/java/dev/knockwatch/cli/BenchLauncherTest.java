@@ -1,0 +1,70 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Json;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./knockwatch bench ingest} and {@code bench streams} as docs/PERFORMANCE.md runs them, on
+ * small inputs: they finish, publish everything, and report figures that agree with each other.
+ * The figures themselves are printed by the benchmark, never asserted.
+ */
+@Tag("integration")
+class BenchLauncherTest {
+
+  @TempDir static Path dir;
+  static Path checkout;
+
+  @BeforeAll
+  static void copy() throws Exception {
+    checkout = Launched.copyOfRepository(dir.resolve("checkout"));
+  }
+
+  private static JsonNode run(String name, String... args) throws Exception {
+    try (Launched bench = Launched.start(checkout, dir.resolve(name), Map.of(), args)) {
+      assertThat(bench.awaitExit(Duration.ofMinutes(5))).as(bench.err()).isZero();
+      String json = bench.out().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow();
+      return Json.MAPPER.readTree(json);
+    }
+  }
+
+  @Test
+  void benchIngestTailsParsesAndPublishesEveryLine() throws Exception {
+    JsonNode r = run("ingest", "bench", "ingest", "--lines", "5000", "--warmup", "0", "--json");
+    assertThat(r.path("lines").asLong()).isEqualTo(5000);
+    assertThat(r.path("published").asBoolean()).isTrue();
+    assertThat(r.path("seconds").asDouble()).isPositive();
+    assertThat(r.path("linesPerSecond").asLong()).isEqualTo(Math.round(5000 / r.path("seconds").asDouble()));
+    // the launcher installs kafkacat (as root): the ceiling is measured, and the ratio is its time over ours
+    assertThat(r.has("kcatSeconds")).as("kafkacat's run: %s", r).isTrue();
+    assertThat(r.path("ratio").asDouble())
+        .isCloseTo(r.path("kcatSeconds").asDouble() / r.path("seconds").asDouble(), offset(0.001));
+  }
+
+  @Test
+  void benchStreamsRunsBothTopologiesOverEveryEvent() throws Exception {
+    JsonNode r = run("streams", "bench", "streams", "--events", "3000", "--rounds", "1", "--latency-seconds", "0", "--json");
+    assertThat(r.path("events").asLong()).isEqualTo(3000);
+    assertThat(r.path("eventsPerSecond").asLong()).isPositive();
+    assertThat(r.path("ratio").asDouble())
+        .isCloseTo(r.path("passThroughSeconds").asDouble() / r.path("seconds").asDouble(), offset(0.001));
+    assertThat(r.path("countChangelogRecords").asLong()).isPositive();
+  }
+
+  @Test
+  void aBenchWithoutWorkIsAUsageError() throws Exception {
+    try (Launched bench = Launched.start(checkout, dir.resolve("usage"), Map.of(), "bench", "ingest", "--lines", "0")) {
+      assertThat(bench.awaitExit(Duration.ofMinutes(1))).isEqualTo(Knockwatch.USAGE);
+      assertThat(bench.err()).contains("--lines must be at least 1");
+    }
+  }
+}
