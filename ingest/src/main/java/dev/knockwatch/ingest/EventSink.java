@@ -15,8 +15,8 @@ public interface EventSink extends AutoCloseable {
    * line (one of a thread per core), so a sink's work on each event is spread over those threads
    * and the single publisher thread only hands batches over. The event itself by default.
    */
-  default Object prepare(ViolationEvent event) {
-    return event;
+  default Outgoing prepare(ViolationEvent event) {
+    return new Outgoing.Event(event);
   }
 
   void reject(RejectedLine rejected);
@@ -29,13 +29,15 @@ public interface EventSink extends AutoCloseable {
    * waiting: {@code done} is called once, with null when every record of it is safely stored,
    * else with why one was not (on any thread). This default publishes each record and flushes.
    */
-  default void send(List<?> records, Consumer<Exception> done) {
+  default void send(List<? extends Outgoing> records, Consumer<Exception> done) {
     try {
-      for (Object r : records) {
-        if (r instanceof ViolationEvent e) {
-          publish(e);
+      for (Outgoing r : records) {
+        if (r instanceof Outgoing.Event e) {
+          publish(e.event());
+        } else if (r instanceof Outgoing.Rejected rejected) {
+          reject(rejected.line());
         } else {
-          reject((RejectedLine) r);
+          throw new IllegalArgumentException("a record another sink prepared: " + r.getClass().getSimpleName());
         }
       }
       flush();

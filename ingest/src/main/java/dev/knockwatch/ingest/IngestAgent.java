@@ -16,16 +16,12 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -83,10 +79,12 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   private volatile boolean running = true;
   private volatile Thread thread;
   private volatile boolean caughtUp;
-  /** Threads that parse files' lines beside the reader while {@link #run()} runs; null: the reader alone. */
-  private java.util.concurrent.ExecutorService helpers;
+  /** The reader alone: how {@link #pollOnce} parses, and {@link #run()} outside its run. */
+  private static final ParallelParse SEQUENTIAL = new ParallelParse(1);
+  /** The threads that parse beside the reader while {@link #run()} runs. */
+  private volatile ParallelParse parallel = SEQUENTIAL;
   private int parseThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
-  /** Batches parsed by more than one thread so far. */
+  /** Batches parsed by more than one thread in earlier runs. */
   private volatile long sharedBatches;
 
   public IngestAgent(List<Feed> feeds, EventSink publisher, String ingestHost, Clock clock, Duration pollInterval) {
@@ -201,33 +199,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /**
-   * What one poll read, parsed: the events and rejected lines to publish, in order, and where
-   * each tailer stood after it; {@code failure} and then {@code done} are set when Kafka has
-   * answered for all of it.
-   */
-  private static final class Batch {
-    /** Let go once handed to the sink: the events then live only as the producer's bytes. */
-    List<Object> records;
-    final List<FileTailer.Mark> marks;
-    final int lines;
-    /** The reader found the end of every file: nothing more to batch with these records. */
-    final boolean atEnd;
-    /** Each meter's events in this batch (a count in an array: no boxing per line). */
-    final Map<Counter.Child, int[]> published;
-    final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
-    volatile String failure;
-    volatile boolean done;
-
-    Batch(List<Object> records, List<FileTailer.Mark> marks, int lines, Map<Counter.Child, int[]> published) {
-      this.records = records;
-      this.marks = marks;
-      this.lines = lines;
-      this.atEnd = lines < BATCH;
-      this.published = published;
-    }
-  }
-
-  /**
    * Polls until closed, on two threads: this one reads and parses the next batch while a
    * publisher thread hands the ones before it to Kafka without waiting for their
    * acknowledgement (at most {@link #MAX_IN_FLIGHT} batches unanswered, so reading stays bounded
@@ -238,29 +209,17 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * to {@link #MAX_BACKOFF}, says so in the log once a minute and in
    * {@code knockwatch_ingest_kafka_up}, and goes on forever.
    */
-  /** What the process's KafkaWatch saw: whether Kafka answers at all (in {@code knockwatch_ingest_kafka_up}). */
-  public static void kafkaAnswers(boolean up) {
-    IngestMetrics.answering(up);
-  }
-
   @Override
   public void run() {
     thread = Thread.currentThread();
     Duration backoff = Duration.ZERO;
     Instant lastComplaint = Instant.EPOCH;
     IngestMetrics.publishing(true);
-    Publisher out = new Publisher();
+    BatchPublisher out = new BatchPublisher(publisher, MAX_IN_FLIGHT, this::commit);
     Thread publisherThread = new Thread(out, "knockwatch-ingest-publish");
     publisherThread.setDaemon(true);
     publisherThread.start();
-    if (parseThreads > 1) {
-      java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-      helpers = java.util.concurrent.Executors.newFixedThreadPool(parseThreads - 1, r -> {
-        Thread t = new Thread(r, "knockwatch-ingest-parse-" + n.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      });
-    }
+    parallel = new ParallelParse(parseThreads);
     try {
       while (running) {
         String failure = null;
@@ -310,133 +269,20 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       log.warn("the last positions could not be committed: {} (those lines will be read again)", e.toString());
     } finally {
       publisherThread.interrupt();
-      if (helpers != null) {
-        helpers.shutdownNow();
-        helpers = null;
-      }
+      sharedBatches += parallel.sharedCalls();
+      parallel.close();
+      parallel = SEQUENTIAL;
     }
   }
 
-  /**
-   * The publisher thread and its hand-over. The reader hands over batches and commits the
-   * answered ones, oldest first; the publisher gives each to the sink, which answers on its own
-   * thread. After a failure the publisher drops what it is given until the reader resets it.
-   */
-  private final class Publisher implements Runnable {
-    private final BlockingQueue<Batch> queue = new LinkedBlockingQueue<>();
-    /** Handed over and not yet committed, oldest first; the reader's alone. */
-    private final Deque<Batch> pending = new ArrayDeque<>();
-    private final Object lock = new Object();
-    /** Handed over and not yet answered. */
-    private int inFlight;
-    /** The first failure since the last reset: what the log says. */
-    private final java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
-
-    /** Hands a batch over, first waiting while {@link #MAX_IN_FLIGHT} are unanswered. */
-    void submit(Batch batch) throws InterruptedException {
-      synchronized (lock) {
-        while (inFlight >= MAX_IN_FLIGHT) {
-          lock.wait();
-        }
-        inFlight++;
-      }
-      pending.add(batch);
-      queue.put(batch);
-    }
-
-    String failure() {
-      return failure.get();
-    }
-
-    /** Nothing handed over is unanswered or uncommitted. */
-    boolean idle() {
-      synchronized (lock) {
-        return inFlight == 0 && pending.isEmpty();
-      }
-    }
-
-    /** Waits until every batch handed over is answered (published, failed or dropped). */
-    void drain() throws InterruptedException {
-      synchronized (lock) {
-        while (inFlight > 0) {
-          lock.wait();
-        }
-      }
-    }
-
-    /** After a failure: waits for the batches in flight to be answered, forgets them, and takes batches again. */
-    void drainAndReset() throws InterruptedException {
-      drain();
-      pending.clear();
-      failure.set(null);
-    }
-
-    /** Commits the positions of the batches Kafka took, oldest first, up to the first one not (yet) taken; returns how many. */
-    int commitAcknowledged() {
-      int n = 0;
-      while (!pending.isEmpty() && pending.peek().done && pending.peek().failure == null) {
-        commit(pending.poll());
-        n++;
-      }
-      return n;
-    }
-
-    @Override
-    public void run() {
-      try {
-        while (true) {
-          Batch batch = queue.take();
-          if (failure.get() != null) {
-            answered(batch, "dropped after an earlier batch failed", 0);
-            continue;
-          }
-          long started = System.nanoTime();
-          List<Object> records = batch.records;
-          batch.records = null;
-          try {
-            publisher.send(records, e -> answered(batch, e == null ? null : message(e), started));
-            if (batch.atEnd && queue.isEmpty()) {
-              // Caught up: the producer would hold these last records for its linger, waiting for
-              // more that are not coming, so send them now. Under a backlog batches fill instead.
-              publisher.flush();
-            }
-          } catch (EventSink.PublishException e) {
-            // the flush's complaint: the batch answers for itself through its callback
-          } catch (RuntimeException e) {
-            answered(batch, message(e), started);
-          }
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    /** Kafka answered for the whole batch (on the producer's thread): null when it took all of it. */
-    private void answered(Batch batch, String why, long started) {
-      if (batch.answered.getAndSet(true)) {
-        return;
-      }
-      if (why == null) {
-        IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
-      } else {
-        failure.compareAndSet(null, why);
-        batch.failure = why;
-      }
-      batch.done = true;
-      synchronized (lock) {
-        inFlight--;
-        lock.notifyAll();
-      }
-    }
-  }
-
-  private static String message(Exception e) {
-    return e.getMessage() == null ? e.toString() : e.getMessage();
+  /** What the process's KafkaWatch saw: whether Kafka answers at all (in {@code knockwatch_ingest_kafka_up}). */
+  public static void kafkaAnswers(boolean up) {
+    IngestMetrics.answering(up);
   }
 
   /** How many batches more than one thread parsed: the reader alone parses small batches and single files. */
   public long sharedBatches() {
-    return sharedBatches;
+    return sharedBatches + parallel.sharedCalls();
   }
 
   /**
@@ -472,7 +318,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     Exception failed = answer.join();
     if (failed != null) {
       feeds.forEach(f -> f.tailer().rewind());
-      throw failed instanceof PublishException p ? p : new PublishException(message(failed), failed);
+      throw failed instanceof PublishException p ? p : new PublishException(BatchPublisher.message(failed), failed);
     }
     IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
     commit(batch);
@@ -505,7 +351,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     Map<String, Long> lag = new HashMap<>();
     // the lag costs a stat per known file: once a second is enough for a gauge scraped every 15 s
     boolean lagDue = System.nanoTime() - lagAt >= LAG_EVERY_NANOS;
-    List<Object> records = new ArrayList<>();
+    List<Outgoing> records = new ArrayList<>();
     Map<Counter.Child, int[]> published = new HashMap<>();
     List<FileTailer.Mark> marks = new ArrayList<>(feeds.size());
     boolean full = false;
@@ -530,7 +376,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         IngestMetrics.LAG_BYTES.labels(source).set(lag.getOrDefault(source, 0L));
       }
     }
-    return new Batch(records, marks, handled, published);
+    return new Batch(records, marks, handled, handled < BATCH, published);
   }
 
   /** The {@code source} label: the format's name, "unknown" while it cannot be told. */
@@ -539,19 +385,24 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /**
-   * One file's run of lines in a batch, and what parsing them needs: looked up by the reader,
-   * so a helper touches nothing the reader keeps. {@code out} gets its events and rejected lines.
+   * One file's run of lines in a batch (or a part of it), and what parsing them needs: looked up
+   * by the reader, so a helper touches nothing the reader keeps. {@code out} gets its records,
+   * {@code published} counts its events.
    */
   private record Run(Feed feed, FileContext ctx, String sourceLabel, IngestMetrics.PerSource meters,
-                     LineParser parser, List<TailedLine> lines, List<Object> out) {}
+                     LineParser parser, List<TailedLine> lines, List<Outgoing> out, int[] published) {
+
+    Run part(int from, int to) {
+      return new Run(feed, ctx, sourceLabel, meters, parser, lines.subList(from, to), new ArrayList<>(), new int[1]);
+    }
+  }
 
   /**
-   * Parses a poll's lines into {@code out}, in their order. With helpers and enough lines, the
-   * threads (the reader is one) take each file's run of lines from a shared queue: one file's
-   * lines are parsed by one thread, in order, unless its parser reads each line alone
-   * ({@link LineParser#linesStandAlone()}), when a long run is cut in parts for several threads.
+   * Parses a poll's lines into {@code out}, in their order. Each file's lines are parsed by one
+   * thread, in order, unless its parser reads each line alone ({@link LineParser#linesStandAlone()}),
+   * when a long run is cut in parts for several threads ({@link ParallelParse}).
    */
-  private void parse(Feed feed, List<TailedLine> lines, List<Object> out, Map<Counter.Child, int[]> published) {
+  private void parse(Feed feed, List<TailedLine> lines, List<Outgoing> out, Map<Counter.Child, int[]> published) {
     Map<String, Run> byFile = new LinkedHashMap<>();
     Run last = null;
     for (TailedLine line : lines) {
@@ -565,71 +416,23 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       }
       last.lines().add(line);
     }
-    java.util.concurrent.ExecutorService pool = helpers;
+    ParallelParse threads = parallel;
     List<Run> runs = new ArrayList<>();
     for (Run run : byFile.values()) {
       int n = run.lines().size();
-      if (pool != null && run.parser() != null && run.parser().linesStandAlone() && n > SHARE_LINES) {
+      if (threads.shares() && run.parser() != null && run.parser().linesStandAlone() && n > SHARE_LINES) {
         for (int i = 0; i < n; i += SHARE_LINES) {
-          runs.add(new Run(run.feed(), run.ctx(), run.sourceLabel(), run.meters(), run.parser(),
-              run.lines().subList(i, Math.min(n, i + SHARE_LINES)), new ArrayList<>()));
+          runs.add(run.part(i, Math.min(n, i + SHARE_LINES)));
         }
       } else {
         runs.add(run);
       }
     }
-    if (pool == null || lines.size() < PARALLEL_FROM || runs.size() < 2) {
-      runs.forEach(run -> parse(run, published));
-    } else {
-      // The threads take runs from one queue, longest first, until none is left, so none waits
-      // while another has runs to go (a fixed share each left the reader waiting for a helper
-      // for an eighth of its time); each run's events stay in its own list, joined in order below.
-      Integer[] order = new Integer[runs.size()];
-      for (int i = 0; i < order.length; i++) {
-        order[i] = i;
-      }
-      java.util.Arrays.sort(order, (a, b) -> Integer.compare(runs.get(b).lines().size(), runs.get(a).lines().size()));
-      java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-      sharedBatches++; // only the reader writes it
-      List<java.util.concurrent.Future<Map<Counter.Child, int[]>>> helped = new ArrayList<>();
-      for (int t = 1; t < parseThreads; t++) {
-        helped.add(pool.submit(() -> {
-          Map<Counter.Child, int[]> counts = new HashMap<>();
-          parseFrom(runs, order, next, counts);
-          return counts;
-        }));
-      }
-      parseFrom(runs, order, next, published);
-      for (java.util.concurrent.Future<Map<Counter.Child, int[]>> f : helped) {
-        joined(f).forEach((meter, n) -> published.computeIfAbsent(meter, m -> new int[1])[0] += n[0]);
-      }
-    }
-    runs.forEach(run -> out.addAll(run.out()));
-  }
-
-  /** A helper's answer; what it threw is thrown here, as if the reader had parsed the lines. */
-  private static <T> T joined(java.util.concurrent.Future<T> f) {
-    try {
-      return f.get();
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw new IllegalStateException(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while parsing", e);
-    }
-  }
-
-  /** Parses runs taken from {@code order} (by {@code next}, shared with the other threads) until none is left. */
-  private void parseFrom(List<Run> runs, Integer[] order, java.util.concurrent.atomic.AtomicInteger next,
-      Map<Counter.Child, int[]> published) {
-    for (int i = next.getAndIncrement(); i < order.length; i = next.getAndIncrement()) {
-      parse(runs.get(order[i]), published);
+    // a small batch is parsed by the reader alone: handing it over would cost more than it saves
+    threads.forEach(runs, r -> r.lines().size(), lines.size() < PARALLEL_FROM, this::parse);
+    for (Run run : runs) {
+      out.addAll(run.out());
+      published.computeIfAbsent(run.meters().published(), m -> new int[1])[0] += run.published()[0];
     }
   }
 
@@ -639,30 +442,29 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     LineParser parser = ctx.type() == null ? null
         : parsers.computeIfAbsent(feed.namePrefix() + file, f -> ctx.parsers().get());
     return new Run(feed, ctx, sourceLabel, meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of), parser,
-        new ArrayList<>(), new ArrayList<>());
+        new ArrayList<>(), new ArrayList<>(), new int[1]);
   }
 
-  private void parse(Run run, Map<Counter.Child, int[]> published) {
+  private void parse(Run run) {
     long bytes = 0;
     for (TailedLine line : run.lines()) {
       bytes += line.end() - line.offset();
-      handle(run, line, published);
+      handle(run, line);
     }
     // counted once a run: two parse threads adding to one counter per line contend for it
     run.meters().lines().inc(run.lines().size());
     run.meters().bytes().inc(bytes);
   }
 
-  private void handle(Run run, TailedLine tailed, Map<Counter.Child, int[]> published) {
+  private void handle(Run run, TailedLine tailed) {
     Feed feed = run.feed();
     FileContext ctx = run.ctx();
-    List<Object> out = run.out();
+    List<Outgoing> out = run.out();
     TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
         tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8(), tailed.binary(),
         tailed.fileModifiedAt(), feed.namePrefix() + tailed.idName());
     SourceType type = ctx.type();
     String sourceLabel = run.sourceLabel();
-    IngestMetrics.PerSource meters = run.meters();
     if (line.text().isBlank()) {
       return;
     }
@@ -708,7 +510,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       for (ViolationEvent e : ev.events()) {
         prepared += prepare(e, line, ingestedAt, sourceLabel, out) ? 1 : 0;
       }
-      published.computeIfAbsent(meters.published(), m -> new int[1])[0] += prepared;
+      run.published()[0] += prepared;
     }
   }
 
@@ -716,7 +518,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * The last steps before an event leaves ingest: its time settled, its command id checked, every
    * field made safe, its record written; or, when it cannot be, its line kept as rejected.
    */
-  private boolean prepare(ViolationEvent parsed, TailedLine line, Instant ingestedAt, String sourceLabel, List<Object> out) {
+  private boolean prepare(ViolationEvent parsed, TailedLine line, Instant ingestedAt, String sourceLabel, List<Outgoing> out) {
     boolean fromFile = untimedFromFiles && line.fileModifiedAt() != null;
     ViolationEvent e = EventTime.settle(parsed, ingestedAt, maxAhead, fromFile ? line.fileModifiedAt() : ingestedAt,
         fromFile ? ViolationEvent.TIME_FROM_FILE : ViolationEvent.TIME_FROM_INGEST, sourceLabel);
@@ -747,10 +549,10 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
   }
 
-  private void reject(List<Object> out, TailedLine line, String sourceLabel, Rejection code, String reason) {
+  private void reject(List<Outgoing> out, TailedLine line, String sourceLabel, Rejection code, String reason) {
     IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
-    out.add(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
-        Redactor.safe(line.text(), MAX_REJECTED_LINE_CHARS), clock.instant()));
+    out.add(new Outgoing.Rejected(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
+        Redactor.safe(line.text(), MAX_REJECTED_LINE_CHARS), clock.instant())));
   }
 
   /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */

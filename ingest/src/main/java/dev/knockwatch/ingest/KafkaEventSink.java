@@ -123,19 +123,19 @@ public final class KafkaEventSink implements EventSink {
    * per event instead of the event's objects.
    */
   @Override
-  public Object prepare(ViolationEvent event) {
+  public Outgoing prepare(ViolationEvent event) {
     ViolationEvent.Origin o = event.origin();
     if (o != null && !refused.isEmpty()) {
       RejectedLine standIn = refused.remove(o.file() + ":" + o.offset());
       if (standIn != null) {
-        return standIn; // Kafka refused this line's record before (finish)
+        return new Outgoing.Rejected(standIn); // Kafka refused this line's record before (finish)
       }
     }
     return new Prepared(timestamp(event), event.commandId(), EventWriter.toBytes(event), o);
   }
 
   /** A prepared record, with where its event came from (what a callback keeps of it). */
-  private static final class Prepared extends ProducerRecord<String, Object> {
+  static final class Prepared extends ProducerRecord<String, Object> implements Outgoing {
     final ViolationEvent.Origin origin;
 
     Prepared(Long timestamp, String key, byte[] value, ViolationEvent.Origin origin) {
@@ -169,11 +169,6 @@ public final class KafkaEventSink implements EventSink {
     producer.send(record(rejected), onAck);
   }
 
-  @SuppressWarnings("unchecked") // only prepare() makes them
-  private static ProducerRecord<String, Object> prepared(ProducerRecord<?, ?> r) {
-    return (ProducerRecord<String, Object>) r;
-  }
-
   private static ProducerRecord<String, Object> record(ViolationEvent event) {
     return new ProducerRecord<>(Topics.VIOLATIONS.name(), null, timestamp(event), event.commandId(), event);
   }
@@ -198,23 +193,24 @@ public final class KafkaEventSink implements EventSink {
    * stand-in ({@link #prepare}).
    */
   @Override
-  public void send(List<?> records, Consumer<Exception> done) {
+  public void send(List<? extends Outgoing> records, Consumer<Exception> done) {
     send(records, done, 0);
   }
 
-  private void send(List<?> records, Consumer<Exception> done, int replacementRound) {
+  private void send(List<? extends Outgoing> records, Consumer<Exception> done, int replacementRound) {
     Exception[] failures = new Exception[records.size()];
     Object[] origins = new Object[records.size()];
     // one count per record, plus one held until every record was handed to the producer
     AtomicInteger pending = new AtomicInteger(records.size() + 1);
     Runnable last = () -> finish(origins, failures, done, replacementRound);
     for (int i = 0; i < records.size(); i++) {
-      Object r = records.get(i);
-      Object origin = r instanceof Prepared prepared ? prepared.origin : r instanceof ViolationEvent e ? e.origin() : r;
+      Outgoing r = records.get(i);
+      Object origin = r instanceof Prepared prepared ? prepared.origin
+          : r instanceof Outgoing.Event e ? e.event().origin() : ((Outgoing.Rejected) r).line();
       int at = i;
       try {
-        producer.send(r instanceof ProducerRecord<?, ?> prepared ? prepared(prepared)
-            : r instanceof ViolationEvent event ? record(event) : record((RejectedLine) r), (metadata, e) -> {
+        producer.send(r instanceof Prepared prepared ? prepared
+            : r instanceof Outgoing.Event e ? record(e.event()) : record(((Outgoing.Rejected) r).line()), (metadata, e) -> {
               if (e != null) {
                 failures[at] = e;
                 origins[at] = origin;
@@ -241,7 +237,7 @@ public final class KafkaEventSink implements EventSink {
    * refused records' stand-ins are then sent in their place (remembered by origin).
    */
   private void finish(Object[] origins, Exception[] failures, Consumer<Exception> done, int round) {
-    List<RejectedLine> standIns = new ArrayList<>();
+    List<Outgoing.Rejected> standIns = new ArrayList<>();
     Exception outage = null;
     for (int i = 0; i < failures.length; i++) {
       Exception e = failures[i];
@@ -251,7 +247,7 @@ public final class KafkaEventSink implements EventSink {
       if (!refusedForItself(e)) {
         outage = outage == null ? e : outage;
       } else if (round < MAX_ROUNDS) {
-        standIns.add(rejectedInstead(origins[i], e));
+        standIns.add(new Outgoing.Rejected(rejectedInstead(origins[i], e)));
       } else {
         log.error("Kafka refused a rejected line standing in for a refused record too; dropped: {}", e.toString());
         IngestMetrics.UNPUBLISHABLE.inc();
@@ -263,7 +259,7 @@ public final class KafkaEventSink implements EventSink {
     }
     IngestMetrics.UNPUBLISHABLE_REPLACED.inc(standIns.size());
     if (outage != null) {
-      standIns.forEach(this::remember);
+      standIns.forEach(r -> remember(r.line()));
       done.accept(outage);
     } else {
       replacements.execute(() -> send(standIns, done, round + 1));

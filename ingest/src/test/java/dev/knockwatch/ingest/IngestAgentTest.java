@@ -156,14 +156,14 @@ class IngestAgentTest {
 
   /** A sink that answers for a batch only when the test says so, in any order. */
   static class HeldSink implements EventSink {
-    record Sent(java.util.List<?> records, java.util.function.Consumer<Exception> done) {}
+    record Sent(java.util.List<? extends Outgoing> records, java.util.function.Consumer<Exception> done) {}
 
     final java.util.concurrent.BlockingQueue<Sent> sent = new java.util.concurrent.LinkedBlockingQueue<>();
     /** "send N" and "flush", in the order the agent called them. */
     final java.util.List<String> calls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
     @Override
-    public void send(java.util.List<?> records, java.util.function.Consumer<Exception> done) {
+    public void send(java.util.List<? extends Outgoing> records, java.util.function.Consumer<Exception> done) {
       calls.add("send " + records.size());
       sent.add(new Sent(records, done));
     }
@@ -209,9 +209,9 @@ class IngestAgentTest {
     java.util.Set<String> preparers = java.util.concurrent.ConcurrentHashMap.newKeySet();
     HeldSink held = new HeldSink() {
       @Override
-      public Object prepare(ViolationEvent event) {
+      public Outgoing prepare(ViolationEvent event) {
         preparers.add(Thread.currentThread().getName());
-        return "prepared " + event.commandText();
+        return new Outgoing.Event(event.toBuilder().commandText("prepared " + event.commandText()).build());
       }
     };
     IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
@@ -222,7 +222,7 @@ class IngestAgentTest {
     try {
       while (sent.size() < lines) {
         HeldSink.Sent s = held.next();
-        sent.addAll(s.records());
+        s.records().forEach(r -> sent.add(((Outgoing.Event) r).event().commandText()));
         s.done().accept(null);
       }
     } finally {
@@ -416,7 +416,7 @@ class IngestAgentTest {
       while (resent < lines) {
         HeldSink.Sent again = held.next();
         resent += again.records().size();
-        again.records().forEach(r -> ids.add(((ViolationEvent) r).eventId()));
+        again.records().forEach(r -> ids.add(((Outgoing.Event) r).event().eventId()));
         again.done().accept(null);
       }
       assertThat(resent).isEqualTo(lines);

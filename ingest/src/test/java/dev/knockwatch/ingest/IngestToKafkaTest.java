@@ -106,8 +106,8 @@ class IngestToKafkaTest {
       assertThat(first.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("the good record failed beside the future one")
           .hasMessageContaining("part of a batch");
       java.util.concurrent.CompletableFuture<Exception> again = new java.util.concurrent.CompletableFuture<>();
-      List<Object> reread = List.of(sink.prepare(good), sink.prepare(tooLarge), sink.prepare(future));
-      assertThat(reread.subList(1, 3)).allSatisfy(r -> assertThat(r).isInstanceOf(RejectedLine.class));
+      List<Outgoing> reread = List.of(sink.prepare(good), sink.prepare(tooLarge), sink.prepare(future));
+      assertThat(reread.subList(1, 3)).allSatisfy(r -> assertThat(r).isInstanceOf(Outgoing.Rejected.class));
       sink.send(reread, again::complete);
       assertThat(again.get(60, java.util.concurrent.TimeUnit.SECONDS)).isNull();
     }

@@ -45,7 +45,7 @@ class KafkaEventSinkTest {
     MockProducer<String, Object> p = producer();
     KafkaEventSink sink = new KafkaEventSink(p);
     ViolationEvent event = EVENT.toBuilder().host("evil.test").port(443).commandText("curl \"x\"\u00e9").build();
-    Object prepared = sink.prepare(event);
+    Outgoing prepared = sink.prepare(event);
     assertThat(prepared).isInstanceOfSatisfying(org.apache.kafka.clients.producer.ProducerRecord.class, r -> {
       assertThat(r.topic()).isEqualTo(Topics.VIOLATIONS.name());
       assertThat(r.key()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
@@ -80,7 +80,7 @@ class KafkaEventSinkTest {
     MockProducer<String, Object> p = producer();
     KafkaEventSink sink = new KafkaEventSink(p);
     java.util.List<Exception> answers = new java.util.ArrayList<>();
-    sink.send(java.util.List.of(EVENT, EVENT, EVENT, EVENT), answers::add);
+    sink.send(java.util.List.of(new Outgoing.Event(EVENT), new Outgoing.Event(EVENT), new Outgoing.Event(EVENT), new Outgoing.Event(EVENT)), answers::add);
     assertThat(answers).isEmpty();
     p.completeNext();
     p.errorNext(new TimeoutException("broker down"));
@@ -90,7 +90,7 @@ class KafkaEventSinkTest {
     assertThat(answers).singleElement().satisfies(e -> assertThat(e).hasMessage("broker down"));
 
     java.util.List<Exception> ok = new java.util.ArrayList<>();
-    sink.send(java.util.List.of(EVENT, EVENT), ok::add);
+    sink.send(java.util.List.of(new Outgoing.Event(EVENT), new Outgoing.Event(EVENT)), ok::add);
     p.completeNext();
     p.completeNext();
     assertThat(ok).containsExactly((Exception) null);
@@ -140,8 +140,9 @@ class KafkaEventSinkTest {
     assertThat(answers).singleElement().satisfies(e -> assertThat(e).hasMessageContaining("part of a batch"));
     assertThat(p.history()).hasSize(2);
     // read again: the refused line's stand-in goes in its place, the other record as it is
-    Object again = sink.prepare(EVENT);
-    assertThat(again).isInstanceOfSatisfying(dev.knockwatch.events.RejectedLine.class, rl -> {
+    Outgoing again = sink.prepare(EVENT);
+    assertThat(again).isInstanceOfSatisfying(Outgoing.Rejected.class, r -> {
+      dev.knockwatch.events.RejectedLine rl = r.line();
       assertThat(rl.key()).isEqualTo("ci-runner-1/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl:1234");
       assertThat(rl.reason()).startsWith("Kafka refused its record: RecordTooLargeException: too large");
     });
@@ -161,7 +162,7 @@ class KafkaEventSinkTest {
     MockProducer<String, Object> p = producer();
     KafkaEventSink sink = new KafkaEventSink(p);
     java.util.List<Exception> answers = new java.util.ArrayList<>();
-    sink.send(java.util.List.of(EVENT, EVENT), answers::add);
+    sink.send(java.util.List.of(new Outgoing.Event(EVENT), new Outgoing.Event(EVENT)), answers::add);
     p.errorNext(new TimeoutException("broker down"));
     p.errorNext(new TimeoutException("broker down too"));
     assertThat(answers).singleElement().satisfies(e -> assertThat(e).hasMessage("broker down"));
@@ -182,7 +183,7 @@ class KafkaEventSinkTest {
     KafkaEventSink sink = new KafkaEventSink(p);
     p.close();
     java.util.List<Exception> answers = new java.util.ArrayList<>();
-    sink.send(java.util.List.of(EVENT, EVENT), answers::add);
+    sink.send(java.util.List.of(new Outgoing.Event(EVENT), new Outgoing.Event(EVENT)), answers::add);
     assertThat(answers).singleElement().isInstanceOf(IllegalStateException.class);
   }
 }
