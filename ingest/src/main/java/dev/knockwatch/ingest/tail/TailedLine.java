@@ -1,5 +1,11 @@
 package dev.knockwatch.ingest.tail;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+
 /**
  * One complete line of a tailed file.
  *
@@ -16,4 +22,29 @@ package dev.knockwatch.ingest.tail;
  *     after a rotation, the name of its stream with its identity (the same line keeps its id under any name)
  */
 public record TailedLine(String file, long offset, long end, String text, boolean truncated, boolean invalidUtf8,
-                         boolean binary, java.time.Instant fileModifiedAt, String idName) {}
+                         boolean binary, Instant fileModifiedAt, String idName) {
+
+  /**
+   * The line of {@code length} bytes at {@code from}, read at {@code [start, end)} of {@code file}:
+   * a "\r" before its newline dropped, decoded as UTF-8, and told whether it held bytes that are
+   * not UTF-8 and whether it is text at all.
+   */
+  static TailedLine decode(String file, long start, long end, byte[] bytes, int from, int length, boolean cut,
+      Instant modified, String idName) {
+    int len = length > 0 && bytes[from + length - 1] == '\r' ? length - 1 : length;
+    // The JDK's String decoder is the fast path; only a line that came out with U+FFFD is checked
+    // strictly, to tell invalid bytes from a U+FFFD the writer really wrote.
+    String text = new String(bytes, from, len, StandardCharsets.UTF_8);
+    boolean invalid = false;
+    if (text.indexOf('\uFFFD') >= 0) {
+      try {
+        StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes, from, len));
+      } catch (CharacterCodingException e) {
+        invalid = true;
+      }
+    }
+    return new TailedLine(file, start, end, text, cut, invalid, Bytes.binary(bytes, from, from + len, text.length()),
+        modified, idName);
+  }
+}

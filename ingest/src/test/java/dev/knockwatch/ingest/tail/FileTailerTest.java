@@ -258,12 +258,12 @@ class FileTailerTest {
   void theCheckpointIsRewrittenWholeOnceTheJournalOutgrowsItAndResumesTheSame() throws IOException {
     FileTailer t = tailer();
     boolean folded = false;
-    for (int i = 0; i < 2 * FileTailer.MIN_JOURNAL_ENTRIES && !folded; i++) {
+    for (int i = 0; i < 2 * CheckpointStore.MIN_JOURNAL_ENTRIES && !folded; i++) {
       append(i + "\n");
       assertThat(t.poll(10)).hasSize(1);
       t.commit();
       assertThat(Files.exists(journal()) ? Files.readAllLines(journal()).size() : 0)
-          .isLessThanOrEqualTo(FileTailer.MIN_JOURNAL_ENTRIES);
+          .isLessThanOrEqualTo(CheckpointStore.MIN_JOURNAL_ENTRIES);
       folded = !Files.exists(journal());
     }
     assertThat(folded).as("folded into the checkpoint file once it held more entries than the bound").isTrue();
