@@ -6,17 +6,19 @@ import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
+import dev.knockwatch.notify.pipeline.Dedup;
+import dev.knockwatch.notify.pipeline.Mute;
+import dev.knockwatch.notify.pipeline.Routing;
+import dev.knockwatch.notify.pipeline.Throttle;
 import dev.knockwatch.notify.pipeline.FloodBudget;
 import dev.knockwatch.notify.pipeline.Grouper;
 import dev.knockwatch.notify.pipeline.NotificationLog;
 import dev.knockwatch.notify.pipeline.Pending;
 import dev.knockwatch.notify.pipeline.ReceiverQueue;
 import dev.knockwatch.notify.silence.Silences;
-import dev.knockwatch.events.Silence;
 import java.util.Optional;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -40,18 +42,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The notifier: reads committed alerts from {@code knockwatch.alerts} and runs each through the
- * stages route -> shadow -> silence -> dedup -> throttle -> group -> budget -> (each receiver's queue)
- * retry -> send,
- * in the shape of Alertmanager's notify pipeline.
+ * stages route -> mute -> dedup -> throttle -> group -> budget -> (each receiver's queue)
+ * retry -> send, in the shape of Alertmanager's notify pipeline ({@link #handle}).
  * <ul>
- *   <li><b>route</b>: the first route of receivers.yaml that matches (and the next ones while a
- *       route says {@code continue}) names the receivers;</li>
- *   <li><b>silence</b>: an active silence on {@code knockwatch.silences} that matches the alert
- *       mutes it; the notification is recorded as silenced;</li>
- *   <li><b>dedup</b>: the notification log says what each receiver was already sent for the
- *       alert; the same state is not sent twice, across restarts too;</li>
- *   <li><b>throttle</b>: a count update within the route's {@code repeatInterval} of the last
- *       notification is recorded as throttled, not sent; firing and resolved always go;</li>
+ *   <li><b>route</b> ({@link Routing}): the first route of receivers.yaml that matches (and the
+ *       next ones while a route says {@code continue}) names the receivers;</li>
+ *   <li><b>mute</b> ({@link Mute}): a shadow-mode rule's alert, or one an active silence on
+ *       {@code knockwatch.silences} matches, goes to no receiver; a silenced notification is
+ *       recorded as silenced;</li>
+ *   <li><b>dedup</b> ({@link Dedup}): the notification log says what each receiver was already
+ *       sent for the alert; the same state is not sent twice, across restarts too;</li>
+ *   <li><b>throttle</b> ({@link Throttle}): a count update within the route's
+ *       {@code repeatInterval} of the last notification is recorded as throttled, not sent;
+ *       firing and resolved always go;</li>
  *   <li><b>group</b>: routes with {@code groupBy} send one digest per group ({@link Grouper});</li>
  *   <li><b>budget</b>: past its share of a receiver's minute ({@link FloodBudget}), a command's
  *       (or rule's) next notifications wait in one digest of that command (or rule) a minute
@@ -94,6 +97,8 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   private final Map<String, NotificationLog.Entry> decided = new ConcurrentHashMap<>();
   private volatile NotificationLog notificationLog;
   private Silences silences;
+  private final Routing routing;
+  private Mute mute;
   private volatile boolean running = true;
   private volatile boolean idle;
   private volatile boolean flushNow;
@@ -119,6 +124,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), Json.serde(Alert.class).deserializer());
     this.config = config;
+    this.routing = new Routing(config.routes());
     this.unbudgeted = config.receivers().stream().filter(r -> r instanceof dev.knockwatch.notify.config.Receiver.Console)
         .map(dev.knockwatch.notify.config.Receiver::name).collect(java.util.stream.Collectors.toSet());
     Map<String, Notifier> byName = new LinkedHashMap<>();
@@ -133,6 +139,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     try {
       notificationLog = NotificationLog.open(bootstrapServers, clientProps);
       silences = new Silences(bootstrapServers, clientProps);
+      mute = new Mute(silences::muting);
       for (Notifier n : notifiers.values()) {
         queues.put(n.name(), new ReceiverQueue(n, minInterval(n.name()), backoff));
       }
@@ -143,7 +150,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
           partitions.forEach(inFlight::remove);
           List<Integer> gone = partitions.stream().map(TopicPartition::partition).toList();
           notificationLog.forget(gone);
-          decided.keySet().removeIf(k -> gone.contains(notificationLog.partitionOf(k.substring(k.indexOf('\u0000') + 1))));
+          decided.keySet().removeIf(k -> gone.contains(notificationLog.partitionOf(fingerprintOf(k))));
         }
 
         @Override
@@ -199,80 +206,77 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     }
   }
 
-  private void handle(Alert alert, Pending pending) {
-    for (Route route : routes(alert)) {
-      for (String receiver : route.receivers()) {
-        if (Boolean.TRUE.equals(alert.shadow())) {
-          // a shadow-mode rule: written to knockwatch.alerts and counted, never paged
-          NotifyMetrics.NOTIFICATIONS.labels(receiver, "shadow").inc();
-          continue;
-        }
-        Optional<Silence> muted = silences.muting(alert, Instant.now());
-        if (muted.isPresent()) {
-          NotifyMetrics.NOTIFICATIONS.labels(receiver, "silenced").inc();
-          notificationLog.record(entry(receiver, alert.fingerprint(), "silenced", Notification.eventOf(alert, false), alert,
-              null, "silence " + muted.get().id()));
-          continue;
-        }
-        NotificationLog.Entry last = decided.getOrDefault(receiver + "\u0000" + alert.fingerprint(),
-            notificationLog.lastSent(receiver, alert.fingerprint()));
-        Notification.Event event = Notification.eventOf(alert, last != null);
-        if (isDuplicate(alert, last)) {
-          NotifyMetrics.NOTIFICATIONS.labels(receiver, "duplicate").inc();
-          continue;
-        }
-        if (event == Notification.Event.UPDATED
-            && Duration.between(last.at(), Instant.now()).compareTo(route.repeatInterval()) < 0) {
-          NotifyMetrics.NOTIFICATIONS.labels(receiver, "throttled").inc();
-          notificationLog.record(entry(receiver, alert.fingerprint(), "throttled", event, alert, null, null));
-          continue;
-        }
-        pending.add();
-        decided.put(receiver + "\u0000" + alert.fingerprint(), entry(receiver, alert.fingerprint(), NotificationLog.SENT,
-            event, alert, null, "decided"));
-        long now = System.nanoTime();
-        String fold;
-        if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
-          grouper.add(receiver, route, event, alert, pending, now);
-        } else if (!unbudgeted.contains(receiver) && (fold = budget.fold(receiver, alert, now)) != null) {
-          // past its command's (or rule's) share of the minute: in that command's digest
-          NotifyMetrics.NOTIFICATIONS.labels(receiver, "folded").inc();
-          grouper.add(receiver, Route.overflow(receiver, fold, route.repeatInterval()), event, alert, pending, now);
-        } else {
-          Notification n = Notification.of(receiver, event, alert, null);
-          NotificationLog.Entry intent = notificationLog.openIntent(receiver, alert.fingerprint());
-          // the last process stopped between sending this very notification and recording it
-          boolean repeat = intent != null && intent.event().equals(event.name().toLowerCase(Locale.ROOT))
-              && intent.status().equals(alert.status().name().toLowerCase(Locale.ROOT)) && intent.count() == alert.count();
-          submit(repeat ? n.asPossibleRepeat() : n, List.of(pending));
-        }
-      }
-    }
-  }
-
   /**
-   * Already sent in this state: the same status with at least this count (an alert read again
-   * after a restart), or a resolution of an alert never notified as firing.
+   * One alert through the stages, as the class comment names them: route, then mute (once for
+   * the alert), then for each receiver dedup, throttle, and group, fold or send.
    */
-  private static boolean isDuplicate(Alert alert, NotificationLog.Entry last) {
-    String status = alert.status().name().toLowerCase(Locale.ROOT);
-    if (last == null) {
-      return alert.status() == Alert.Status.RESOLVED;
+  private void handle(Alert alert, Pending pending) {
+    Instant now = Instant.now();
+    List<Routing.Target> targets = routing.targets(alert);
+    Optional<Mute.Muted> muted = targets.isEmpty() ? Optional.empty() : mute.check(alert, now);
+    for (Routing.Target target : targets) {
+      String receiver = target.receiver();
+      if (muted.isPresent()) {
+        muted(receiver, alert, muted.get());
+        continue;
+      }
+      NotificationLog.Entry last = decided.getOrDefault(slot(receiver, alert.fingerprint()),
+          notificationLog.lastSent(receiver, alert.fingerprint()));
+      Notification.Event event = Notification.eventOf(alert, last != null);
+      if (Dedup.alreadySent(alert, last)) {
+        NotifyMetrics.NOTIFICATIONS.labels(receiver, "duplicate").inc();
+        continue;
+      }
+      if (Throttle.holds(event, last, target.route().repeatInterval(), now)) {
+        NotifyMetrics.NOTIFICATIONS.labels(receiver, "throttled").inc();
+        notificationLog.record(entry(receiver, alert.fingerprint(), "throttled", event, alert, null, null));
+        continue;
+      }
+      pending.add();
+      decided.put(slot(receiver, alert.fingerprint()),
+          entry(receiver, alert.fingerprint(), NotificationLog.SENT, event, alert, null, "decided"));
+      dispatch(target, event, alert, pending);
     }
-    return last.status().equals(status) && (alert.status() == Alert.Status.RESOLVED || last.count() >= alert.count());
   }
 
-  private List<Route> routes(Alert alert) {
-    List<Route> out = new ArrayList<>();
-    for (Route r : config.routes()) {
-      if (r.matches(alert)) {
-        out.add(r);
-        if (!r.continueMatching()) {
-          break;
-        }
-      }
+  private void muted(String receiver, Alert alert, Mute.Muted why) {
+    NotifyMetrics.NOTIFICATIONS.labels(receiver, why.outcome()).inc();
+    if (why.detail() != null) {
+      notificationLog.record(entry(receiver, alert.fingerprint(), why.outcome(), Notification.eventOf(alert, false), alert,
+          null, why.detail()));
     }
-    return out;
+  }
+
+  /** group (a route with groupBy), fold (past the receiver's flood budget), or send now. */
+  private void dispatch(Routing.Target target, Notification.Event event, Alert alert, Pending pending) {
+    String receiver = target.receiver();
+    Route route = target.route();
+    long now = System.nanoTime();
+    String fold;
+    if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
+      grouper.add(receiver, route, event, alert, pending, now);
+    } else if (!unbudgeted.contains(receiver) && (fold = budget.fold(receiver, alert, now)) != null) {
+      // past its command's (or rule's) share of the minute: in that command's digest
+      NotifyMetrics.NOTIFICATIONS.labels(receiver, "folded").inc();
+      grouper.add(receiver, Route.overflow(receiver, fold, route.repeatInterval()), event, alert, pending, now);
+    } else {
+      Notification n = Notification.of(receiver, event, alert, null);
+      NotificationLog.Entry intent = notificationLog.openIntent(receiver, alert.fingerprint());
+      // the last process stopped between sending this very notification and recording it
+      boolean repeat = intent != null && intent.event().equals(event.name().toLowerCase(Locale.ROOT))
+          && intent.status().equals(alert.status().name().toLowerCase(Locale.ROOT)) && intent.count() == alert.count();
+      submit(repeat ? n.asPossibleRepeat() : n, List.of(pending));
+    }
+  }
+
+  /** The key of what was decided for a receiver and an alert's fingerprint ({@link #decided}). */
+  private static String slot(String receiver, String fingerprint) {
+    return receiver + "\u0000" + fingerprint;
+  }
+
+  /** The fingerprint a {@link #slot} was made of. */
+  private static String fingerprintOf(String slot) {
+    return slot.substring(slot.indexOf('\u0000') + 1);
   }
 
   private void submit(Notification n, List<Pending> pendings) {
@@ -294,7 +298,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
         notificationLog.record(done);
         if (result.delivered()) {
           // the log knows it now; a later decision for the same alert stays
-          decided.computeIfPresent(n.receiver() + "\u0000" + a.fingerprint(),
+          decided.computeIfPresent(slot(n.receiver(), a.fingerprint()),
               (k, v) -> v.status().equals(done.status()) && v.count() == done.count() ? null : v);
         }
       }

@@ -1,0 +1,22 @@
+package dev.knockwatch.notify.pipeline;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.notify.Fixtures;
+
+/** The off-role fixture in another state, for the stages' tests. */
+final class Alerts {
+
+  private Alerts() {}
+
+  static Alert offRole(Alert.Status status, long count, Boolean shadow) {
+    Alert a = Fixtures.offRole();
+    return new Alert(a.fingerprint(), a.rule(), a.severity(), status, a.commandId(), a.agentId(), a.role(), a.host(),
+        a.port(), count, a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(), a.summary(), a.sampleEventIds(),
+        a.sources(), a.policyVersion(), shadow, a.targets(), a.distinctTargets(), a.lastTarget());
+  }
+
+  static NotificationLog.Entry sent(String status, long count, java.time.Instant at) {
+    return new NotificationLog.Entry("slack", Fixtures.offRole().fingerprint(), NotificationLog.SENT, "firing", status,
+        count, at, null, null);
+  }
+}
