@@ -35,7 +35,7 @@ class EventWriterTest {
         .syscall(maybe(r, "openat")).pid(r.nextBoolean() ? null : r.nextInt())
         .observedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000_000)))
         .ingestedAt(r.nextInt(5) == 0 ? null : Instant.ofEpochMilli(r.nextLong() >>> 24))
-        .commandText(maybe(r, hostile))
+        .timeSource(maybe(r, ViolationEvent.TIME_FROM_INGEST)).commandText(maybe(r, hostile))
         .origin(r.nextInt(4) == 0 ? null : new ViolationEvent.Origin(maybe(r, "ci/x.violations.jsonl"), r.nextLong() >>> 1,
             maybe(r, "host")))
         .probe(r.nextInt(3) != 0 ? null : new ViolationEvent.ProbeResult(maybe(r, "plain-http"), maybe(r, "403"),

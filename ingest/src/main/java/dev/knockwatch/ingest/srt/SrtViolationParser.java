@@ -116,9 +116,9 @@ public final class SrtViolationParser implements LineParser {
 
   /**
    * The string fields of one record. Values that are not strings count as absent, as do empty
-   * strings; of a field given twice the last counts. The hot path of ingest: a record as srt
-   * writes it (one flat object of strings) is read by {@link #scan}, anything else by Jackson's
-   * streaming parser, which {@code scan} hands every shape it does not handle to.
+   * strings; of a field given twice the last counts. Read with Jackson's streaming parser (a
+   * one-pass scan of its own was 1.8 times as fast, short of the 2 times a second implementation
+   * of a format must earn: docs/PERFORMANCE.md "Fast paths").
    */
   static final class Record {
     static final List<String> FIELDS = List.of("line", "encodedCommand", "command", "timestamp", "commandId", "agentId");
@@ -130,18 +130,12 @@ public final class SrtViolationParser implements LineParser {
     String commandId;
     String agentId;
 
-    /** Null when the text is JSON but not an object. */
-    static Record read(String text) throws IOException {
-      Record r = scan(text);
-      return r != null ? r : jackson(text);
-    }
-
     /**
-     * Jackson's reading. A record that breaks off after its {@code line} (a line past the bound,
-     * kept as its start and end; a writer that died mid-line) keeps the fields read before the
-     * break: the refusal is not lost to what follows it.
+     * The record, or null when the text is JSON but not an object. A record that breaks off after
+     * its {@code line} (a line past the bound, kept as its start and end; a writer that died
+     * mid-line) keeps the fields read before the break: the refusal is not lost to what follows it.
      */
-    static Record jackson(String text) throws IOException {
+    static Record read(String text) throws IOException {
       try (JsonParser p = Json.MAPPER.getFactory().createParser(text)) {
         if (p.nextToken() != JsonToken.START_OBJECT) {
           return null;
@@ -162,45 +156,6 @@ public final class SrtViolationParser implements LineParser {
           }
         }
         return r;
-      }
-    }
-
-    /**
-     * A flat object whose values are all strings, read in one pass; null for anything else
-     * (other values, bad JSON, a surrogate escape, text after the object): Jackson decides those.
-     */
-    static Record scan(String text) {
-      Scanner in = new Scanner(text);
-      if (in.skipSpace() != '{') {
-        return null;
-      }
-      in.at++;
-      Record r = new Record();
-      if (in.skipSpace() == '}') {
-        in.at++;
-        return in.skipSpace() == -1 ? r : null;
-      }
-      while (true) {
-        int field = in.fieldName();
-        if (field == Scanner.NONE || in.skipSpace() != ':') {
-          return null;
-        }
-        in.at++;
-        in.skipSpace();
-        String value = in.string();
-        if (value == null) {
-          return null;
-        }
-        r.set(field, value);
-        int c = in.skipSpace();
-        in.at++;
-        if (c == '}') {
-          return in.skipSpace() == -1 ? r : null;
-        }
-        if (c != ',') {
-          return null;
-        }
-        in.skipSpace();
       }
     }
 
@@ -231,144 +186,6 @@ public final class SrtViolationParser implements LineParser {
         default -> line;
       };
       return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v);
-    }
-  }
-
-  /** A cursor over one line of JSON: whitespace and strings, nothing else. */
-  private static final class Scanner {
-    final String text;
-    int at;
-
-    Scanner(String text) {
-      this.text = text;
-    }
-
-    static final int NONE = -2;
-
-    /**
-     * The object key at the cursor, the cursor after it: its index in {@link Record#FIELDS}, -1
-     * for another key, {@link #NONE} when there is no string. A key without escapes is compared
-     * where it stands, with no string made.
-     */
-    int fieldName() {
-      int n = text.length();
-      if (at >= n || text.charAt(at) != '"') {
-        return NONE;
-      }
-      int start = at + 1;
-      int end = start;
-      for (; end < n; end++) {
-        char c = text.charAt(end);
-        if (c == '"') {
-          break;
-        }
-        if (c == '\\' || c < 0x20) {
-          String name = string();
-          return name == null ? NONE : Record.FIELDS.indexOf(name);
-        }
-      }
-      if (end == n) {
-        return NONE;
-      }
-      at = end + 1;
-      int len = end - start;
-      List<String> fields = Record.FIELDS;
-      for (int i = 0; i < fields.size(); i++) {
-        String f = fields.get(i);
-        if (f.length() == len && text.startsWith(f, start)) {
-          return i;
-        }
-      }
-      return -1;
-    }
-
-    /** The next character that is not JSON whitespace (the cursor stays on it), or -1 at the end. */
-    int skipSpace() {
-      for (int n = text.length(); at < n; at++) {
-        char c = text.charAt(at);
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-          return c;
-        }
-      }
-      return -1;
-    }
-
-    /** The string starting at the cursor, unescaped, the cursor after it; null when there is none. */
-    String string() {
-      int n = text.length();
-      if (at >= n || text.charAt(at) != '"') {
-        return null;
-      }
-      int start = ++at;
-      while (at < n) {
-        char c = text.charAt(at);
-        if (c == '"') {
-          return text.substring(start, at++);
-        }
-        if (c == '\\') {
-          return escaped(start);
-        }
-        if (c < 0x20) {
-          return null;
-        }
-        at++;
-      }
-      return null;
-    }
-
-    private String escaped(int start) {
-      StringBuilder sb = new StringBuilder(text.length() - start).append(text, start, at);
-      int n = text.length();
-      while (at < n) {
-        char c = text.charAt(at++);
-        if (c == '"') {
-          return sb.toString();
-        }
-        if (c < 0x20) {
-          return null;
-        }
-        if (c != '\\') {
-          sb.append(c);
-          continue;
-        }
-        if (at >= n) {
-          return null;
-        }
-        char e = text.charAt(at++);
-        switch (e) {
-          case '"', '\\', '/' -> sb.append(e);
-          case 'b' -> sb.append('\b');
-          case 'f' -> sb.append('\f');
-          case 'n' -> sb.append('\n');
-          case 'r' -> sb.append('\r');
-          case 't' -> sb.append('\t');
-          case 'u' -> {
-            int v = at + 4 <= n ? hex4(at) : -1;
-            if (v < 0 || Character.isSurrogate((char) v)) {
-              return null;
-            }
-            sb.append((char) v);
-            at += 4;
-          }
-          default -> {
-            return null;
-          }
-        }
-      }
-      return null;
-    }
-
-    private int hex4(int from) {
-      int v = 0;
-      for (int i = from; i < from + 4; i++) {
-        char c = text.charAt(i);
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0) {
-          return -1;
-        }
-        v = v << 4 | d;
-      }
-      return v;
     }
   }
 
