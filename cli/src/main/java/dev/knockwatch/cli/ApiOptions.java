@@ -22,11 +22,11 @@ final class ApiOptions {
           + "else one is generated and printed.")
   Path tokenFile;
 
-  @Option(names = "--timeline-retention", paramLabel = "DURATION",
+  @Option(names = "--timeline-retention", paramLabel = "DURATION", converter = DurationConverter.class,
       defaultValue = "${env:KNOCKWATCH_TIMELINE_RETENTION:-30d}",
       description = "How long the timeline keeps an idle command: 12h, 30d or ISO-8601 (default: ${DEFAULT-VALUE}; "
           + "env KNOCKWATCH_TIMELINE_RETENTION).")
-  String retention;
+  Duration retention;
 
   @Mixin ApiTlsOptions tls;
 
@@ -35,7 +35,7 @@ final class ApiOptions {
   }
 
   Duration retention() {
-    return DurationOption.parse(retention, "--timeline-retention");
+    return retention;
   }
 
   /** How other instances reach this one's API ({@code application.server}): {@code host} if given, else the bind address or, for 0.0.0.0, the host name. */

@@ -1,6 +1,7 @@
 package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.TopicCreator;
+import java.time.Duration;
 import java.util.Map;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -18,17 +19,17 @@ final class ClusterOptions {
 
   @Mixin KafkaClientOptions kafka;
 
-  @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "${env:KNOCKWATCH_KAFKA_WAIT:-25s}",
+  @Option(names = "--wait", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "${env:KNOCKWATCH_KAFKA_WAIT:-25s}",
       description = "How long to wait at start for Kafka to answer, then stop saying why (default: ${DEFAULT-VALUE}; "
           + "env KNOCKWATCH_KAFKA_WAIT). A refused login or TLS handshake stops at once.")
-  String waitFor;
+  Duration waitFor;
 
   /**
    * Waits until the cluster answers, at most {@code --wait}; a cluster that refuses (a login, a
    * TLS handshake, a listener that hangs up) or does not answer ends it in one line.
    */
   void awaitReady() {
-    TopicCreator.awaitReady(bootstrapServers, clientProps(), DurationOption.parse(waitFor, "--wait"));
+    TopicCreator.awaitReady(bootstrapServers, clientProps(), waitFor);
   }
 
   /** The client settings of {@code --kafka-config} (none without it). */

@@ -42,7 +42,11 @@ public final class Knockwatch implements Callable<Integer> {
     cl.setOut(out);
     cl.setErr(err);
     cl.setParameterExceptionHandler((e, a) -> {
-      err.println("knockwatch: " + e.getMessage() + " (see --help)");
+      // a value a converter refused: the option, the value, and why (DurationConverter)
+      String why = e.getCause() instanceof CommandLine.TypeConversionException t
+          && e.getArgSpec() instanceof CommandLine.Model.OptionSpec o
+          ? o.longestName() + " " + e.getValue() + " " + t.getMessage() : e.getMessage();
+      err.println("knockwatch: " + why + " (see --help)");
       return USAGE;
     });
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {

@@ -14,13 +14,14 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -129,8 +130,8 @@ final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--rate", defaultValue = "10", description = "Attempts per second in all; 0: as fast as possible (default: ${DEFAULT-VALUE}).")
     double rate;
 
-    @Option(names = "--duration", defaultValue = "10s", description = "How long: 30s, 5m (default: ${DEFAULT-VALUE}).")
-    String duration;
+    @Option(names = "--duration", defaultValue = "10s", converter = DurationConverter.class, description = "How long: 30s, 5m (default: ${DEFAULT-VALUE}).")
+    Duration duration;
 
     @Option(names = "--max", defaultValue = "0", description = "Stop after this many attempts; 0: no limit (default: ${DEFAULT-VALUE}).")
     long max;
@@ -146,8 +147,8 @@ final class ProbeCommand implements Callable<Integer> {
         description = "Agent ids, spread over the commands: mix them to mix roles (default: ${DEFAULT-VALUE}).")
     List<String> agents;
 
-    @Option(names = "--window", defaultValue = "5m", description = "slow: the window to stay under (default: ${DEFAULT-VALUE}).")
-    String window;
+    @Option(names = "--window", defaultValue = "5m", converter = DurationConverter.class, description = "slow: the window to stay under (default: ${DEFAULT-VALUE}).")
+    Duration window;
 
     @Option(names = "--under", defaultValue = "4", description = "slow: attempts per command and window (default: ${DEFAULT-VALUE}).")
     int under;
@@ -157,8 +158,8 @@ final class ProbeCommand implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       LimitPlan plan;
       try {
-        plan = new LimitPlan(LimitPlan.Pattern.of(pattern), rate, DurationOption.parse(duration, "--duration"), max,
-            commands, hosts, agents, DurationOption.parse(window, "--window"), under);
+        plan = new LimitPlan(LimitPlan.Pattern.of(pattern), rate, duration, max,
+            commands, hosts, agents, window, under);
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }

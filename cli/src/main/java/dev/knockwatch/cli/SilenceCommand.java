@@ -5,6 +5,7 @@ import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Silence;
 import dev.knockwatch.notify.silence.Silences;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,10 +14,10 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code knockwatch silence add|list|expire}: silences on {@code knockwatch.silences}. */
 @Command(name = "silence", mixinStandardHelpOptions = true,
@@ -42,9 +43,9 @@ final class SilenceCommand implements Callable<Integer> {
     @Option(names = "--agent", paramLabel = "GLOB", description = "The agentId.") String agentId;
     @Option(names = "--role", paramLabel = "GLOB", description = "The agent's role.") String role;
     @Option(names = "--host", paramLabel = "GLOB", description = "The refused host.") String host;
-    @Option(names = "--for", paramLabel = "DURATION", defaultValue = "2h",
+    @Option(names = "--for", paramLabel = "DURATION", defaultValue = "2h", converter = DurationConverter.class,
         description = "How long: 30m, 2h, 1d or ISO-8601 (PT2H) (default: ${DEFAULT-VALUE}).")
-    String duration;
+    Duration duration;
     @Option(names = "--comment", required = true, description = "Why: shown beside the silence.") String comment;
     @Option(names = "--by", description = "Who (default: $USER).") String by;
 
@@ -60,7 +61,7 @@ final class SilenceCommand implements Callable<Integer> {
         throw new UsageException("give at least one of --rule, --command, --agent, --role, --host");
       }
       Instant now = Instant.now();
-      Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, now.plus(DurationOption.parse(duration, "--for")),
+      Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, now.plus(duration),
           Sanitize.text(by != null ? by : System.getProperty("user.name", "unknown"), 100), Sanitize.text(comment, 500));
       cluster.awaitReady();
       Silences.write(cluster.bootstrapServers, cluster.clientProps(), s);

@@ -2,6 +2,7 @@ package dev.knockwatch.cli;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
+import dev.knockwatch.events.Durations;
 import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.Receiver;
@@ -10,30 +11,30 @@ import dev.knockwatch.notify.silence.SilencesApi;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.api.QueryApi;
-import dev.knockwatch.streams.timeline.TimelineTopology;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.state.HostInfo;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.rules.PolicyPublisher;
+import dev.knockwatch.streams.timeline.TimelineTopology;
 import io.prometheus.client.exporter.HTTPServer;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** The main job: broker, ingest, streams, notify and metrics in one process, until Ctrl-C. */
 @Command(name = "up", mixinStandardHelpOptions = true,
@@ -176,7 +177,7 @@ final class UpCommand implements Callable<Integer> {
     out.println("  metrics  " + MetricsEndpoint.url("127.0.0.1", metrics)
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
     out.println("  timeline " + TimelineTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("timeline")
-        + ", idle commands kept " + api.retention + ")");
+        + ", idle commands kept " + Durations.format(api.retention()) + ")");
     out.println("  api      " + queryApi.scheme() + "://" + api.bind + ":" + port + "/api/v1/commands/{commandId}"
         + (port != api.port ? " (port " + api.port + " was taken)" : "") + "; bearer token " + token.describe());
     if (noProbes) {

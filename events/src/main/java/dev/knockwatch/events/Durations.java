@@ -15,6 +15,8 @@ import java.util.regex.Pattern;
 public final class Durations {
 
   private static final Pattern UNIT = Pattern.compile("(\\d{1,18})(ms|s|m|h|d)");
+  /** Counts of more digits than the pattern takes are spelled in ISO-8601. */
+  private static final long MAX_COUNT = 1_000_000_000_000_000_000L;
 
   private Durations() {}
 
@@ -44,5 +46,24 @@ public final class Durations {
       // too large, or not ISO-8601 after all
     }
     return Optional.empty();
+  }
+
+  /**
+   * {@code d} as {@link #parse} reads it, in the largest unit that spells it exactly
+   * ({@code 30d}, {@code 2h}, {@code 90s}, {@code 250ms}), else ISO-8601.
+   */
+  public static String format(Duration d) {
+    if (d.isNegative() || d.getNano() % 1_000_000 != 0 || d.getSeconds() > Long.MAX_VALUE / 1_000 - 1) {
+      return d.toString(); // not whole milliseconds, or more of them than a long holds
+    }
+    long ms = d.toMillis();
+    long[] sizes = {86_400_000L, 3_600_000L, 60_000L, 1_000L, 1L};
+    String[] units = {"d", "h", "m", "s", "ms"};
+    for (int i = 0; i < sizes.length; i++) {
+      if (ms % sizes[i] == 0 && ms / sizes[i] < MAX_COUNT) {
+        return ms / sizes[i] + units[i];
+      }
+    }
+    return d.toString();
   }
 }

@@ -33,4 +33,23 @@ class DurationsTest {
   void nullIsEmpty() {
     assertThat(Durations.parse(null)).isEmpty();
   }
+
+  @Test
+  void formatSpellsTheLargestExactUnitAndReadsBack() {
+    assertThat(Durations.format(java.time.Duration.ofDays(30))).isEqualTo("30d");
+    assertThat(Durations.format(java.time.Duration.ofMinutes(90))).isEqualTo("90m");
+    assertThat(Durations.format(java.time.Duration.ofSeconds(25))).isEqualTo("25s");
+    assertThat(Durations.format(java.time.Duration.ofMillis(1500))).isEqualTo("1500ms");
+    assertThat(Durations.format(java.time.Duration.ZERO)).isEqualTo("0d");
+    assertThat(Durations.format(java.time.Duration.ofNanos(5))).isEqualTo("PT0.000000005S");
+    java.util.Random r = new java.util.Random(3);
+    for (int i = 0; i < 10_000; i++) {
+      java.time.Duration d = switch (i % 3) {
+        case 0 -> java.time.Duration.ofMillis((r.nextLong() >>> 1) >>> r.nextInt(63));
+        case 1 -> java.time.Duration.ofSeconds(r.nextLong() >>> 1, r.nextInt(1_000_000_000));
+        default -> java.time.Duration.ofSeconds(r.nextInt(100_000), 1_000_000L * r.nextInt(1000));
+      };
+      assertThat(Durations.parse(Durations.format(d))).as(d.toString()).contains(d);
+    }
+  }
 }
