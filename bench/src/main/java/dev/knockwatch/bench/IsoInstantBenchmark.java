@@ -2,31 +2,14 @@ package dev.knockwatch.bench;
 
 import dev.knockwatch.events.IsoInstant;
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Timestamps' fast paths beside the JDK (an op is one instant): {@code IsoInstant.format} beside
  * {@code Instant.toString}, {@code IsoInstant.parse} beside {@code Instant.parse}, on srt's
  * millisecond timestamps over a day.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-@Threads(1)
-public class IsoInstantBenchmark {
+public class IsoInstantBenchmark extends NanosPerOp {
 
   final Instant[] instants = new Instant[1024];
   final String[] texts = new String[1024];

@@ -6,17 +6,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Writing one event as the ingest publisher does (an op is one event): the event writer beside
@@ -24,14 +14,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * and id, as in {@code bench ingest}, so the writer's memory of repeated values only helps where
  * it does there.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-@Threads(1)
-public class WriteBenchmark {
+public class WriteBenchmark extends NanosPerOp {
 
   static final Instant AT = Instant.parse("2026-11-29T18:45:32.887Z");
   final ViolationEvent[] events = new ViolationEvent[1024];

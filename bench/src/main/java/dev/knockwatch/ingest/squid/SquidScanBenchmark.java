@@ -1,30 +1,14 @@
 package dev.knockwatch.ingest.squid;
 
-import java.util.concurrent.TimeUnit;
+import dev.knockwatch.bench.NanosPerOp;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * A Squid access-log line's fast path beside the library (an op is one line): the logformat's
  * left-to-right scan ({@code read}) and its regex alone ({@code readByPattern}), on knock-format
  * lines as srt's proxy writes them, each of another command.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-@Threads(1)
-public class SquidScanBenchmark {
+public class SquidScanBenchmark extends NanosPerOp {
 
   final SquidLogFormat knock = SquidLogFormat.of("knock");
   final String[] lines = new String[1024];

@@ -1,9 +1,6 @@
 package dev.knockwatch.cli.bench;
 
 import dev.knockwatch.cli.Knockwatch;
-import dev.knockwatch.events.Json;
-import java.io.PrintWriter;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,7 +9,7 @@ import picocli.CommandLine.Spec;
 /**
  * Benchmarks that run the real parts: {@code bench ingest}, {@code bench streams},
  * {@code bench query}, {@code bench emitter}. Each is one class of this package; the CPU
- * accounting ({@link CpuAccounting}), the figures ({@link Stats}) and the append-to-alert harness
+ * accounting ({@link CpuAccounting}), the figures ({@link Stats}), their report ({@link Report}) and the append-to-alert harness
  * ({@link LatencyHarness}) are shared.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
@@ -26,16 +23,5 @@ public final class BenchCommand implements Callable<Integer> {
   public Integer call() {
     spec.commandLine().usage(spec.commandLine().getErr());
     return Knockwatch.USAGE;
-  }
-
-  /** A benchmark's result: one JSON object, or one {@code name: value} line each. */
-  static void print(CommandSpec spec, Map<String, Object> result, boolean json) {
-    PrintWriter out = spec.commandLine().getOut();
-    if (json) {
-      out.println(Json.write(result));
-    } else {
-      result.forEach((k, v) -> out.println(k + ": " + v));
-    }
-    out.flush();
   }
 }

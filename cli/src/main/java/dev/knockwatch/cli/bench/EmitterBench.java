@@ -24,9 +24,8 @@ import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * The limit probes' two engines: the emitter's lines per second (as fast as it can, spread over
@@ -38,7 +37,7 @@ final class EmitterBench implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(EmitterBench.class);
 
-  @Spec CommandSpec spec;
+  @Mixin Report report;
 
   @Option(names = "--lines", defaultValue = "2000000", description = "Lines a run (default: ${DEFAULT-VALUE}).")
   long lines;
@@ -51,9 +50,6 @@ final class EmitterBench implements Callable<Integer> {
 
   @Option(names = "--srt", description = "Also time the real srt: 4 commands of 10 retries each, and the 10 guard probes.")
   boolean srt;
-
-  @Option(names = "--json", description = "Print one JSON object instead of text.")
-  boolean json;
 
   @Override
   public Integer call() throws Exception {
@@ -109,7 +105,7 @@ final class EmitterBench implements Callable<Integer> {
         result.put("guardRefused", guard.stream().filter(o -> o.ran() && o.refused()).count());
         result.put("guardSeconds", Math.round((System.nanoTime() - g0) / 1e7) / 100.0);
       }
-      BenchCommand.print(spec, result, json);
+      report.print(result);
       return Knockwatch.OK;
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);

@@ -3,7 +3,6 @@ package dev.knockwatch.cli.bench;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.cli.Knockwatch;
 import dev.knockwatch.cli.UsageException;
-import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
@@ -12,7 +11,6 @@ import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -36,9 +34,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * Generates N mixed lines (srt records and Squid lines), then, after a warm-up on another tree,
@@ -53,7 +50,7 @@ final class IngestBench implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(IngestBench.class);
 
-  @Spec CommandSpec spec;
+  @Mixin Report report;
 
   @Option(names = "--lines", defaultValue = "1000000", description = "Lines to generate (default: ${DEFAULT-VALUE}).")
   int lines;
@@ -81,9 +78,6 @@ final class IngestBench implements Callable<Integer> {
       description = "Run the agent as `knockwatch ingest` in its own JVM (default options: ${FALLBACK-VALUE}) against this"
           + " process's broker, instead of in this process.")
   String agentJvm;
-
-  @Option(names = "--json", description = "Print one JSON object instead of text.")
-  boolean json;
 
   @Option(names = "--kafkacat", defaultValue = "kcat", description = "The kafkacat binary (default: ${DEFAULT-VALUE}, else kafkacat).")
   String kafkacat;
@@ -141,16 +135,10 @@ final class IngestBench implements Callable<Integer> {
         result.put("ratio", Stats.speedRatio(ours.seconds(), k.seconds()));
         result.put("cpuRatio", Stats.speedRatio(ours.cpuSeconds(), k.cpuSeconds()));
       });
-      PrintWriter out = spec.commandLine().getOut();
-      if (json) {
-        out.println(Json.write(result));
-      } else {
-        result.forEach((k, v) -> out.println(k + ": " + v));
-        if (kcat.isEmpty()) {
-          out.println("kafkacat: not found (apt-get install kafkacat) — no ceiling measured");
-        }
+      if (kcat.isEmpty()) {
+        result.put("kafkacat", "not found (apt-get install kafkacat): no ceiling measured");
       }
-      out.flush();
+      report.print(result);
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }

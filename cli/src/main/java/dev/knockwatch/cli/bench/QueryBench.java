@@ -30,25 +30,21 @@ import java.util.concurrent.Callable;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 @Command(name = "query", mixinStandardHelpOptions = true,
     description = {"Latency of GET /api/commands/{id} with N commands in the timeline store: loads N commands (one",
         "event each) through the timeline app, then times random queries one after another."})
 final class QueryBench implements Callable<Integer> {
 
-  @Spec CommandSpec spec;
+  @Mixin Report report;
 
   @Option(names = "--commands", defaultValue = "1000000", description = "Commands to load (default: ${DEFAULT-VALUE}).")
   int commands;
 
   @Option(names = "--queries", defaultValue = "2000", description = "Queries to time (default: ${DEFAULT-VALUE}).")
   int queries;
-
-  @Option(names = "--json", description = "Print one JSON object instead of text.")
-  boolean json;
 
   static String id(int i) {
     return String.format("BenchQueryCommand%05d", i);
@@ -113,7 +109,7 @@ final class QueryBench implements Callable<Integer> {
         result.put("p50Ms", Stats.percentile(micros, 50) / 1000.0);
         result.put("p99Ms", Stats.percentile(micros, 99) / 1000.0);
         result.put("maxMs", micros.get(micros.size() - 1) / 1000.0);
-        BenchCommand.print(spec, result, json);
+        report.print(result);
       }
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);

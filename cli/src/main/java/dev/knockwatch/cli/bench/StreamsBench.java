@@ -37,9 +37,8 @@ import org.apache.kafka.streams.Topology;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * Publishes N generated events (1,000 commands, a mix of in-role, off-role, sensitive and
@@ -53,7 +52,7 @@ final class StreamsBench implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(StreamsBench.class);
 
-  @Spec CommandSpec spec;
+  @Mixin Report report;
 
   @Option(names = "--events", defaultValue = "300000", description = "Events to generate (default: ${DEFAULT-VALUE}).")
   int events;
@@ -69,9 +68,6 @@ final class StreamsBench implements Callable<Integer> {
   @Option(names = "--rounds", defaultValue = "2",
       description = "Rounds of both topologies; the last one is reported (default: ${DEFAULT-VALUE}).")
   int rounds;
-
-  @Option(names = "--json", description = "Print one JSON object instead of text.")
-  boolean json;
 
   @Override
   public Integer call() throws Exception {
@@ -135,7 +131,7 @@ final class StreamsBench implements Callable<Integer> {
         result.put("latencyDetectionEventsPerCpuSecond", Math.round(l.events() / l.detectionCpu()));
         result.put("latencyProcessCores", Math.round(l.processCpu() / l.seconds() * 100) / 100.0);
       }
-      BenchCommand.print(spec, result, json);
+      report.print(result);
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }
