@@ -8,7 +8,6 @@ import dev.knockwatch.notify.pipeline.Backoff;
 import io.prometheus.client.exporter.HTTPServer;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -26,9 +25,7 @@ final class NotifyCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
 
-  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
-      description = "The directory holding receivers.yaml (default: ${DEFAULT-VALUE}; env KNOCKWATCH_RULES).")
-  Path rules;
+  @Mixin RulesOption rulesOption;
 
   @Option(names = "--group", defaultValue = "knockwatch-notify",
       description = "Consumer group; every notifier of one deployment shares it (default: ${DEFAULT-VALUE}).")
@@ -42,7 +39,7 @@ final class NotifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ReceiversConfig receivers = Rules.receivers(rules);
+    ReceiversConfig receivers = Rules.receivers(rulesOption.dir);
     cluster.awaitReady();
     StageAccess.notify(group).require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);
@@ -61,7 +58,7 @@ final class NotifyCommand implements Callable<Integer> {
     }, "knockwatch-notify-shutdown"));
     worker.start();
     PrintWriter out = spec.commandLine().getOut();
-    out.println("knockwatch notify: " + Rules.describe(receivers) + " from " + rules.resolve(ReceiversConfig.FILE)
+    out.println("knockwatch notify: " + Rules.describe(receivers) + " from " + rulesOption.dir.resolve(ReceiversConfig.FILE)
         + ", group " + group + " on " + cluster.bootstrapServers + "; metrics on "
         + MetricsEndpoint.url(metricsBind.address, metrics));
     out.flush();

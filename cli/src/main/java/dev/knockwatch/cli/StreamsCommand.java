@@ -43,9 +43,7 @@ final class StreamsCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
 
-  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
-      description = "The alert-rules directory (default: ${DEFAULT-VALUE}; env KNOCKWATCH_RULES).")
-  Path rules;
+  @Mixin RulesOption rulesOption;
 
   @Option(names = "--var", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_VAR:-var}",
       description = "Where the state stores live (default: ${DEFAULT-VALUE}; env KNOCKWATCH_VAR).")
@@ -71,7 +69,7 @@ final class StreamsCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    Policy policy = Rules.load(rules);
+    Policy policy = Rules.load(rulesOption.dir);
     ApiToken token = api.token();
     Duration retention = api.retention();
     if (api.port < 1 || api.port > 65535) {
@@ -99,11 +97,11 @@ final class StreamsCommand implements Callable<Integer> {
     running.add(0, watch);
 
     String instanceId = InstanceId.of(var);
-    PolicyFiles files = PolicyLoader.files(rules);
+    PolicyFiles files = PolicyLoader.files(rulesOption.dir);
     PolicyPublisher.publish(cluster.bootstrapServers, cluster.clientProps(), files);
     AtomicReference<StreamsApp> detection = new AtomicReference<>(detection(policy, instanceId));
     running.add(0, () -> detection.get().close());
-    PolicyWatcher watcher = new PolicyWatcher(rules, cluster.bootstrapServers, cluster.clientProps(), files, next -> {
+    PolicyWatcher watcher = new PolicyWatcher(rulesOption.dir, cluster.bootstrapServers, cluster.clientProps(), files, next -> {
       synchronized (detection) {
         detection.get().close();
         detection.set(detection(next, instanceId));
@@ -129,7 +127,7 @@ final class StreamsCommand implements Callable<Integer> {
     timeline.start(Duration.ofSeconds(300));
 
     out.println("knockwatch streams: " + DetectionTopology.DEFAULT_APPLICATION_ID + " and "
-        + TimelineTopology.DEFAULT_APPLICATION_ID + " on " + cluster.bootstrapServers + "; rules " + rules + " ("
+        + TimelineTopology.DEFAULT_APPLICATION_ID + " on " + cluster.bootstrapServers + "; rules " + rulesOption.dir + " ("
         + Rules.describe(policy) + ")");
     out.println("  api      " + queryApi.scheme() + "://" + api.bind + ":" + api.port + "/api/v1/commands/{commandId}; bearer token "
         + token.describe());

@@ -52,9 +52,7 @@ final class UpCommand implements Callable<Integer> {
       description = "Sandbox logs to watch, laid out <DIR>/<agentId>/<commandId>.<suffix> (default: ${DEFAULT-VALUE}; env KNOCKWATCH_LOGS).")
   Path logs;
 
-  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
-      description = "The alert-rules directory (default: ${DEFAULT-VALUE}; env KNOCKWATCH_RULES).")
-  Path rules;
+  @Mixin RulesOption rulesOption;
 
   @Option(names = "--var", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_VAR:-var}",
       description = "Where the broker's data, the ingest checkpoints and the streams state live (default: ${DEFAULT-VALUE}; env KNOCKWATCH_VAR).")
@@ -85,8 +83,8 @@ final class UpCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    Policy policy = Rules.load(rules);
-    ReceiversConfig receivers = Rules.receivers(rules);
+    Policy policy = Rules.load(rulesOption.dir);
+    ReceiversConfig receivers = Rules.receivers(rulesOption.dir);
     ApiToken token = api.token();
     Duration retention = api.retention();
     checkPort("--metrics-port", metricsPort);
@@ -133,7 +131,7 @@ final class UpCommand implements Callable<Integer> {
     HTTPServer metrics = startMetrics();
     running.add(0, metrics::close);
 
-    PolicyFiles policyFiles = PolicyLoader.files(rules);
+    PolicyFiles policyFiles = PolicyLoader.files(rulesOption.dir);
     PolicyPublisher.publish(bootstrap, clientProps, policyFiles);
     int port = freeOr(api.port);
     StreamsApp timeline = new StreamsApp(TimelineTopology.DEFAULT_APPLICATION_ID, bootstrap, var.resolve("timeline"),
@@ -154,7 +152,7 @@ final class UpCommand implements Callable<Integer> {
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
     queryApi.readyAlso(pipeline::detectionNotRunning);
-    PolicyWatcher watcher = new PolicyWatcher(rules, bootstrap, clientProps, policyFiles, pipeline::restartDetection,
+    PolicyWatcher watcher = new PolicyWatcher(rulesOption.dir, bootstrap, clientProps, policyFiles, pipeline::restartDetection,
         new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
     Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
     watcherThread.setDaemon(true);
@@ -168,11 +166,11 @@ final class UpCommand implements Callable<Integer> {
     out.println("knockwatch is up");
     out.println("  kafka    " + kafkaLine);
     out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.namesBySuffix() + ")");
-    out.println("  rules    " + rules + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"
+    out.println("  rules    " + rulesOption.dir + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"
         + " watched for changes");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");
-    out.println("  notify   " + Rules.describe(receivers) + " from " + rules.resolve(ReceiversConfig.FILE)
-        + (Files.exists(rules.resolve(ReceiversConfig.FILE)) ? "" : " (absent: every alert to the console)")
+    out.println("  notify   " + Rules.describe(receivers) + " from " + rulesOption.dir.resolve(ReceiversConfig.FILE)
+        + (Files.exists(rulesOption.dir.resolve(ReceiversConfig.FILE)) ? "" : " (absent: every alert to the console)")
         + (receivers.receivers().stream().anyMatch(r -> r instanceof Receiver.Console) ? "; alerts print below" : ""));
     out.println("  metrics  " + MetricsEndpoint.url("127.0.0.1", metrics)
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
