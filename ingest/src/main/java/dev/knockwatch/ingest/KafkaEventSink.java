@@ -77,17 +77,17 @@ public final class KafkaEventSink implements EventSink {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     // Under a backlog batches fill for up to 50 ms: at 10 ms they closed at a tenth of batch.size,
-    // each with its own lz4 buffers (128 KB), request and log append (bench ingest: ~15 % less
-    // CPU per line). A caught-up agent flushes instead of waiting (IngestAgent's publisher).
+    // each with its own lz4 buffers, request and log append, and fuller batches cost less CPU per
+    // line. A caught-up agent flushes instead of waiting (BatchPublisher).
     p.put(ProducerConfig.LINGER_MS_CONFIG, 50);
     // Events are ~0.5 KB: larger batches mean fewer requests and lz4 frames per event.
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     // Requests under 512 KiB: a broker reads each request into one array, and on a heap under
     // 4 GB (G1's 1 MB regions: the embedded broker of `up`, sharing this JVM) one of 512 KiB or
-    // more is a humongous object, each of which can start a marking cycle. With 1 MB requests the
-    // bench's collector took 0.55–2.23 s per 1,000,000 lines, below 512 KiB 0.55–0.58 s. An event
-    // or a rejected line is at most some tens of KB (their fields are bounded): none comes near.
+    // more is a humongous object, each of which can start a marking cycle (docs/PERFORMANCE.md,
+    // session 12). An event or a rejected line is at most some tens of KB (their fields are
+    // bounded): none comes near.
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_REQUEST_BYTES);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "knockwatch-ingest");
     // A batch Kafka does not take within this time fails and is read again (the agent backs off).
@@ -118,9 +118,8 @@ public final class KafkaEventSink implements EventSink {
   /**
    * The event's record, its value already written to bytes: the agent calls this on the thread
    * that parsed the line, one of a thread per core, so the single publisher thread is left only
-   * the producer's own work (bench ingest, docs/PERFORMANCE.md: the publisher's CPU down by about
-   * two fifths, the process's the same within the noise), and a batch in flight holds one array
-   * per event instead of the event's objects.
+   * the producer's own work (docs/PERFORMANCE.md, session 12), and a batch in flight holds one
+   * array per event instead of the event's objects.
    */
   @Override
   public Outgoing prepare(ViolationEvent event) {
@@ -187,7 +186,7 @@ public final class KafkaEventSink implements EventSink {
    *
    * <p>A callback holds only where its record came from, never the record: a record held until
    * its acknowledgement outlives a few young collections, and a million of them promoted cost the
-   * collector more than the rest of ingest (bench ingest: 40 % more CPU). So records that failed
+   * collector more than the rest of ingest (docs/PERFORMANCE.md, session 14). So records that failed
    * beside a refused one (a broker fails a whole producer batch for one invalid record) are not
    * sent again from here: the batch is read again, and the refused record's line then yields its
    * stand-in ({@link #prepare}).

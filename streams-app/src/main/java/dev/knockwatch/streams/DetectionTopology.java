@@ -75,8 +75,8 @@ public final class DetectionTopology {
     p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
     // 64 KiB a partition, not 1 MiB: one command flooding its partition hands the thread at most
-    // a few hundred of its events before another partition's page (FloodFairnessTest; costs 7-18 %
-    // of throughput, docs/PERFORMANCE.md "Session 16")
+    // a few hundred of its events before another partition's page (FloodFairnessTest; what it
+    // costs in throughput: docs/PERFORMANCE.md "Session 16")
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
     return p;
   }
@@ -152,8 +152,8 @@ public final class DetectionTopology {
           String store = "count-" + rule.id();
           // in memory (with its changelog), so no RocksDB call per refusal. Cached: a command's
           // state changes many times between two commits, and only its last value goes to the
-          // changelog (bench streams: 25-35 % more events per CPU-second; caching the other
-          // stores did not help).
+          // changelog (more events per CPU-second in bench streams; caching the other stores did
+          // not help).
           if (rule.hop() == null) {
             // "N in any window": at most N timestamps (or an episode's count) per command
             t.addProcessor(node, () -> new SlidingCountProcessor(rule, policy, store), "cross-source-dedup");

@@ -225,9 +225,8 @@ public final class FileTailer {
    * Walks the directory tree at most once per {@code interval}; the polls in between look only at
    * the files that were busy at their last look, so a writer appending a few lines at a time
    * does not cost a stat of every file per batch. New files, and idle files written again, are
-   * seen at the next walk. The gap after a walk is also at least nine times as long as the walk
-   * took ({@link TreeWalk#WALK_SHARE_PERCENT}), so walks take at most a tenth of the time however many
-   * files there are. Zero (the default): every poll walks.
+   * seen at the next walk. Walks take at most a bounded share of the time however many files
+   * there are ({@link TreeWalk#WALK_SHARE_PERCENT}). Zero (the default): every poll walks.
    */
   public FileTailer walkAtMostEvery(Duration interval) {
     walk.atMostEvery(interval);
