@@ -72,7 +72,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
   };
   private final Map<String, IngestMetrics.PerSource> meters = new HashMap<>();
-  private final EventSink publisher;
+  private final EventSink sink;
   private final String ingestHost;
   private final Clock clock;
   private final Duration pollInterval;
@@ -87,9 +87,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   /** Batches parsed by more than one thread in earlier runs. */
   private volatile long sharedBatches;
 
-  public IngestAgent(List<Feed> feeds, EventSink publisher, String ingestHost, Clock clock, Duration pollInterval) {
+  public IngestAgent(List<Feed> feeds, EventSink sink, String ingestHost, Clock clock, Duration pollInterval) {
     this.feeds = List.copyOf(feeds);
-    this.publisher = publisher;
+    this.sink = sink;
     this.ingestHost = ingestHost;
     this.clock = clock;
     this.pollInterval = pollInterval;
@@ -157,7 +157,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * {@code only} accepts; {@code checkpointFile} null keeps positions in memory.
    */
   public static IngestAgent forLogDirectory(Path root, Predicate<Path> only, Path checkpointFile,
-      EventSink publisher, String ingestHost, Duration pollInterval) {
+      EventSink sink, String ingestHost, Duration pollInterval) {
     FileTailer tailer = new FileTailer(root,
         p -> SourceType.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
         checkpointFile, MAX_LINE_BYTES);
@@ -172,16 +172,16 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       }
       return new FileContext(type, parsers, agentIdOf(rel), commandId);
     });
-    return new IngestAgent(List.of(new Feed(tailer, context, "")), publisher, ingestHost, Clock.systemUTC(), pollInterval);
+    return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), pollInterval);
   }
 
   /** An agent that reads every file under {@code root} as {@code type}, whatever its name, with these parsers. */
   public static IngestAgent forType(Path root, Predicate<Path> only, SourceType type, Supplier<LineParser> parsers,
-      EventSink publisher, String ingestHost) {
+      EventSink sink, String ingestHost) {
     FileTailer tailer = new FileTailer(root, only, null, MAX_LINE_BYTES);
     Function<String, FileContext> context =
         cached(rel -> new FileContext(type, parsers, agentIdOf(rel), commandIdOf(type, fileName(rel))));
-    return new IngestAgent(List.of(new Feed(tailer, context, "")), publisher, ingestHost, Clock.systemUTC(), Duration.ZERO);
+    return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), Duration.ZERO);
   }
 
   /**
@@ -215,8 +215,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     Duration backoff = Duration.ZERO;
     Instant lastComplaint = Instant.EPOCH;
     IngestMetrics.publishing(true);
-    BatchPublisher out = new BatchPublisher(publisher, MAX_IN_FLIGHT, this::commit);
-    Thread publisherThread = new Thread(out, "knockwatch-ingest-publish");
+    BatchPublisher batches = new BatchPublisher(sink, MAX_IN_FLIGHT, this::commit);
+    Thread publisherThread = new Thread(batches, "knockwatch-ingest-publish");
     publisherThread.setDaemon(true);
     publisherThread.start();
     parallel = new ParallelParse(parseThreads);
@@ -225,25 +225,25 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         String failure = null;
         int n = 0;
         try {
-          if (out.commitAcknowledged() > 0 && !backoff.isZero()) {
+          if (batches.commitAcknowledged() > 0 && !backoff.isZero()) {
             log.info("Kafka takes batches again; reading resumed");
             backoff = Duration.ZERO;
             lastComplaint = Instant.EPOCH;
             IngestMetrics.publishing(true);
           }
-          failure = out.failure();
+          failure = batches.failure();
           if (failure == null) {
             Batch batch = read(false);
             n = batch.lines;
             if (n > 0) {
-              out.submit(batch);
+              batches.submit(batch);
             }
           }
         } catch (RuntimeException e) {
           failure = e.toString(); // e.g. the checkpoint could not be written
         }
         if (failure != null) {
-          out.drainAndReset();
+          batches.drainAndReset();
           feeds.forEach(f -> f.tailer().rewind());
           IngestMetrics.PUBLISH_FAILURES.inc();
           IngestMetrics.publishing(false);
@@ -254,15 +254,15 @@ public final class IngestAgent implements Runnable, AutoCloseable {
             lastComplaint = Instant.now();
           }
         }
-        caughtUp = failure == null && n == 0 && out.idle() && sawEveryFile;
+        caughtUp = failure == null && n == 0 && batches.idle() && sawEveryFile;
         Duration pause = failure != null ? backoff : n == 0 ? pollInterval : Duration.ZERO;
         if (!pause.isZero() && running) {
           Thread.sleep(Math.max(1, pause.toMillis()));
         }
       }
       // Stop: the batches handed over are published and committed before the agent returns.
-      out.drain();
-      out.commitAcknowledged();
+      batches.drain();
+      batches.commitAcknowledged();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
@@ -311,7 +311,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     long started = System.nanoTime();
     java.util.concurrent.CompletableFuture<Exception> answer = new java.util.concurrent.CompletableFuture<>();
     try {
-      publisher.send(batch.records, answer::complete);
+      sink.send(batch.records, answer::complete);
     } catch (RuntimeException e) {
       answer.complete(e);
     }
@@ -531,7 +531,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       countConflict(e.identityConflict(), sourceLabel);
     }
     try {
-      out.add(publisher.prepare(Sanitize.event(e)));
+      out.add(sink.prepare(Sanitize.event(e)));
       return true;
     } catch (RuntimeException x) { // no field of it can cause this; should a bug, the line is kept
       reject(out, line, sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
