@@ -1,13 +1,19 @@
 package dev.knockwatch.events;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import java.lang.invoke.LambdaMetafactory;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
+import java.lang.reflect.RecordComponent;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * Writes a {@link ViolationEvent} as the bytes {@link Json#MAPPER} writes for it (same fields,
@@ -26,45 +32,29 @@ import java.util.Locale;
  */
 public final class EventWriter {
 
-  private static final byte[] SCHEMA = ascii("{\"schema\":");
-  private static final byte[] EVENT_ID = name("eventId");
-  private static final byte[] COMMAND_ID = name("commandId");
-  private static final byte[] AGENT_ID = name("agentId");
-  private static final byte[] ROLE = name("role");
-  private static final byte[] SOURCE = name("source");
-  private static final byte[] KIND = name("kind");
-  private static final byte[] ACTION = name("action");
-  private static final byte[] HOST = name("host");
-  private static final byte[] PORT = name("port");
-  private static final byte[] METHOD = name("method");
-  private static final byte[] URL = name("url");
-  private static final byte[] PATH = name("path");
-  private static final byte[] ADDRESS_CLASS = name("addressClass");
-  private static final byte[] REASON = name("reason");
-  private static final byte[] PROXY_ERROR = name("proxyError");
-  private static final byte[] ERRNO = name("errno");
-  private static final byte[] SYSCALL = name("syscall");
-  private static final byte[] PID = name("pid");
-  private static final byte[] OBSERVED_AT = name("observedAt");
-  private static final byte[] INGESTED_AT = name("ingestedAt");
-  private static final byte[] TIME_SOURCE = name("timeSource");
-  private static final byte[] COMMAND_TEXT = name("commandText");
-  private static final byte[] ORIGIN = ascii(",\"origin\":{");
-  private static final byte[] FILE = name("file");
-  private static final byte[] OFFSET = name("offset");
-  private static final byte[] INGEST_HOST = name("ingestHost");
-  private static final byte[] PROBE = ascii(",\"probe\":{");
-  private static final byte[] NAME = name("name");
-  private static final byte[] EXPECTED = name("expected");
-  private static final byte[] OBSERVED = name("observed");
-  private static final byte[] REFUSED = name("refused");
-  private static final byte[] IDENTITY_CONFLICT = ascii(",\"identityConflict\":{");
   private static final byte[] TRUE = ascii("true");
   private static final byte[] FALSE = ascii("false");
 
-  private static final byte[][] SOURCES = wireNames(Source.values());
-  private static final byte[][] KINDS = wireNames(Kind.values());
-  private static final byte[][] ADDRESS_CLASSES = wireNames(AddressClass.values());
+  /**
+   * The string fields whose last value each thread keeps encoded, by their path: a command's
+   * refusals repeat them (its id, agent, command text, file ...).
+   */
+  private static final List<String> REPEATED = List.of("commandId", "agentId", "role", "action", "host", "reason",
+      "proxyError", "commandText", "origin.file", "origin.ingestHost");
+
+  /**
+   * How the writer writes each field of the event, derived from the record itself: its
+   * components, in their order (the mapper's), by their names and types. A field added to the
+   * event is written with no change here; one of a type it does not know stops the class from
+   * loading, so no event is written without it.
+   */
+  private static final Field[] EVENT;
+  /** The instant fields, each with a slot of its own in {@link Out} (counted while {@link #EVENT} is derived). */
+  private static int instants;
+
+  static {
+    EVENT = fields(ViolationEvent.class, "");
+  }
 
   private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long ONES = 0x0101010101010101L;
@@ -98,9 +88,6 @@ public final class EventWriter {
     return true;
   }
 
-  /** The fields whose last value each thread keeps encoded. */
-  private enum Repeated { COMMAND_ID, AGENT_ID, ROLE, ACTION, HOST, REASON, PROXY_ERROR, COMMAND_TEXT, FILE, INGEST_HOST }
-
   private static final ThreadLocal<Out> OUT = ThreadLocal.withInitial(Out::new);
 
   private EventWriter() {}
@@ -108,63 +95,123 @@ public final class EventWriter {
   public static byte[] toBytes(ViolationEvent e) {
     Out o = OUT.get();
     o.len = 0;
-    o.raw(SCHEMA);
-    o.number(e.schema());
-    o.string(EVENT_ID, e.eventId());
-    o.repeated(COMMAND_ID, e.commandId(), Repeated.COMMAND_ID);
-    o.repeated(AGENT_ID, e.agentId(), Repeated.AGENT_ID);
-    o.repeated(ROLE, e.role(), Repeated.ROLE);
-    o.wire(SOURCE, SOURCES, e.source());
-    o.wire(KIND, KINDS, e.kind());
-    o.repeated(ACTION, e.action(), Repeated.ACTION);
-    o.repeated(HOST, e.host(), Repeated.HOST);
-    o.number(PORT, e.port());
-    o.string(METHOD, e.method());
-    o.string(URL, e.url());
-    o.string(PATH, e.path());
-    o.wire(ADDRESS_CLASS, ADDRESS_CLASSES, e.addressClass());
-    o.repeated(REASON, e.reason(), Repeated.REASON);
-    o.repeated(PROXY_ERROR, e.proxyError(), Repeated.PROXY_ERROR);
-    o.string(ERRNO, e.errno());
-    o.string(SYSCALL, e.syscall());
-    o.number(PID, e.pid());
-    o.instant(OBSERVED_AT, e.observedAt(), 0);
-    o.instant(INGESTED_AT, e.ingestedAt(), 1);
-    o.string(TIME_SOURCE, e.timeSource());
-    o.repeated(COMMAND_TEXT, e.commandText(), Repeated.COMMAND_TEXT);
-    if (e.origin() != null) {
-      o.raw(ORIGIN);
-      o.repeated(FILE, e.origin().file(), Repeated.FILE);
-      o.field(OFFSET);
-      o.number(e.origin().offset());
-      o.repeated(INGEST_HOST, e.origin().ingestHost(), Repeated.INGEST_HOST);
-      o.raw((byte) '}');
-    }
-    if (e.probe() != null) {
-      o.raw(PROBE);
-      o.string(NAME, e.probe().name());
-      o.string(EXPECTED, e.probe().expected());
-      o.string(OBSERVED, e.probe().observed());
-      o.field(REFUSED);
-      o.raw(e.probe().refused() ? TRUE : FALSE);
-      o.raw((byte) '}');
-    }
-    if (e.identityConflict() != null) {
-      o.raw(IDENTITY_CONFLICT);
-      o.string(AGENT_ID, e.identityConflict().agentId());
-      o.string(COMMAND_ID, e.identityConflict().commandId());
-      o.raw((byte) '}');
-    }
-    o.raw((byte) '}');
+    o.object(EVENT, e);
     return Arrays.copyOf(o.buf, o.len);
+  }
+
+  /** One field of the event or of a record in it: its quoted name, how it is read, how it is written. */
+  private static final class Field {
+    static final int NUMBER = 0;
+    static final int BOOLEAN = 1;
+    static final int STRING = 2;
+    static final int REPEATED_STRING = 3;
+    static final int WIRE = 4;
+    static final int INSTANT = 5;
+    static final int OBJECT = 6;
+
+    final byte[] name;
+    final Function<Object, Object> get;
+    final int kind;
+    /** The repeated string's or the instant's slot in {@link Out}. */
+    int slot;
+    /** An enum's wire names, by ordinal. */
+    byte[][] wires;
+    /** A record's own fields. */
+    Field[] fields;
+
+    Field(String name, Function<Object, Object> get, int kind) {
+      this.name = name(name);
+      this.get = get;
+      this.kind = kind;
+    }
+  }
+
+  /** The fields of {@code type}, a record, in the order of its components; {@code path} names where it stands. */
+  private static Field[] fields(Class<?> type, String path) {
+    RecordComponent[] components = type.getRecordComponents();
+    Field[] out = new Field[components.length];
+    for (int i = 0; i < components.length; i++) {
+      RecordComponent c = components[i];
+      Class<?> t = c.getType();
+      Function<Object, Object> get = getter(c);
+      Field f;
+      if (t == int.class || t == Integer.class || t == long.class || t == Long.class) {
+        f = new Field(c.getName(), get, Field.NUMBER);
+      } else if (t == boolean.class) {
+        f = new Field(c.getName(), get, Field.BOOLEAN);
+      } else if (t == String.class) {
+        int slot = REPEATED.indexOf(path + c.getName());
+        f = new Field(c.getName(), get, slot >= 0 ? Field.REPEATED_STRING : Field.STRING);
+        f.slot = slot;
+      } else if (t.isEnum()) {
+        f = new Field(c.getName(), get, Field.WIRE);
+        f.wires = wireNames((Enum<?>[]) t.getEnumConstants());
+      } else if (t == Instant.class) {
+        f = new Field(c.getName(), get, Field.INSTANT);
+        f.slot = instants++;
+      } else if (t.isRecord()) {
+        f = new Field(c.getName(), get, Field.OBJECT);
+        f.fields = fields(t, path + c.getName() + ".");
+      } else {
+        throw new IllegalStateException("EventWriter cannot write " + type.getSimpleName() + "." + c.getName()
+            + " of type " + t.getName() + ": teach it the type");
+      }
+      out[i] = f;
+    }
+    return out;
+  }
+
+  /** A component's accessor as a function: no reflection per event. */
+  @SuppressWarnings("unchecked")
+  private static Function<Object, Object> getter(RecordComponent c) {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      MethodHandle accessor = lookup.unreflect(c.getAccessor());
+      return (Function<Object, Object>) LambdaMetafactory.metafactory(lookup, "apply",
+          MethodType.methodType(Function.class), MethodType.methodType(Object.class, Object.class), accessor,
+          accessor.type().wrap()).getTarget().invokeExact();
+    } catch (Throwable e) {
+      throw new IllegalStateException("cannot read " + c, e);
+    }
   }
 
   /** One thread's output buffer, reused from event to event, and its last repeated values. */
   private static final class Out {
     byte[] buf = new byte[1024];
     int len;
-    final String[] lastRaw = new String[Repeated.values().length];
-    final byte[][] lastQuoted = new byte[Repeated.values().length][];
+    final String[] lastRaw = new String[REPEATED.size()];
+    final byte[][] lastQuoted = new byte[REPEATED.size()][];
+
+    /** {@code record}'s fields as a JSON object; absent ones (null) are left out, as the mapper does. */
+    void object(Field[] fields, Object record) {
+      raw((byte) '{');
+      for (Field f : fields) {
+        Object v = f.get.apply(record);
+        switch (f.kind) {
+          case Field.NUMBER -> {
+            if (v != null) {
+              field(f.name);
+              number(((Number) v).longValue());
+            }
+          }
+          case Field.BOOLEAN -> {
+            field(f.name);
+            raw((Boolean) v ? TRUE : FALSE);
+          }
+          case Field.STRING -> string(f.name, (String) v);
+          case Field.REPEATED_STRING -> repeated(f.name, (String) v, f.slot);
+          case Field.WIRE -> wire(f.name, f.wires, (Enum<?>) v);
+          case Field.INSTANT -> instant(f.name, (Instant) v, f.slot);
+          default -> {
+            if (v != null) {
+              field(f.name);
+              object(f.fields, v);
+            }
+          }
+        }
+      }
+      raw((byte) '}');
+    }
 
     void room(int n) {
       if (len + n > buf.length) {
@@ -200,10 +247,9 @@ public final class EventWriter {
       }
     }
 
-    void repeated(byte[] name, String value, Repeated which) {
+    void repeated(byte[] name, String value, int i) {
       if (value != null) {
         field(name);
-        int i = which.ordinal();
         if (!value.equals(lastRaw[i])) {
           int start = len;
           quoted(value);
@@ -228,13 +274,6 @@ public final class EventWriter {
       raw((byte) '"');
     }
 
-    void number(byte[] name, Integer value) {
-      if (value != null) {
-        field(name);
-        number(value.longValue());
-      }
-    }
-
     void number(long v) {
       if (v == Long.MIN_VALUE) {
         raw(ascii(Long.toString(v)));
@@ -257,8 +296,12 @@ public final class EventWriter {
     }
 
     /** Per instant field: the last second written, and its text (a batch's events share seconds). */
-    final long[] lastSecond = {-1, -1};
-    final byte[][] lastSecondText = new byte[2][IsoInstant.SECONDS_LENGTH];
+    final long[] lastSecond = new long[instants];
+    final byte[][] lastSecondText = new byte[instants][IsoInstant.SECONDS_LENGTH];
+
+    Out() {
+      Arrays.fill(lastSecond, -1);
+    }
 
     void instant(byte[] name, Instant value, int slot) {
       if (value != null) {
