@@ -81,8 +81,7 @@ class FloodFairnessTest {
           expected += FLOOD + 2 * VICTIMS;
 
           // nothing of the flood is lost: every refusal published and counted. Both are awaited:
-          // ingest counts a batch as published when it commits its positions, after Kafka's
-          // acknowledgement, so detection may have counted a batch that ingest has yet to.
+          // each is counted on a thread of its own, and either may be read a moment before the other.
           Instant deadline = Instant.now().plus(PAGE);
           String end = scrape(metrics);
           while ((sum(COUNTED, end) < expected || sum(PUBLISHED, end) < expected) && Instant.now().isBefore(deadline)) {

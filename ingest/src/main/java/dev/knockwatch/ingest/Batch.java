@@ -24,6 +24,11 @@ final class Batch {
   volatile String failure;
   volatile boolean done;
 
+  /** Kafka took the batch: its events count as published (at the ack, not when the positions are committed). */
+  void countPublished() {
+    published.forEach((meter, n) -> meter.inc(n[0]));
+  }
+
   Batch(List<Outgoing> records, List<FileTailer.Mark> marks, int lines, boolean atEnd, Map<Counter.Child, int[]> published) {
     this.records = records;
     this.marks = marks;

@@ -117,6 +117,7 @@ final class BatchPublisher implements Runnable {
     }
     if (why == null) {
       IngestMetrics.PUBLISH_SECONDS.observe((System.nanoTime() - started) / 1e9);
+      batch.countPublished();
     } else {
       failure.compareAndSet(null, why);
       batch.failure = why;

@@ -118,6 +118,21 @@ class BatchPublisherTest {
     assertThat(publisher.idle()).isTrue();
   }
 
+  @Test
+  void aBatchsEventsCountAsPublishedWhenKafkaTakesItNotWhenItFails() throws Exception {
+    io.prometheus.client.Counter counter = io.prometheus.client.Counter.build().name("test_published").help("t").create();
+    Batch taken = new Batch(List.of(), List.of(), 3, false, new HashMap<>(java.util.Map.of(counter.labels(), new int[] {3})));
+    Batch refused = new Batch(List.of(), List.of(), 2, false, new HashMap<>(java.util.Map.of(counter.labels(), new int[] {2})));
+    publisher.submit(taken);
+    sink.next().done().accept(null);
+    awaitDone(taken);
+    assertThat(counter.get()).as("counted at the ack, before the reader commits it").isEqualTo(3);
+    publisher.submit(refused);
+    sink.next().done().accept(new IllegalStateException("broker down"));
+    awaitDone(refused);
+    assertThat(counter.get()).isEqualTo(3);
+  }
+
   private static void awaitDone(Batch b) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (!b.done && System.nanoTime() < deadline) {
