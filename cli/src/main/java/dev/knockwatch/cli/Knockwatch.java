@@ -1,8 +1,7 @@
 package dev.knockwatch.cli;
 
 import dev.knockwatch.cli.bench.BenchCommand;
-import dev.knockwatch.ingest.config.ConfigException;
-import dev.knockwatch.streams.rules.RulesException;
+import dev.knockwatch.events.ConfigException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import java.util.concurrent.Callable;
@@ -50,7 +49,7 @@ public final class Knockwatch implements Callable<Integer> {
       return USAGE;
     });
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof UsageException || e instanceof RulesException || e instanceof ConfigException) {
+      if (e instanceof UsageException || e instanceof ConfigException) {
         err.println("knockwatch: " + e.getMessage());
         return USAGE;
       }

@@ -1,6 +1,5 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.notify.config.ConfigException;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.rules.Policy;
@@ -24,11 +23,7 @@ public final class Rules {
 
   /** receivers.yaml of the rules directory (every alert to the console without it). */
   static ReceiversConfig receivers(Path dir) {
-    try {
-      return ReceiversConfig.load(dir);
-    } catch (ConfigException e) {
-      throw new UsageException(String.join("\n", e.problems()));
-    }
+    return ReceiversConfig.load(dir);
   }
 
   /** One line per receiver: {@code soc-slack (slack), oncall (pagerduty)}. */

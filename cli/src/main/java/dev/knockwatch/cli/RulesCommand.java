@@ -1,6 +1,6 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.notify.config.ConfigException;
+import dev.knockwatch.events.ConfigException;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;

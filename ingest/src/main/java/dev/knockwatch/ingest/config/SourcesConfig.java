@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest.config;
 
+import dev.knockwatch.events.ConfigException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,5 +1,6 @@
 package dev.knockwatch.notify.config;
 
+import dev.knockwatch.events.ConfigException;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;

@@ -1,5 +1,6 @@
 package dev.knockwatch.notify.config;
 
+import dev.knockwatch.events.ConfigException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

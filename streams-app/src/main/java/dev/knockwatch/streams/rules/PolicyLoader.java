@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.ConfigException;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.AddressClass;
@@ -76,12 +77,12 @@ public final class PolicyLoader {
     this.dir = dir;
   }
 
-  /** The policy of {@code dir}; a {@link RulesException} lists every problem. */
+  /** The policy of {@code dir}; a {@link ConfigException} lists every problem. */
   public static Policy load(Path dir) {
     PolicyLoader loader = new PolicyLoader(dir);
     Policy policy = loader.read();
     if (!loader.problems.isEmpty()) {
-      throw new RulesException(loader.problems);
+      throw new ConfigException(loader.problems);
     }
     return policy;
   }
@@ -95,7 +96,7 @@ public final class PolicyLoader {
 
   /**
    * The files of {@code dir} as published on {@code knockwatch.policy}: their text and version;
-   * a {@link RulesException} lists every problem.
+   * a {@link ConfigException} lists every problem.
    */
   public static PolicyFiles files(Path dir) {
     Policy policy = load(dir);
@@ -104,7 +105,7 @@ public final class PolicyLoader {
       return new PolicyFiles(policy.version(), Files.readString(dir.resolve(RULES_FILE)),
           Files.isRegularFile(roles) ? Files.readString(roles) : null);
     } catch (IOException e) {
-      throw new RulesException(dir + ": cannot read: " + e.getMessage());
+      throw new ConfigException(dir + ": cannot read: " + e.getMessage());
     }
   }
 
@@ -114,7 +115,7 @@ public final class PolicyLoader {
     Policy policy = loader.read(files.rules().getBytes(StandardCharsets.UTF_8),
         files.roles() == null ? null : files.roles().getBytes(StandardCharsets.UTF_8));
     if (!loader.problems.isEmpty()) {
-      throw new RulesException(loader.problems);
+      throw new ConfigException(loader.problems);
     }
     return policy;
   }

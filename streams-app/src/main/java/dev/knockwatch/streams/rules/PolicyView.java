@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.ConfigException;
 import java.util.function.LongSupplier;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -89,7 +90,7 @@ public final class PolicyView {
           if (SAID.add(files.version())) {
             log.info("policy {} from knockwatch.policy in use (roles {})", current.version(), current.roles().keySet());
           }
-        } catch (RulesException e) {
+        } catch (ConfigException e) {
           if (SAID.add(files.version())) {
             log.error("policy {} on knockwatch.policy does not load; keeping policy {}:\n{}", files.version(),
                 current.version(), e.getMessage());

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.ConfigException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -125,8 +126,8 @@ class PolicyLoaderTest {
   @Test
   void loadRefusesWithAllTheProblems() {
     assertThatThrownBy(() -> PolicyLoader.load(FIXTURES.resolve("broken")))
-        .isInstanceOf(RulesException.class)
-        .satisfies(e -> assertThat(((RulesException) e).problems()).hasSize(13));
+        .isInstanceOf(ConfigException.class)
+        .satisfies(e -> assertThat(((ConfigException) e).problems()).hasSize(13));
   }
 
   @Test
