@@ -9,7 +9,7 @@ import org.openjdk.jmh.annotations.Benchmark;
  * {@code Instant.toString}, {@code IsoInstant.parse} beside {@code Instant.parse}, on srt's
  * millisecond timestamps over a day.
  */
-public class IsoInstantBenchmark extends NanosPerOp {
+public class IsoInstantBenchmark extends OneThread {
 
   final Instant[] instants = new Instant[1024];
   final String[] texts = new String[1024];

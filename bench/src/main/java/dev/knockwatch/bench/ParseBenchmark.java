@@ -8,14 +8,8 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Parsing alone, one thread: lines/s of each parser on a real-shaped line (an op is one line).
@@ -23,14 +17,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * file, and remembers the last command text it redacted); {@code srtRecordEachCommandNew} gives
  * every record another command text.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-@Threads(1)
-public class ParseBenchmark {
+public class ParseBenchmark extends OneThread {
 
   static final Instant NOW = Instant.parse("2026-11-29T19:00:00Z");
   static final String SRT = "{\"line\":\"deny network-outbound example.com:443 (host is not on the allow list)\","

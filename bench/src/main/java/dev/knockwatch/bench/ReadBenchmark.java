@@ -10,7 +10,7 @@ import org.openjdk.jmh.annotations.Benchmark;
  * Reading one event as detection does (an op is one event), with the events' serde (Jackson's
  * mapper), on the bytes {@link WriteBenchmark}'s events are written as.
  */
-public class ReadBenchmark extends NanosPerOp {
+public class ReadBenchmark extends OneThread {
 
   final byte[][] events = new byte[1024][];
   int next;

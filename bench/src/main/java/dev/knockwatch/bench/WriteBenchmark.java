@@ -14,7 +14,7 @@ import org.openjdk.jmh.annotations.Benchmark;
  * and id, as in {@code bench ingest}, so the writer's memory of repeated values only helps where
  * it does there.
  */
-public class WriteBenchmark extends NanosPerOp {
+public class WriteBenchmark extends OneThread {
 
   static final Instant AT = Instant.parse("2026-11-29T18:45:32.887Z");
   final ViolationEvent[] events = new ViolationEvent[1024];

@@ -39,7 +39,7 @@ final class NotifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ReceiversConfig receivers = Rules.receivers(rulesOption.dir);
+    ReceiversConfig receivers = ReceiversConfig.load(rulesOption.dir);
     cluster.awaitReady();
     StageAccess.notify(group).require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = MetricsEndpoint.start(metricsBind.address, metricsPort, false);

@@ -77,7 +77,7 @@ final class ReplayCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Policy policy = Rules.load(rules);
-    ReceiversConfig receivers = deliver ? Rules.receivers(rules) : null;
+    ReceiversConfig receivers = deliver ? ReceiversConfig.load(rules) : null;
     for (Path p : inputs) {
       if (!Files.exists(p)) {
         throw new UsageException("input " + p + " does not exist");

@@ -21,11 +21,6 @@ public final class Rules {
     return PolicyLoader.load(dir);
   }
 
-  /** receivers.yaml of the rules directory (every alert to the console without it). */
-  static ReceiversConfig receivers(Path dir) {
-    return ReceiversConfig.load(dir);
-  }
-
   /** One line per receiver: {@code soc-slack (slack), oncall (pagerduty)}. */
   static String describe(ReceiversConfig receivers) {
     return receivers.summary().entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")")

@@ -84,7 +84,7 @@ final class UpCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     Policy policy = Rules.load(rulesOption.dir);
-    ReceiversConfig receivers = Rules.receivers(rulesOption.dir);
+    ReceiversConfig receivers = ReceiversConfig.load(rulesOption.dir);
     ApiToken token = api.token();
     Duration retention = api.retention();
     checkPort("--metrics-port", metricsPort);

@@ -1,6 +1,6 @@
 package dev.knockwatch.ingest.squid;
 
-import dev.knockwatch.bench.NanosPerOp;
+import dev.knockwatch.bench.OneThread;
 import org.openjdk.jmh.annotations.Benchmark;
 
 /**
@@ -8,7 +8,7 @@ import org.openjdk.jmh.annotations.Benchmark;
  * left-to-right scan ({@code read}) and its regex alone ({@code readByPattern}), on knock-format
  * lines as srt's proxy writes them, each of another command.
  */
-public class SquidScanBenchmark extends NanosPerOp {
+public class SquidScanBenchmark extends OneThread {
 
   final SquidLogFormat knock = SquidLogFormat.of("knock");
   final String[] lines = new String[1024];

@@ -12,8 +12,8 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The settings every ns-per-op pair shares (JMH reads them from the superclass): one thread,
- * 3 × 2 s of warm-up, 5 × 2 s measured, one fork.
+ * The settings every benchmark here shares (JMH reads them from the superclass): one thread,
+ * 3 × 2 s of warm-up, 5 × 2 s measured, one fork, ns per op (a subclass may count ops per second).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -22,5 +22,5 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 @Threads(1)
-public abstract class NanosPerOp {
+public abstract class OneThread {
 }
