@@ -1,7 +1,7 @@
 package dev.knockwatch.cli;
 
 import dev.knockwatch.cli.bench.BenchCommand;
-import dev.knockwatch.events.ConfigException;
+import dev.knockwatch.events.config.ConfigException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import java.util.concurrent.Callable;

@@ -1,6 +1,6 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.events.ConfigException;
+import dev.knockwatch.events.config.ConfigException;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
@@ -28,8 +28,8 @@ final class RulesCommand implements Callable<Integer> {
   }
 
   @Command(name = "check", mixinStandardHelpOptions = true,
-      description = {"Validate rules.yaml and roles.yaml (every problem as FILE:LINE: PROBLEM) and receivers.yaml",
-          "when present; exit 2 on any problem. Prints the receivers with their secrets masked."})
+      description = {"Validate rules.yaml, roles.yaml and receivers.yaml when present (every problem as FILE:LINE: PROBLEM);",
+          "exit 2 on any problem. Prints the receivers with their secrets masked."})
   static final class Check implements Callable<Integer> {
 
     @Spec CommandSpec spec;

@@ -134,7 +134,7 @@ class KnockwatchTest {
     Run r = run("ingest", "--config", config.toString(), "--var", dir.resolve("var").toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("knockwatch: " + config
-        + ": source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result" + System.lineSeparator());
+        + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result" + System.lineSeparator());
   }
 
   @Test

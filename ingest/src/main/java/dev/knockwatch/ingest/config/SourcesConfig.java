@@ -1,10 +1,8 @@
 package dev.knockwatch.ingest.config;
 
-import dev.knockwatch.events.ConfigException;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.knockwatch.events.config.YamlFile;
+import dev.knockwatch.events.config.YamlNode;
+import dev.knockwatch.events.config.YamlNode.Entry;
 import dev.knockwatch.events.Hashes;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.IngestAgent.Feed;
@@ -22,13 +20,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -53,7 +51,6 @@ import java.util.regex.Pattern;
  */
 public final class SourcesConfig {
 
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> KEYS = Set.of("path", "type", "fields", "logformat", "mapping", "denyHeaders",
       "refusedStatuses");
   private static final Set<String> STATIC_FIELDS = Set.of("agentId", "commandId");
@@ -63,54 +60,68 @@ public final class SourcesConfig {
 
   /** The feeds of {@code file}; each keeps its checkpoints in {@code checkpointDir}. */
   public static List<Feed> load(Path file, Path checkpointDir) {
-    JsonNode root;
-    try {
-      root = YAML.readTree(file.toFile());
-    } catch (JsonProcessingException e) {
-      throw new ConfigException(file + ": not valid YAML: " + e.getOriginalMessage().lines().findFirst().orElse(""));
-    } catch (IOException e) {
-      throw new ConfigException(file + ": cannot read: " + e.getMessage());
+    YamlFile yaml = new YamlFile(file);
+    YamlNode root = yaml.read(file).flatMap(yaml::parse).orElse(null);
+    yaml.throwIfProblems();
+    Map<String, Entry> top = root == null || !root.isMapping() ? Map.of() : root.mapping(null, Set.of("sources")).orElseThrow();
+    YamlNode sources = top.containsKey("sources") ? top.get("sources").value() : null;
+    if (sources == null || !sources.isList() || sources.list("sources").isEmpty()) {
+      yaml.problem(sources == null ? 1 : sources.line(), "needs a non-empty top-level \"sources:\" list");
     }
-    JsonNode sources = root == null ? null : root.get("sources");
-    if (sources == null || !sources.isArray() || sources.isEmpty()) {
-      throw new ConfigException(file + ": needs a non-empty top-level \"sources:\" list");
-    }
+    yaml.throwIfProblems();
     Path base = file.toAbsolutePath().getParent();
     List<Feed> feeds = new ArrayList<>();
     int n = 0;
-    for (JsonNode s : sources) {
+    for (YamlNode s : sources.list("sources")) {
       n++;
-      feeds.add(feed(file + ": source " + n, s, base, checkpointDir));
+      Optional.ofNullable(feed("source " + n, s, base, checkpointDir)).ifPresent(feeds::add);
     }
+    yaml.throwIfProblems();
     return feeds;
   }
 
-  private static Feed feed(String where, JsonNode s, Path base, Path checkpointDir) {
-    if (!s.isObject()) {
-      throw new ConfigException(where + ": must be a mapping with at least \"path\"");
+  /** The feed of one source; null after its problems. */
+  private static Feed feed(String where, YamlNode s, Path base, Path checkpointDir) {
+    if (!s.isMapping()) {
+      s.problem(where + " must be a mapping with at least \"path\"");
+      return null;
     }
-    s.fieldNames().forEachRemaining(k -> {
-      if (!KEYS.contains(k)) {
-        throw new ConfigException(where + ": unknown key \"" + k + "\" (known: " + String.join(", ", new TreeSet<>(KEYS)) + ")");
+    int before = s.file().problemCount();
+    Map<String, Entry> keys = s.mapping(where, KEYS).orElseThrow();
+    Optional<String> path = text(keys, "path");
+    if (path.isEmpty()) {
+      s.problem(where + ": \"path\" is required");
+    }
+    Optional<SourceType> type = text(keys, "type").flatMap(t -> {
+      Optional<SourceType> known = SourceType.byName(t);
+      if (known.isEmpty()) {
+        keys.get("type").value().problem(where + ": type \"" + t + "\" is not one of " + SourceType.names());
       }
+      return known;
     });
-    String path = text(s, "path").orElseThrow(() -> new ConfigException(where + ": \"path\" is required"));
-    Optional<SourceType> type = text(s, "type").map(t -> SourceType.byName(t).orElseThrow(() ->
-        new ConfigException(where + ": type \"" + t + "\" is not one of " + SourceType.names())));
-    Map<String, String> fields = map(where, s, "fields");
+    Map<String, String> fields = map(where, keys, "fields");
     fields.keySet().forEach(k -> {
       if (!STATIC_FIELDS.contains(k)) {
-        throw new ConfigException(where + ": fields: unknown field \"" + k + "\" (known: agentId, commandId)");
+        keys.get("fields").value().problem(where + ": fields: unknown field \"" + k + "\" (known: agentId, commandId)");
       }
     });
-    Supplier<LineParser> parsers = type.map(t -> parserFactory(where, t, s)).orElse(null);
-    if (type.isEmpty() && (s.has("mapping") || s.has("logformat"))) {
-      throw new ConfigException(where + ": \"mapping\" and \"logformat\" need an explicit \"type\"");
+    Supplier<LineParser> parsers = type.map(t -> parserFactory(where, t, keys)).orElse(null);
+    if (type.isEmpty() && !keys.containsKey("type") && (keys.containsKey("mapping") || keys.containsKey("logformat"))) {
+      s.problem(where + ": \"mapping\" and \"logformat\" need an explicit \"type\"");
     }
-
-    Template t = Template.of(base, path);
+    Template parsed = null;
+    try {
+      parsed = path.map(p -> Template.of(base, p)).orElse(null);
+    } catch (IllegalArgumentException e) {
+      keys.get("path").value().problem(where + ": path " + path.get() + ": " + e.getMessage());
+    }
+    if (s.file().problemCount() > before) {
+      return null;
+    }
+    Template t = parsed;
     FileTailer tailer = new FileTailer(t.root(), p -> t.matches(t.root().relativize(p).toString().replace('\\', '/')),
-        checkpointDir.resolve("checkpoints-" + Hashes.sha256Hex(t.root() + "|" + path, 6) + ".json"), IngestAgent.MAX_LINE_BYTES);
+        checkpointDir.resolve("checkpoints-" + Hashes.sha256Hex(t.root() + "|" + path.get(), 6) + ".json"),
+        IngestAgent.MAX_LINE_BYTES);
     Function<String, FileContext> context = IngestAgent.cached(r -> {
       Map<String, String> fromPath = t.fields(r);
       SourceType ft = type.orElseGet(() -> detect(t.root().resolve(r)).orElse(null));
@@ -124,49 +135,61 @@ public final class SourcesConfig {
     return new Feed(tailer, context, t.root().toString().replace('\\', '/') + "/");
   }
 
-  private static Supplier<LineParser> parserFactory(String where, SourceType type, JsonNode s) {
+  /** The parsers of an explicitly typed source; null after a problem. */
+  private static Supplier<LineParser> parserFactory(String where, SourceType type, Map<String, Entry> keys) {
     switch (type) {
       case SQUID -> {
-        Optional<String> format = text(s, "logformat");
+        Optional<String> format = text(keys, "logformat");
         if (format.isEmpty()) {
           return SquidAccessLogParser::new;
         }
         try {
           SquidLogFormat.of(format.get());
         } catch (IllegalArgumentException e) {
-          throw new ConfigException(where + ": logformat: " + e.getMessage());
+          keys.get("logformat").value().problem(where + ": logformat: " + e.getMessage());
+          return null;
         }
         return () -> new SquidAccessLogParser(format.get());
       }
       case JSON -> {
-        Map<String, String> mapping = map(where, s, "mapping");
+        Map<String, String> mapping = map(where, keys, "mapping");
+        YamlNode at = keys.containsKey("mapping") ? keys.get("mapping").value() : keys.get("type").value();
         if (mapping.isEmpty()) {
-          throw new ConfigException(where + ": type json needs a \"mapping\" of event fields to JSON paths");
+          at.problem(where + ": type json needs a \"mapping\" of event fields to JSON paths");
+          return null;
         }
-        Set<Integer> statuses = new java.util.HashSet<>();
-        if (s.has("refusedStatuses")) {
-          s.get("refusedStatuses").forEach(v -> {
-            if (!v.canConvertToInt()) {
-              throw new ConfigException(where + ": refusedStatuses: \"" + v.asText() + "\" is not a status code");
+        Set<Integer> statuses = new HashSet<>();
+        if (keys.containsKey("refusedStatuses")) {
+          for (YamlNode v : keys.get("refusedStatuses").value().oneOrMany(where + ": refusedStatuses")) {
+            String code = v.text();
+            if (code == null || !code.matches("[0-9]{1,9}")) {
+              v.problem(where + ": refusedStatuses: \"" + code + "\" is not a status code");
+            } else {
+              statuses.add(Integer.parseInt(code));
             }
-            statuses.add(v.asInt());
-          });
+          }
         } else {
           statuses.addAll(Set.of(403, 407));
         }
         try {
           new JsonAccessLogParser(mapping, statuses);
         } catch (IllegalArgumentException e) {
-          throw new ConfigException(where + ": mapping: " + e.getMessage());
+          at.problem(where + ": mapping: " + e.getMessage());
+          return null;
         }
         return () -> new JsonAccessLogParser(mapping, statuses);
       }
       case PROXY_403 -> {
-        if (!s.has("denyHeaders")) {
+        if (!keys.containsKey("denyHeaders")) {
           return CurlTranscriptParser::new;
         }
         List<String> headers = new ArrayList<>();
-        s.get("denyHeaders").forEach(h -> headers.add(h.asText().toLowerCase(Locale.ROOT)));
+        for (YamlNode h : keys.get("denyHeaders").value().oneOrMany(where + ": denyHeaders")) {
+          String name = h.string(where + ": denyHeaders");
+          if (name != null) {
+            headers.add(name.toLowerCase(Locale.ROOT));
+          }
+        }
         return () -> new CurlTranscriptParser(headers);
       }
       default -> {
@@ -194,27 +217,37 @@ public final class SourcesConfig {
     return Optional.empty();
   }
 
-  private static Optional<String> text(JsonNode s, String key) {
-    JsonNode n = s.get(key);
-    return n != null && n.isValueNode() && !n.asText().isBlank() ? Optional.of(n.asText()) : Optional.empty();
+  /** A key's non-blank string; empty when absent, blank or not a string (a problem for the last). */
+  private static Optional<String> text(Map<String, Entry> keys, String key) {
+    Entry e = keys.get(key);
+    String text = e == null || e.value().isNull() ? null : e.value().string(key);
+    return text != null && !text.isBlank() ? Optional.of(text) : Optional.empty();
   }
 
-  private static Map<String, String> map(String where, JsonNode s, String key) {
-    JsonNode n = s.get(key);
-    if (n == null) {
+  /** A mapping of strings; empty when absent, a problem when it is not a mapping. */
+  private static Map<String, String> map(String where, Map<String, Entry> keys, String key) {
+    Entry e = keys.get(key);
+    if (e == null) {
       return Map.of();
     }
-    if (!n.isObject()) {
-      throw new ConfigException(where + ": \"" + key + "\" must be a mapping");
+    if (!e.value().isMapping()) {
+      e.value().problem(where + ": \"" + key + "\" must be a mapping");
+      return Map.of();
     }
     Map<String, String> out = new LinkedHashMap<>();
-    n.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    for (Entry f : e.value().entries(key)) {
+      String value = f.value().string(where + ": " + key + ": " + f.name());
+      if (value != null) {
+        out.put(f.name(), value);
+      }
+    }
     return out;
   }
 
   /** A path glob with {agentId}/{commandId}: the fixed directory it starts from and a pattern for the rest. */
   record Template(Path root, Pattern rest, List<String> names) {
 
+    /** The template of {@code path}; an IllegalArgumentException says what is wrong with it. */
     static Template of(Path base, String path) {
       String p = path.replace('\\', '/');
       String[] segments = p.split("/");
@@ -245,7 +278,7 @@ public final class SourcesConfig {
         } else if (c == '?') {
           re.append("[^/]");
         } else if (c == '{') {
-          throw new ConfigException("path " + path + ": only {agentId} and {commandId} can stand in a path");
+          throw new IllegalArgumentException("only {agentId} and {commandId} can stand in a path");
         } else {
           re.append(Pattern.quote(String.valueOf(c)));
         }

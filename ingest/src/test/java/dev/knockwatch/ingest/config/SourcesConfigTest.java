@@ -1,5 +1,7 @@
 package dev.knockwatch.ingest.config;
 
+import dev.knockwatch.events.config.ConfigException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -76,23 +78,45 @@ class SourcesConfigTest {
   void problemsAreNamedWithFileSourceAndKey() throws IOException {
     Path f = dir.resolve("ingest.yaml");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    typo: x\n"), dir))
-        .hasMessage(f + ": source 1: unknown key \"typo\" (known: denyHeaders, fields, logformat, mapping, path, refusedStatuses, type)");
+        .hasMessage(f + ":3: source 1: unknown key \"typo\" (known: denyHeaders, fields, logformat, mapping, path, refusedStatuses, type)");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n  - type: squid\n"), dir))
-        .hasMessage(f + ": source 2: \"path\" is required");
+        .hasMessage(f + ":3: source 2: \"path\" is required");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: syslog\n"), dir))
-        .hasMessage(f + ": source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result");
+        .hasMessage(f + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n"), dir))
-        .hasMessage(f + ": source 1: type json needs a \"mapping\" of event fields to JSON paths");
+        .hasMessage(f + ":3: source 1: type json needs a \"mapping\" of event fields to JSON paths");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n    mapping: {hostname: h}\n"), dir))
-        .hasMessageStartingWith(f + ": source 1: mapping: unknown mapping field \"hostname\"");
+        .hasMessageStartingWith(f + ":4: source 1: mapping: unknown mapping field \"hostname\"");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: squid\n    logformat: plain text\n"), dir))
-        .hasMessage(f + ": source 1: logformat: logformat \"plain text\" has no %codes");
+        .hasMessage(f + ":4: source 1: logformat: logformat \"plain text\" has no %codes");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    fields: {role: ci}\n"), dir))
-        .hasMessage(f + ": source 1: fields: unknown field \"role\" (known: agentId, commandId)");
+        .hasMessage(f + ":3: source 1: fields: unknown field \"role\" (known: agentId, commandId)");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources: []\n"), dir))
-        .hasMessage(f + ": needs a non-empty top-level \"sources:\" list");
+        .hasMessage(f + ":1: needs a non-empty top-level \"sources:\" list");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: logs/{user}/x.log\n"), dir))
-        .hasMessage("path logs/{user}/x.log: only {agentId} and {commandId} can stand in a path");
+        .hasMessage(f + ":2: source 1: path logs/{user}/x.log: only {agentId} and {commandId} can stand in a path");
+  }
+
+  /** Every problem of every source at once, each at its line, as the rules and receivers are reported. */
+  @Test
+  void everyProblemOfEverySourceIsListedAtOnce() throws IOException {
+    Path f = dir.resolve("ingest.yaml");
+    assertThatThrownBy(() -> SourcesConfig.load(config("""
+        sources:
+          - path: a
+            type: syslog
+          - type: json
+            refusedStatuses: [403, forbidden]
+            mapping: {host: h}
+          - path: b
+            denyHeaders: {x: y}
+            type: proxy-403
+        """), dir))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            f + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result",
+            f + ":4: source 2: \"path\" is required",
+            f + ":5: source 2: refusedStatuses: \"forbidden\" is not a status code",
+            f + ":8: source 3: denyHeaders must be a list"));
   }
 
   @Test

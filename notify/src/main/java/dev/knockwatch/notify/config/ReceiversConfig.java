@@ -1,8 +1,9 @@
 package dev.knockwatch.notify.config;
 
-import dev.knockwatch.events.ConfigException;
+import dev.knockwatch.events.config.YamlFile;
+import dev.knockwatch.events.config.YamlNode;
+import dev.knockwatch.events.config.YamlNode.Entry;
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import java.io.IOException;
 import java.net.URI;
@@ -22,10 +23,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.error.YAMLException;
 
 /**
  * {@code receivers.yaml} in the alert-rules directory: the receivers, the routes, and the
@@ -68,13 +65,13 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
     if (!Files.exists(file)) {
       return consoleOnly();
     }
-    String text;
-    try {
-      text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new ConfigException(List.of(file + ": cannot read: " + e.getMessage()));
+    YamlFile yaml = new YamlFile(file);
+    ReceiversConfig config = yaml.read(file).flatMap(yaml::parse).map(root -> new Reader(env).read(root)).orElse(null);
+    if (config == null && yaml.problemCount() == 0) {
+      yaml.problem("expected a mapping with receivers and routes");
     }
-    return new Reader(file, env).read(text);
+    yaml.throwIfProblems();
+    return config;
   }
 
   public Receiver receiver(String name) {
@@ -93,39 +90,31 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
     return b.toString();
   }
 
+  /** One pass over the file's nodes: every problem is a problem of its {@link YamlFile}, at its line. */
   private static final class Reader {
-    private final Path file;
     private final Map<String, String> env;
-    private final List<String> problems = new ArrayList<>();
+    private YamlFile file;
 
-    Reader(Path file, Map<String, String> env) {
-      this.file = file;
+    Reader(Map<String, String> env) {
       this.env = env;
     }
 
-    ReceiversConfig read(String text) {
-      Object root;
-      try {
-        root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
-      } catch (YAMLException e) {
-        throw new ConfigException(List.of(file + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse("")));
+    ReceiversConfig read(YamlNode root) {
+      file = root.file();
+      if (!root.isMapping()) {
+        root.problem("expected a mapping with receivers and routes");
+        return null;
       }
-      if (!(root instanceof Map<?, ?> top)) {
-        throw new ConfigException(List.of(file + ": expected a mapping with receivers and routes"));
-      }
-      for (Object key : top.keySet()) {
-        if (!Set.of("receivers", "routes", "publicUrl").contains(String.valueOf(key))) {
-          problem("unknown key \"" + key + "\" (known: receivers, routes, publicUrl)");
-        }
-      }
+      Map<String, Entry> top = root.mapping(null, Set.of("receivers", "routes", "publicUrl")).orElseThrow();
       List<Receiver> receivers = new ArrayList<>();
       Set<String> names = new LinkedHashSet<>();
-      List<?> rs = list(top.get("receivers"), "receivers");
+      List<YamlNode> rs = list(top.get("receivers"), "receivers");
       for (int i = 0; i < rs.size(); i++) {
-        Object node = rs.get(i);
-        String name = node instanceof Map<?, ?> m && m.get("name") != null ? String.valueOf(m.get("name")) : null;
+        YamlNode node = rs.get(i);
+        YamlNode nameNode = node.isMapping() ? value(node, "name") : null;
+        String name = nameNode == null ? null : nameNode.text();
         if (name != null && names.contains(name)) {
-          problem("receiver " + name + ": the name is used twice");
+          nameNode.problem("receiver " + name + ": the name is used twice");
           continue;
         }
         Receiver r = receiver(node, "receiver " + (i + 1));
@@ -137,9 +126,9 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         }
       }
       List<Route> routes = new ArrayList<>();
-      List<?> ro = list(top.get("routes"), "routes");
+      List<YamlNode> ro = list(top.get("routes"), "routes");
       if (ro.isEmpty() && !receivers.isEmpty()) {
-        problem("routes: none, so no alert would reach a receiver");
+        (top.containsKey("routes") ? top.get("routes").key() : root).problem("routes: none, so no alert would reach a receiver");
       }
       for (int i = 0; i < ro.size(); i++) {
         Route r = route(ro.get(i), "route " + (i + 1), names);
@@ -147,153 +136,164 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
           routes.add(r);
         }
       }
-      String publicUrl = top.get("publicUrl") == null ? null : expand(String.valueOf(top.get("publicUrl")), "publicUrl");
-      if (!problems.isEmpty()) {
-        throw new ConfigException(problems);
-      }
-      return new ReceiversConfig(List.copyOf(receivers), List.copyOf(routes), publicUrl);
+      String publicUrl = top.containsKey("publicUrl") ? string(top.get("publicUrl").value(), "publicUrl") : null;
+      return file.problemCount() > 0 ? null
+          : new ReceiversConfig(List.copyOf(receivers), List.copyOf(routes), publicUrl);
     }
 
-    private Receiver receiver(Object node, String where) {
-      if (!(node instanceof Map<?, ?> m)) {
-        problem(where + ": expected a mapping with name and type");
+    private Receiver receiver(YamlNode node, String where) {
+      if (!node.isMapping()) {
+        node.problem(where + ": expected a mapping with name and type");
         return null;
       }
-      Object nameValue = m.get("name");
-      if (nameValue == null || String.valueOf(nameValue).isBlank()) {
-        problem(where + ": no name");
+      Map<String, Entry> m = new LinkedHashMap<>();
+      node.entries(where).forEach(e -> m.put(e.name(), e));
+      YamlNode nameNode = value(node, "name");
+      if (nameNode == null || nameNode.text() == null || nameNode.text().isBlank()) {
+        node.problem(where + ": no name");
         return null;
       }
-      String name = String.valueOf(nameValue);
+      String name = nameNode.text();
       where = "receiver " + name;
-      String type = m.get("type") == null ? null : String.valueOf(m.get("type"));
+      YamlNode typeNode = value(node, "type");
+      String type = typeNode == null ? null : typeNode.text();
       if (type == null || !KEYS.containsKey(type)) {
-        problem(where + ": type " + (type == null ? "missing" : "\"" + type + "\"")
+        (typeNode == null ? node : typeNode).problem(where + ": type " + (type == null ? "missing" : "\"" + type + "\"")
             + " (one of slack, pagerduty, webhook, console)");
         return null;
       }
-      for (Object key : m.keySet()) {
-        if (!KEYS.get(type).contains(String.valueOf(key))) {
-          problem(where + ": unknown key \"" + key + "\" for a " + type + " receiver");
+      for (Entry e : m.values()) {
+        if (!KEYS.get(type).contains(e.name())) {
+          e.key().problem(where + ": unknown key \"" + e.name() + "\" for a " + type + " receiver");
         }
       }
-      int before = problems.size();
+      int before = file.problemCount();
       Receiver r = switch (type) {
         case "slack" -> {
-          Secret webhook = secret(m, "webhookUrl", where);
-          Secret token = secret(m, "botToken", where);
-          String channel = string(m, "channel", where);
-          if (problems.size() > before) {
+          Secret webhook = secret(node, "webhookUrl", where);
+          Secret token = secret(node, "botToken", where);
+          String channel = string(node, "channel", where);
+          if (file.problemCount() > before) {
             // a value that did not expand or read is already named; "give one of" would only repeat it
           } else if ((webhook == null) == (token == null)) {
-            problem(where + ": give webhookUrl, or botToken and channel (one of the two)");
+            node.problem(where + ": give webhookUrl, or botToken and channel (one of the two)");
           } else if (token != null && channel == null) {
-            problem(where + ": botToken needs a channel");
+            node.problem(where + ": botToken needs a channel");
           }
-          String api = m.containsKey("apiUrl") ? string(m, "apiUrl", where) : SLACK_API;
-          Duration interval = m.containsKey("minInterval") ? duration(m.get("minInterval"), where + ": minInterval")
+          String api = m.containsKey("apiUrl") ? string(node, "apiUrl", where) : SLACK_API;
+          Duration interval = m.containsKey("minInterval")
+              ? m.get("minInterval").value().duration(where + ": minInterval").orElse(Duration.ZERO)
               : Duration.ofSeconds(1);
           yield new Receiver.Slack(name, webhook, token, channel, api != null && !api.endsWith("/") ? api + "/" : api,
               interval);
         }
         case "pagerduty" -> {
-          Secret key = secret(m, "routingKey", where);
-          if (key == null && problems.size() == before) {
-            problem(where + ": routingKey (or routingKeyFile) is required");
+          Secret key = secret(node, "routingKey", where);
+          if (key == null && file.problemCount() == before) {
+            node.problem(where + ": routingKey (or routingKeyFile) is required");
           }
-          URI url = m.containsKey("url") ? uri(string(m, "url", where), where + ": url") : PAGERDUTY_EVENTS;
+          URI url = m.containsKey("url") ? uri(node, "url", where) : PAGERDUTY_EVENTS;
           yield new Receiver.PagerDuty(name, key, url);
         }
         case "webhook" -> {
-          String url = string(m, "url", where);
-          if (url == null) {
-            problem(where + ": url is required");
+          URI url = null;
+          if (value(node, "url") == null) {
+            node.problem(where + ": url is required");
+          } else {
+            url = uri(node, "url", where);
           }
-          yield new Receiver.Webhook(name, url == null ? null : uri(url, where + ": url"), secret(m, "secret", where));
+          yield new Receiver.Webhook(name, url, secret(node, "secret", where));
         }
         default -> new Receiver.Console(name);
       };
-      return problems.size() > before ? null : r;
+      return file.problemCount() > before ? null : r;
     }
 
-    private Route route(Object node, String where, Set<String> receivers) {
-      if (!(node instanceof Map<?, ?> m)) {
-        problem(where + ": expected a mapping with match and receivers");
+    private Route route(YamlNode node, String where, Set<String> receivers) {
+      if (!node.isMapping()) {
+        node.problem(where + ": expected a mapping with match and receivers");
         return null;
       }
-      for (Object key : m.keySet()) {
-        if (!ROUTE_KEYS.contains(String.valueOf(key))) {
-          problem(where + ": unknown key \"" + key + "\" (known: " + String.join(", ", ROUTE_KEYS.stream().sorted().toList()) + ")");
-        }
-      }
-      int before = problems.size();
+      Map<String, Entry> m = node.mapping(where, ROUTE_KEYS).orElseThrow();
+      int before = file.problemCount();
       Set<Alert.Severity> severities = EnumSet.noneOf(Alert.Severity.class);
       List<Glob> rules = new ArrayList<>();
       Set<String> roles = new LinkedHashSet<>();
       List<Glob> agents = new ArrayList<>();
-      if (m.get("match") != null) {
-        if (!(m.get("match") instanceof Map<?, ?> match)) {
-          problem(where + ": match: expected a mapping of severity, rule, role, agent");
+      YamlNode matchNode = value(node, "match");
+      if (matchNode != null) {
+        if (!matchNode.isMapping()) {
+          matchNode.problem(where + ": match: expected a mapping of severity, rule, role, agent");
         } else {
-          for (Map.Entry<?, ?> e : match.entrySet()) {
-            String key = String.valueOf(e.getKey());
-            if (!MATCH_KEYS.contains(key)) {
-              problem(where + ": match: unknown key \"" + key + "\" (known: agent, role, rule, severity)");
+          for (Entry e : matchNode.entries(where + ": match")) {
+            if (!MATCH_KEYS.contains(e.name())) {
+              e.key().problem(where + ": match: unknown key \"" + e.name() + "\" (known: agent, role, rule, severity)");
               continue;
             }
-            for (String v : strings(e.getValue())) {
-              switch (key) {
+            for (YamlNode v : strings(e.value(), where + ": match: " + e.name())) {
+              String text = v.text();
+              switch (e.name()) {
                 case "severity" -> {
                   try {
-                    severities.add(Alert.Severity.valueOf(v.toUpperCase(Locale.ROOT)));
+                    severities.add(Alert.Severity.valueOf(text.toUpperCase(Locale.ROOT)));
                   } catch (IllegalArgumentException ex) {
-                    problem(where + ": match: severity \"" + v + "\" (one of info, warning, page, critical)");
+                    v.problem(where + ": match: severity \"" + text + "\" (one of info, warning, page, critical)");
                   }
                 }
-                case "rule" -> rules.add(Glob.of(v));
-                case "role" -> roles.add(v);
-                default -> agents.add(Glob.of(v));
+                case "rule" -> rules.add(Glob.of(text));
+                case "role" -> roles.add(text);
+                default -> agents.add(Glob.of(text));
               }
             }
           }
         }
       }
-      List<String> to = strings(m.get("receivers"));
+      List<String> to = new ArrayList<>();
+      YamlNode toNode = value(node, "receivers");
+      for (YamlNode r : toNode == null ? List.<YamlNode>of() : strings(toNode, where + ": receivers")) {
+        to.add(r.text());
+        if (!receivers.contains(r.text())) {
+          r.problem(where + ": receiver \"" + r.text() + "\" is not defined");
+        }
+      }
       if (to.isEmpty()) {
-        problem(where + ": receivers: none given");
+        (toNode == null ? node : toNode).problem(where + ": receivers: none given");
       }
-      for (String r : to) {
-        if (!receivers.contains(r)) {
-          problem(where + ": receiver \"" + r + "\" is not defined");
+      List<String> groupBy = new ArrayList<>();
+      YamlNode groupNode = value(node, "groupBy");
+      for (YamlNode g : groupNode == null ? List.<YamlNode>of() : strings(groupNode, where + ": groupBy")) {
+        groupBy.add(g.text());
+        if (!Route.GROUP_FIELDS.contains(g.text())) {
+          g.problem(where + ": groupBy: \"" + g.text() + "\" (one of agent, role, rule, severity)");
         }
       }
-      List<String> groupBy = strings(m.get("groupBy"));
-      for (String g : groupBy) {
-        if (!Route.GROUP_FIELDS.contains(g)) {
-          problem(where + ": groupBy: \"" + g + "\" (one of agent, role, rule, severity)");
-        }
-      }
-      Duration groupWait = m.containsKey("groupWait") ? duration(m.get("groupWait"), where + ": groupWait")
-          : Route.DEFAULT_GROUP_WAIT;
-      Duration repeat = m.containsKey("repeatInterval") ? duration(m.get("repeatInterval"), where + ": repeatInterval")
+      Duration groupWait = m.containsKey("groupWait")
+          ? m.get("groupWait").value().duration(where + ": groupWait").orElse(Duration.ZERO) : Route.DEFAULT_GROUP_WAIT;
+      Duration repeat = m.containsKey("repeatInterval")
+          ? m.get("repeatInterval").value().duration(where + ": repeatInterval").orElse(Duration.ZERO)
           : Route.DEFAULT_REPEAT_INTERVAL;
-      Object cont = m.get("continue");
-      if (cont != null && !(cont instanceof Boolean)) {
-        problem(where + ": continue: expected true or false");
+      YamlNode contNode = value(node, "continue");
+      boolean cont = false;
+      if (contNode != null) {
+        Optional<Boolean> b = contNode.bool();
+        if (b.isEmpty()) {
+          contNode.problem(where + ": continue: expected true or false");
+        }
+        cont = b.orElse(false);
       }
-      return problems.size() > before ? null : new Route(Set.copyOf(severities), List.copyOf(rules), Set.copyOf(roles),
-          List.copyOf(agents), List.copyOf(to), Boolean.TRUE.equals(cont), List.copyOf(groupBy), groupWait, repeat);
+      return file.problemCount() > before ? null : new Route(Set.copyOf(severities), List.copyOf(rules),
+          Set.copyOf(roles), List.copyOf(agents), List.copyOf(to), cont, List.copyOf(groupBy), groupWait, repeat);
     }
 
     /** {@code key} or {@code keyFile}, expanded; null when neither is given. */
-    private Secret secret(Map<?, ?> m, String key, String where) {
-      boolean inline = m.containsKey(key);
-      boolean fromFile = m.containsKey(key + "File");
-      if (inline && fromFile) {
-        problem(where + ": give " + key + " or " + key + "File, not both");
+    private Secret secret(YamlNode m, String key, String where) {
+      YamlNode inline = value(m, key);
+      YamlNode fromFile = value(m, key + "File");
+      if (inline != null && fromFile != null) {
+        fromFile.problem(where + ": give " + key + " or " + key + "File, not both");
         return null;
       }
-      if (fromFile) {
+      if (fromFile != null) {
         String path = string(m, key + "File", where);
         if (path == null) {
           return null;
@@ -301,38 +301,40 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         try {
           String value = Files.readString(Path.of(path), StandardCharsets.UTF_8).strip();
           if (value.isEmpty()) {
-            problem(where + ": " + key + "File " + path + " is empty");
+            fromFile.problem(where + ": " + key + "File " + path + " is empty");
             return null;
           }
           return new Secret(value);
         } catch (IOException e) {
-          problem(where + ": " + key + "File " + path + " cannot be read (" + e.getClass().getSimpleName() + ")");
+          fromFile.problem(where + ": " + key + "File " + path + " cannot be read (" + e.getClass().getSimpleName() + ")");
           return null;
         }
       }
-      String value = inline ? string(m, key, where) : null;
+      String value = inline != null ? string(m, key, where) : null;
       return value == null ? null : new Secret(value);
     }
 
-    private String string(Map<?, ?> m, String key, String where) {
-      Object v = m.get(key);
-      if (v == null) {
+    /** {@code key}'s string, expanded; null (after a problem, if it is not a non-empty string) when absent. */
+    private String string(YamlNode m, String key, String where) {
+      YamlNode v = value(m, key);
+      return v == null ? null : string(v, where + ": " + key);
+    }
+
+    private String string(YamlNode v, String what) {
+      String text = v.string(what);
+      if (text == null) {
         return null;
       }
-      if (v instanceof Map || v instanceof List) {
-        problem(where + ": " + key + ": expected a string");
-        return null;
-      }
-      String expanded = expand(String.valueOf(v), where + ": " + key);
+      String expanded = expand(v, text, what);
       if (expanded != null && expanded.isEmpty()) {
-        problem(where + ": " + key + " is empty");
+        v.problem(what + " is empty");
         return null;
       }
       return expanded;
     }
 
     /** ${VAR} and ${VAR:-default}; a problem (naming the variable, never its value) when VAR is unset. */
-    private String expand(String text, String where) {
+    private String expand(YamlNode at, String text, String where) {
       Matcher v = VAR.matcher(text);
       StringBuilder out = new StringBuilder();
       boolean ok = true;
@@ -342,7 +344,7 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
           value = v.group(2);
         }
         if (value == null) {
-          problem(where + ": ${" + v.group(1) + "} is not set");
+          at.problem(where + ": ${" + v.group(1) + "} is not set");
           ok = false;
           value = "";
         }
@@ -352,54 +354,46 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       return ok ? out.toString() : null;
     }
 
-    private URI uri(String text, String where) {
+    private URI uri(YamlNode m, String key, String where) {
+      String text = string(m, key, where);
       if (text == null) {
         return null;
       }
       try {
         URI u = new URI(text);
         if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme()) || u.getHost() == null) {
-          problem(where + ": not an http(s) URL");
+          value(m, key).problem(where + ": " + key + ": not an http(s) URL");
           return null;
         }
         return u;
       } catch (URISyntaxException e) {
-        problem(where + ": not a URL");
+        value(m, key).problem(where + ": " + key + ": not a URL");
         return null;
       }
     }
 
-    private Duration duration(Object v, String where) {
-      Optional<Duration> d = Durations.parse(String.valueOf(v));
-      if (d.isEmpty()) {
-        problem(where + ": \"" + v + "\" is not a duration (e.g. 30s, 5m, 4h)");
-      }
-      return d.orElse(Duration.ZERO);
+    /** A mapping's value for {@code key}; null when the key is absent or its value is YAML's null. */
+    private static YamlNode value(YamlNode mapping, String key) {
+      return mapping.entries("").stream().filter(e -> key.equals(e.name())).map(Entry::value)
+          .filter(v -> !v.isNull()).findFirst().orElse(null);
     }
 
-    private List<?> list(Object v, String where) {
-      if (v == null) {
-        return List.of();
-      }
-      if (!(v instanceof List<?> l)) {
-        problem(where + ": expected a list");
-        return List.of();
-      }
-      return l;
+    private static List<YamlNode> list(Entry entry, String what) {
+      return entry == null || entry.value().isNull() ? List.of() : entry.value().list(what);
     }
 
-    private static List<String> strings(Object v) {
-      if (v == null) {
+    /** One string or a list of strings; a problem for each item that is not a string. */
+    private static List<YamlNode> strings(YamlNode v, String what) {
+      if (v.isNull()) {
         return List.of();
       }
-      if (v instanceof List<?> l) {
-        return l.stream().map(String::valueOf).toList();
+      List<YamlNode> out = new ArrayList<>();
+      for (YamlNode item : v.oneOrMany(what)) {
+        if (item.string(what) != null) {
+          out.add(item);
+        }
       }
-      return List.of(String.valueOf(v));
-    }
-
-    private void problem(String p) {
-      problems.add(file + ": " + p);
+      return out;
     }
   }
 

@@ -1,6 +1,6 @@
 package dev.knockwatch.notify.config;
 
-import dev.knockwatch.events.ConfigException;
+import dev.knockwatch.events.config.ConfigException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -99,17 +99,17 @@ class ReceiversConfigTest {
         """);
     assertThatThrownBy(() -> ReceiversConfig.load(d, Map.of()))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-            d.resolve("receivers.yaml") + ": receiver soc-slack: webhookUrl: ${KNOCKWATCH_SLACK_WEBHOOK} is not set",
-            d.resolve("receivers.yaml") + ": receiver oncall: unknown key \"colour\" for a pagerduty receiver",
-            d.resolve("receivers.yaml") + ": receiver hook: url: not an http(s) URL",
-            d.resolve("receivers.yaml") + ": receiver hook: secretFile /nonexistent/secret cannot be read (NoSuchFileException)",
-            d.resolve("receivers.yaml") + ": receiver teams: type \"msteams\" (one of slack, pagerduty, webhook, console)",
-            d.resolve("receivers.yaml") + ": receiver oncall: the name is used twice",
-            d.resolve("receivers.yaml") + ": route 1: match: severity \"urgent\" (one of info, warning, page, critical)",
-            d.resolve("receivers.yaml") + ": route 1: match: unknown key \"host\" (known: agent, role, rule, severity)",
-            d.resolve("receivers.yaml") + ": route 1: receiver \"nobody\" is not defined",
-            d.resolve("receivers.yaml") + ": route 1: groupBy: \"host\" (one of agent, role, rule, severity)",
-            d.resolve("receivers.yaml") + ": route 1: groupWait: \"soon\" is not a duration (e.g. 30s, 5m, 4h)"))
+            d.resolve("receivers.yaml") + ":2: receiver soc-slack: webhookUrl: ${KNOCKWATCH_SLACK_WEBHOOK} is not set",
+            d.resolve("receivers.yaml") + ":3: receiver oncall: unknown key \"colour\" for a pagerduty receiver",
+            d.resolve("receivers.yaml") + ":4: receiver hook: url: not an http(s) URL",
+            d.resolve("receivers.yaml") + ":4: receiver hook: secretFile /nonexistent/secret cannot be read (NoSuchFileException)",
+            d.resolve("receivers.yaml") + ":5: receiver teams: type \"msteams\" (one of slack, pagerduty, webhook, console)",
+            d.resolve("receivers.yaml") + ":6: receiver oncall: the name is used twice",
+            d.resolve("receivers.yaml") + ":8: route 1: match: severity \"urgent\" (one of info, warning, page, critical)",
+            d.resolve("receivers.yaml") + ":8: route 1: match: unknown key \"host\" (known: agent, role, rule, severity)",
+            d.resolve("receivers.yaml") + ":9: route 1: receiver \"nobody\" is not defined",
+            d.resolve("receivers.yaml") + ":10: route 1: groupBy: \"host\" (one of agent, role, rule, severity)",
+            d.resolve("receivers.yaml") + ":11: route 1: groupWait \"soon\" is not a duration (like 30s, 5m, 1h)"))
         .message().doesNotContain("s3cr3t");
   }
 

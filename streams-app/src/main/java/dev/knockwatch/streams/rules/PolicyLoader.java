@@ -1,6 +1,9 @@
 package dev.knockwatch.streams.rules;
 
-import dev.knockwatch.events.ConfigException;
+import dev.knockwatch.events.config.ConfigException;
+import dev.knockwatch.events.config.YamlFile;
+import dev.knockwatch.events.config.YamlNode;
+import dev.knockwatch.events.config.YamlNode.Entry;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.AddressClass;
@@ -10,7 +13,6 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.rules.Rule.Detector;
 import java.io.IOException;
-import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,16 +31,6 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.error.MarkedYAMLException;
-import org.yaml.snakeyaml.error.YAMLException;
-import org.yaml.snakeyaml.nodes.MappingNode;
-import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.nodes.NodeTuple;
-import org.yaml.snakeyaml.nodes.ScalarNode;
-import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * Reads and validates an alert-rules directory: {@code rules.yaml} (required) and
@@ -159,20 +151,9 @@ public final class PolicyLoader {
     }
   }
 
-  /** The YAML document as snakeyaml nodes (which keep their line), or null after a syntax problem. */
-  private Node compose(Path file, byte[] bytes) {
-    try {
-      return new Yaml(new SafeConstructor(new LoaderOptions()))
-          .compose(new StringReader(new String(bytes, StandardCharsets.UTF_8)));
-    } catch (MarkedYAMLException e) {
-      int line = e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1;
-      problems.add(file + ":" + line + ": not valid YAML: " + (e.getContext() == null ? "" : e.getContext() + ": ")
-          + e.getProblem());
-      return null;
-    } catch (YAMLException e) {
-      problems.add(file + ": not valid YAML: " + e.getMessage());
-      return null;
-    }
+  /** The YAML document's root, or empty after a syntax problem (or when it is empty). */
+  private Optional<YamlNode> parse(Path file, byte[] bytes) {
+    return new YamlFile(file.toString(), problems).parse(new String(bytes, StandardCharsets.UTF_8));
   }
 
   // ---------------------------------------------------------------- roles.yaml
@@ -180,69 +161,65 @@ public final class PolicyLoader {
   private record Roles(Map<String, Role> roles, List<Policy.AgentRole> agents, String defaultRole) {}
 
   private Roles readRoles(Path file, byte[] bytes) {
-    Node root = compose(file, bytes);
+    YamlNode root = parse(file, bytes).orElse(null);
     if (root == null) {
       return null;
     }
     Map<String, Role> roles = new LinkedHashMap<>();
     List<Policy.AgentRole> agents = new ArrayList<>();
     String defaultRole = Policy.DEFAULT_ROLE;
-    Map<String, NodeTuple> top = mapping(file, root, "the file", Set.of("roles", "agents", "defaultRole"));
+    Map<String, Entry> top = root.mapping(null, Set.of("roles", "agents", "defaultRole")).orElse(null);
     if (top == null) {
       return null;
     }
-    NodeTuple rolesTuple = top.get("roles");
-    if (rolesTuple == null) {
-      problems.add(file + ":1: needs a top-level \"roles:\" mapping");
-    } else if (!(rolesTuple.getValueNode() instanceof MappingNode m)) {
-      problem(file, rolesTuple.getValueNode(), "roles must be a mapping of role name to its hosts");
+    Entry rolesEntry = top.get("roles");
+    if (rolesEntry == null) {
+      root.file().problem(1, "needs a top-level \"roles:\" mapping");
+    } else if (!rolesEntry.value().isMapping()) {
+      rolesEntry.value().problem("roles must be a mapping of role name to its hosts");
     } else {
-      for (NodeTuple t : m.getValue()) {
-        String name = scalar(t.getKeyNode());
-        Node body = t.getValueNode();
-        Map<String, NodeTuple> keys = mapping(file, body, "role " + name, Set.of("hosts", "description"));
+      for (Entry t : rolesEntry.value().entries("roles")) {
+        String name = t.name();
+        Map<String, Entry> keys = t.value().mapping("role " + name, Set.of("hosts", "description")).orElse(null);
         if (keys == null) {
           continue;
         }
         List<Role.HostPattern> hosts = new ArrayList<>();
-        NodeTuple hostsTuple = keys.get("hosts");
-        for (Node h : list(file, hostsTuple == null ? null : hostsTuple.getValueNode(), "role " + name + ": hosts")) {
-          String text = scalar(h);
+        for (YamlNode h : list(keys.get("hosts"), "role " + name + ": hosts")) {
+          String text = h.text();
           Role.HostPattern p = text == null ? null : Role.HostPattern.parse(text);
           if (p == null) {
-            problem(file, h, "role " + name + ": host \"" + text
+            h.problem("role " + name + ": host \"" + text
                 + "\" is not a host pattern (a host, *.suffix, either with an optional :port)");
           } else {
             hosts.add(p);
           }
         }
         if (roles.put(name, new Role(name, List.copyOf(hosts))) != null) {
-          problem(file, t.getKeyNode(), "role " + name + ": defined twice");
+          t.key().problem("role " + name + ": defined twice");
         }
       }
     }
-    NodeTuple defaultTuple = top.get("defaultRole");
-    if (defaultTuple != null) {
-      defaultRole = scalar(defaultTuple.getValueNode());
+    Entry defaultEntry = top.get("defaultRole");
+    if (defaultEntry != null) {
+      defaultRole = defaultEntry.value().text();
       if (!roles.containsKey(defaultRole)) {
-        problem(file, defaultTuple.getValueNode(), "defaultRole \"" + defaultRole + "\" is not defined under roles");
+        defaultEntry.value().problem("defaultRole \"" + defaultRole + "\" is not defined under roles");
       }
     }
-    NodeTuple agentsTuple = top.get("agents");
     int index = 0;
-    for (Node a : list(file, agentsTuple == null ? null : agentsTuple.getValueNode(), "agents")) {
+    for (YamlNode a : list(top.get("agents"), "agents")) {
       index++;
-      Map<String, NodeTuple> keys = mapping(file, a, "agents entry " + index, Set.of("match", "role"));
+      Map<String, Entry> keys = a.mapping("agents entry " + index, Set.of("match", "role")).orElse(null);
       if (keys == null) {
         continue;
       }
-      String match = keys.containsKey("match") ? scalar(keys.get("match").getValueNode()) : null;
-      String role = keys.containsKey("role") ? scalar(keys.get("role").getValueNode()) : null;
+      String match = text(keys.get("match"));
+      String role = text(keys.get("role"));
       if (match == null || match.isEmpty() || role == null || role.isEmpty()) {
-        problem(file, a, "agents entry " + index + ": needs both match (a glob on agentId) and role");
+        a.problem("agents entry " + index + ": needs both match (a glob on agentId) and role");
       } else if (!roles.containsKey(role)) {
-        problem(file, keys.get("role").getValueNode(), "agents entry " + index + ": role \"" + role
-            + "\" is not defined under roles");
+        keys.get("role").value().problem("agents entry " + index + ": role \"" + role + "\" is not defined under roles");
       } else {
         agents.add(new Policy.AgentRole(Glob.of(match), role));
       }
@@ -253,26 +230,25 @@ public final class PolicyLoader {
   // ---------------------------------------------------------------- rules.yaml
 
   private List<Rule> readRules(Path file, byte[] bytes, Roles roles, Path rolesFile) {
-    Node root = compose(file, bytes);
+    YamlNode root = parse(file, bytes).orElse(null);
     List<Rule> out = new ArrayList<>();
     if (root == null) {
       return out;
     }
-    Map<String, NodeTuple> top = mapping(file, root, "the file", Set.of("rules"));
+    Map<String, Entry> top = root.mapping(null, Set.of("rules")).orElse(null);
     if (top == null) {
       return out;
     }
-    NodeTuple rulesTuple = top.get("rules");
-    if (rulesTuple == null || !(rulesTuple.getValueNode() instanceof SequenceNode seq)) {
-      problems.add(file + ":" + (rulesTuple == null ? 1 : line(rulesTuple.getValueNode()))
-          + ": needs a top-level \"rules:\" list");
+    Entry rulesEntry = top.get("rules");
+    if (rulesEntry == null || !rulesEntry.value().isList()) {
+      root.file().problem(rulesEntry == null ? 1 : rulesEntry.value().line(), "needs a top-level \"rules:\" list");
       return out;
     }
     Map<String, Integer> ids = new HashMap<>();
     int index = 0;
-    for (Node node : seq.getValue()) {
+    for (YamlNode node : rulesEntry.value().list("rules")) {
       index++;
-      Rule rule = readRule(file, node, index, ids, roles, rolesFile);
+      Rule rule = readRule(node, index, ids, roles, rolesFile);
       if (rule != null) {
         out.add(rule);
       }
@@ -280,77 +256,76 @@ public final class PolicyLoader {
     return out;
   }
 
-  private Rule readRule(Path file, Node node, int index, Map<String, Integer> ids, Roles roles, Path rolesFile) {
-    if (!(node instanceof MappingNode m)) {
-      problem(file, node, "rule " + index + ": must be a mapping (id, detector, ...)");
+  private Rule readRule(YamlNode node, int index, Map<String, Integer> ids, Roles roles, Path rolesFile) {
+    if (!node.isMapping()) {
+      node.problem("rule " + index + ": must be a mapping (id, detector, ...)");
       return null;
     }
-    Map<String, NodeTuple> keys = new LinkedHashMap<>();
-    m.getValue().forEach(t -> keys.put(scalar(t.getKeyNode()), t));
-    Function<String, Node> value = k -> keys.containsKey(k) ? keys.get(k).getValueNode() : null;
+    Map<String, Entry> keys = new LinkedHashMap<>();
+    node.entries("rule " + index).forEach(e -> keys.put(e.name(), e));
+    Function<String, YamlNode> value = k -> keys.containsKey(k) ? keys.get(k).value() : null;
 
-    String id = value.apply("id") == null ? "" : scalar(value.apply("id"));
+    String id = value.apply("id") == null ? "" : value.apply("id").text();
     if (id == null || !RULE_ID.matcher(id).matches()) {
-      problem(file, value.apply("id") == null ? node : value.apply("id"), "rule " + index + ": id \""
+      (value.apply("id") == null ? node : value.apply("id")).problem("rule " + index + ": id \""
           + (id == null ? "" : id) + "\" must be 1-63 of [a-z0-9-], starting with a letter or digit");
       return null;
     }
     String where = "rule " + id;
-    Integer firstLine = ids.putIfAbsent(id, line(node));
+    Integer firstLine = ids.putIfAbsent(id, node.line());
     if (firstLine != null) {
-      problem(file, value.apply("id"), where + ": duplicate id (first at line " + firstLine + ")");
+      value.apply("id").problem(where + ": duplicate id (first at line " + firstLine + ")");
       return null;
     }
     int before = problems.size();
-    Node detectorNode = value.apply("detector");
+    YamlNode detectorNode = value.apply("detector");
     Detector detector = null;
     if (detectorNode == null) {
-      problem(file, node, where + ": detector is missing (one of " + detectorNames() + ")");
+      node.problem(where + ": detector is missing (one of " + detectorNames() + ")");
     } else {
-      detector = Detector.ofWireName(scalar(detectorNode));
+      detector = Detector.ofWireName(detectorNode.text());
       if (detector == null) {
-        problem(file, detectorNode, where + ": detector \"" + scalar(detectorNode) + "\" is not one of "
-            + detectorNames());
+        detectorNode.problem(where + ": detector \"" + detectorNode.text() + "\" is not one of " + detectorNames());
       }
     }
-    for (Map.Entry<String, NodeTuple> k : keys.entrySet()) {
+    for (Map.Entry<String, Entry> k : keys.entrySet()) {
       String key = k.getKey();
       if (COMMON_KEYS.contains(key) || (detector != null && DETECTOR_KEYS.get(detector).contains(key))) {
         continue;
       }
-      Node keyNode = k.getValue().getKeyNode();
+      YamlNode keyNode = k.getValue().key();
       Detector owner = DETECTOR_KEYS.entrySet().stream().filter(e -> e.getValue().contains(key))
           .map(Map.Entry::getKey).findFirst().orElse(null);
       if (owner == null) {
-        problem(file, keyNode, where + ": unknown key \"" + key + "\"");
+        keyNode.problem(where + ": unknown key \"" + key + "\"");
       } else if (detector != null) {
-        problem(file, keyNode, where + ": \"" + key + "\" is a key of " + owner.wireName() + " rules, not of "
+        keyNode.problem(where + ": \"" + key + "\" is a key of " + owner.wireName() + " rules, not of "
             + detector.wireName() + " rules");
       }
     }
     Severity severity = Severity.WARNING;
     if (value.apply("severity") != null) {
-      String s = scalar(value.apply("severity"));
+      String s = value.apply("severity").text();
       try {
         severity = Severity.valueOf(String.valueOf(s).toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        problem(file, value.apply("severity"), where + ": severity \"" + s + "\" is not one of info, warning, page, critical");
+        value.apply("severity").problem(where + ": severity \"" + s + "\" is not one of info, warning, page, critical");
       }
     }
     boolean shadow = false;
     if (value.apply("mode") != null) {
-      String mode = scalar(value.apply("mode"));
+      String mode = value.apply("mode").text();
       if ("shadow".equals(mode)) {
         shadow = true;
       } else if (!"enforce".equals(mode)) {
-        problem(file, value.apply("mode"), where + ": mode \"" + mode + "\" is not enforce or shadow");
+        value.apply("mode").problem(where + ": mode \"" + mode + "\" is not enforce or shadow");
       }
     }
-    Duration resolveAfter = duration(file, where, "resolveAfter", value.apply("resolveAfter"), Rule.DEFAULT_RESOLVE_AFTER);
+    Duration resolveAfter = duration(where, "resolveAfter", value.apply("resolveAfter"), Rule.DEFAULT_RESOLVE_AFTER);
     RuleMatch match = value.apply("match") == null ? RuleMatch.ANY
-        : readMatch(file, where, "match", value.apply("match"), roles, rolesFile);
+        : readMatch(where, "match", value.apply("match"), roles, rolesFile);
     if (value.apply("except") != null) {
-      match = match.withExcept(readMatch(file, where, "except", value.apply("except"), roles, rolesFile));
+      match = match.withExcept(readMatch(where, "except", value.apply("except"), roles, rolesFile));
     }
 
     Duration window = null;
@@ -361,31 +336,30 @@ public final class PolicyLoader {
     Duration within = null;
     List<String> paths = List.of();
     if (detector == Detector.COUNT) {
-      window = duration(file, where, "window", value.apply("window"), Rule.DEFAULT_WINDOW);
-      grace = duration(file, where, "grace", value.apply("grace"), Rule.DEFAULT_GRACE);
-      hop = duration(file, where, "hop", value.apply("hop"), null);
+      window = duration(where, "window", value.apply("window"), Rule.DEFAULT_WINDOW);
+      grace = duration(where, "grace", value.apply("grace"), Rule.DEFAULT_GRACE);
+      hop = duration(where, "hop", value.apply("hop"), null);
       if (hop != null && window != null && hop.compareTo(window) > 0) {
-        problem(file, value.apply("hop"), where + ": hop " + scalar(value.apply("hop"))
-            + " must not be longer than the window");
+        value.apply("hop").problem(where + ": hop " + value.apply("hop").text() + " must not be longer than the window");
       }
-      Node t = value.apply("threshold");
-      String text = t == null ? null : scalar(t);
+      YamlNode t = value.apply("threshold");
+      String text = t == null ? null : t.text();
       if (text == null || !text.matches("[0-9]{1,9}") || Integer.parseInt(text) < 1) {
-        problem(file, t == null ? node : t, where + ": threshold must be a whole number of at least 1, not "
+        (t == null ? node : t).problem(where + ": threshold must be a whole number of at least 1, not "
             + (t == null ? "missing" : "\"" + text + "\""));
       } else {
         threshold = Integer.parseInt(text);
       }
     } else if (detector == Detector.ADDRESS_CLASS) {
-      Node c = value.apply("classes");
+      YamlNode c = value.apply("classes");
       if (c == null) {
-        problem(file, node, where + ": classes is missing (a list of " + classNames() + ")");
+        node.problem(where + ": classes is missing (a list of " + classNames() + ")");
       } else {
         Set<AddressClass> set = EnumSet.noneOf(AddressClass.class);
-        for (Node n : list(file, c, where + ": classes")) {
-          AddressClass ac = addressClass(scalar(n));
+        for (YamlNode n : c.list(where + ": classes")) {
+          AddressClass ac = addressClass(n.text());
           if (ac == null) {
-            problem(file, n, where + ": \"" + scalar(n) + "\" is not an address class (" + classNames() + ")");
+            n.problem(where + ": \"" + n.text() + "\" is not an address class (" + classNames() + ")");
           } else {
             set.add(ac);
           }
@@ -393,16 +367,16 @@ public final class PolicyLoader {
         classes = Set.copyOf(set);
       }
     } else if (detector == Detector.BYPASS) {
-      within = duration(file, where, "within", value.apply("within"), Rule.DEFAULT_WITHIN);
+      within = duration(where, "within", value.apply("within"), Rule.DEFAULT_WITHIN);
     } else if (detector == Detector.FS_GUARD) {
       if (value.apply("paths") == null) {
         paths = DEFAULT_GUARDED_PATHS;
       } else {
         List<String> p = new ArrayList<>();
-        for (Node n : list(file, value.apply("paths"), where + ": paths")) {
-          String s = scalar(n);
+        for (YamlNode n : value.apply("paths").list(where + ": paths")) {
+          String s = n.text();
           if (s == null || s.isBlank()) {
-            problem(file, n, where + ": paths holds an empty entry");
+            n.problem(where + ": paths holds an empty entry");
           } else {
             p.add(s.strip());
           }
@@ -410,7 +384,7 @@ public final class PolicyLoader {
         paths = List.copyOf(p);
       }
     } else if (detector == Detector.OFF_ROLE && roles == null) {
-      problem(file, detectorNode, where + ": off-role rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
+      detectorNode.problem(where + ": off-role rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
     }
     if (problems.size() > before || detector == null) {
       return null;
@@ -419,116 +393,76 @@ public final class PolicyLoader {
         within, paths);
   }
 
-  private RuleMatch readMatch(Path file, String where, String name, Node node, Roles roles, Path rolesFile) {
-    Map<String, NodeTuple> keys = mapping(file, node, where + ": " + name, MATCH_KEYS);
+  private RuleMatch readMatch(String where, String name, YamlNode node, Roles roles, Path rolesFile) {
+    Map<String, Entry> keys = node.mapping(where + ": " + name, MATCH_KEYS).orElse(null);
     if (keys == null) {
       return RuleMatch.ANY;
     }
     Set<Source> sources = new LinkedHashSet<>();
     Set<Kind> kinds = new LinkedHashSet<>();
     Set<String> matchRoles = new LinkedHashSet<>();
-    for (Node n : oneOrMany(file, keys.get("source"), where + ": " + name + ".source")) {
-      Source s = Arrays.stream(Source.values()).filter(v -> v.wireName().equals(scalar(n))).findFirst().orElse(null);
+    for (YamlNode n : oneOrMany(keys.get("source"), where + ": " + name + ".source")) {
+      Source s = Arrays.stream(Source.values()).filter(v -> v.wireName().equals(n.text())).findFirst().orElse(null);
       if (s == null) {
-        problem(file, n, where + ": " + name + ".source \"" + scalar(n) + "\" is not one of "
+        n.problem(where + ": " + name + ".source \"" + n.text() + "\" is not one of "
             + Arrays.stream(Source.values()).map(Source::wireName).collect(Collectors.joining(", ")));
       } else {
         sources.add(s);
       }
     }
-    for (Node n : oneOrMany(file, keys.get("kind"), where + ": " + name + ".kind")) {
-      Kind k = Arrays.stream(Kind.values()).filter(v -> wire(v).equals(scalar(n))).findFirst().orElse(null);
+    for (YamlNode n : oneOrMany(keys.get("kind"), where + ": " + name + ".kind")) {
+      Kind k = Arrays.stream(Kind.values()).filter(v -> wire(v).equals(n.text())).findFirst().orElse(null);
       if (k == null) {
-        problem(file, n, where + ": " + name + ".kind \"" + scalar(n) + "\" is not one of "
+        n.problem(where + ": " + name + ".kind \"" + n.text() + "\" is not one of "
             + Arrays.stream(Kind.values()).map(PolicyLoader::wire).collect(Collectors.joining(", ")));
       } else {
         kinds.add(k);
       }
     }
-    for (Node n : oneOrMany(file, keys.get("role"), where + ": " + name + ".role")) {
-      String r = scalar(n);
+    for (YamlNode n : oneOrMany(keys.get("role"), where + ": " + name + ".role")) {
+      String r = n.text();
       if (roles == null) {
-        problem(file, n, where + ": " + name + ".role \"" + r + "\" needs " + ROLES_FILE + " (not found: " + rolesFile + ")");
+        n.problem(where + ": " + name + ".role \"" + r + "\" needs " + ROLES_FILE + " (not found: " + rolesFile + ")");
       } else if (!roles.roles.containsKey(r) && !r.equals(roles.defaultRole)) {
-        problem(file, n, where + ": " + name + ".role \"" + r + "\" is not defined in " + ROLES_FILE);
+        n.problem(where + ": " + name + ".role \"" + r + "\" is not defined in " + ROLES_FILE);
       } else {
         matchRoles.add(r);
       }
     }
-    Glob agent = keys.containsKey("agent") ? Glob.of(scalar(keys.get("agent").getValueNode())) : null;
-    Glob host = keys.containsKey("host") ? Glob.of(scalar(keys.get("host").getValueNode())) : null;
+    Glob agent = keys.containsKey("agent") ? Glob.of(text(keys.get("agent"))) : null;
+    Glob host = keys.containsKey("host") ? Glob.of(text(keys.get("host"))) : null;
     return new RuleMatch(Set.copyOf(sources), Set.copyOf(kinds), Set.copyOf(matchRoles), agent, host, null);
   }
 
   // ---------------------------------------------------------------- helpers
 
-  /** {@code 30s}, {@code 5m}, {@code 1h}, {@code 250ms}, {@code 1d}; {@code fallback} when absent. */
-  private Duration duration(Path file, String where, String key, Node node, Duration fallback) {
+  /** A duration ({@code 30s}, {@code 5m}, {@code 1h}, {@code 250ms}, {@code 1d}) longer than zero but for grace; {@code fallback} when absent. */
+  private Duration duration(String where, String key, YamlNode node, Duration fallback) {
     if (node == null) {
       return fallback;
     }
-    String text = scalar(node);
-    Optional<Duration> parsed = Durations.parse(text);
+    Optional<Duration> parsed = node.duration(where + ": " + key);
     if (parsed.isEmpty()) {
-      problem(file, node, where + ": " + key + " \"" + text + "\" is not a duration (like 30s, 5m, 1h)");
       return fallback;
     }
     Duration d = parsed.get();
     if (d.isZero() && !key.equals("grace")) {
-      problem(file, node, where + ": " + key + " must be longer than zero");
+      node.problem(where + ": " + key + " must be longer than zero");
       return fallback;
     }
     return d;
   }
 
-  /** The keys of a mapping node; unknown keys are problems. Null when it is no mapping. */
-  private Map<String, NodeTuple> mapping(Path file, Node node, String what, Set<String> allowed) {
-    if (!(node instanceof MappingNode m)) {
-      problem(file, node, what + " must be a mapping");
-      return null;
-    }
-    Map<String, NodeTuple> out = new LinkedHashMap<>();
-    for (NodeTuple t : m.getValue()) {
-      String key = scalar(t.getKeyNode());
-      if (!allowed.contains(key)) {
-        problem(file, t.getKeyNode(), (what.equals("the file") ? "" : what + ": ") + "unknown key \"" + key
-            + "\" (known: " + allowed.stream().sorted().collect(Collectors.joining(", ")) + ")");
-      } else {
-        out.put(key, t);
-      }
-    }
-    return out;
+  private static List<YamlNode> list(Entry entry, String what) {
+    return entry == null ? List.of() : entry.value().list(what);
   }
 
-  private List<Node> list(Path file, Node node, String what) {
-    if (node == null) {
-      return List.of();
-    }
-    if (!(node instanceof SequenceNode s)) {
-      problem(file, node, what + " must be a list");
-      return List.of();
-    }
-    return s.getValue();
+  private static List<YamlNode> oneOrMany(Entry entry, String what) {
+    return entry == null ? List.of() : entry.value().oneOrMany(what);
   }
 
-  private List<Node> oneOrMany(Path file, NodeTuple tuple, String what) {
-    if (tuple == null) {
-      return List.of();
-    }
-    Node v = tuple.getValueNode();
-    return v instanceof ScalarNode ? List.of(v) : list(file, v, what);
-  }
-
-  private static String scalar(Node node) {
-    return node instanceof ScalarNode s ? s.getValue() : null;
-  }
-
-  private static int line(Node node) {
-    return node.getStartMark().getLine() + 1;
-  }
-
-  private void problem(Path file, Node node, String message) {
-    problems.add(file + ":" + (node == null ? 1 : line(node)) + ": " + message);
+  private static String text(Entry entry) {
+    return entry == null ? null : entry.value().text();
   }
 
   private static String detectorNames() {

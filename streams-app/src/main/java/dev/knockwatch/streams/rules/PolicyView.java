@@ -1,6 +1,6 @@
 package dev.knockwatch.streams.rules;
 
-import dev.knockwatch.events.ConfigException;
+import dev.knockwatch.events.config.ConfigException;
 import java.util.function.LongSupplier;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;

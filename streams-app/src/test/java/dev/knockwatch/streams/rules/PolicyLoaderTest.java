@@ -1,6 +1,6 @@
 package dev.knockwatch.streams.rules;
 
-import dev.knockwatch.events.ConfigException;
+import dev.knockwatch.events.config.ConfigException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package dev.knockwatch.events;
+package dev.knockwatch.events.config;
 
 import java.util.List;
 
