@@ -1,0 +1,60 @@
+package dev.knockwatch.notify.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.notify.Fixtures;
+import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.config.Route;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class GrouperTest {
+
+  private static final Route BY_RULE = new Route(Set.of(), List.of(), Set.of(), List.of(), List.of("slack"), false,
+      List.of("rule"), Duration.ofSeconds(30), Duration.ofMinutes(5));
+  private static final long WAIT = Duration.ofSeconds(30).toNanos();
+
+  private static Alert command(String commandId, String rule) {
+    Alert a = Fixtures.offRole();
+    return new Alert(commandId + rule, rule, a.severity(), a.status(), commandId, a.agentId(), a.role(), a.host(),
+        a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(), a.summary(),
+        a.sampleEventIds(), a.sources(), a.policyVersion(), null, null, null, null);
+  }
+
+  @Test
+  void alertsWithOneGroupKeyLeaveTogetherOnceTheWaitIsOver() {
+    Grouper g = new Grouper();
+    for (int i = 0; i < 1_000; i++) {
+      g.add("slack", BY_RULE, Notification.Event.FIRING, command("Cmd" + i, "off-role-host"), new Pending(i), 0);
+    }
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("Other", "bypass"), new Pending(1_000), 10);
+    assertThat(g.due(WAIT - 1, false)).as("nothing before its groupWait").isEmpty();
+    List<Grouper.Due> due = g.due(WAIT, false);
+    assertThat(due).singleElement().satisfies(d -> {
+      assertThat(d.notification().alerts()).hasSize(1_000).allSatisfy(a -> assertThat(a.rule()).isEqualTo("off-role-host"));
+      assertThat(d.pendings()).hasSize(1_000);
+      assertThat(d.notification().key()).startsWith("group-");
+      assertThat(d.notification().receiver()).isEqualTo("slack");
+    });
+    assertThat(g.isEmpty()).isFalse();
+    assertThat(g.due(WAIT + 10, false)).singleElement()
+        .satisfies(d -> assertThat(d.notification().key()).as("a group of one keeps its alert's key").isEqualTo("Otherbypass"));
+    assertThat(g.isEmpty()).isTrue();
+  }
+
+  @Test
+  void receiversAndEventsAreGroupedApartAndFlushingTakesAll() {
+    Grouper g = new Grouper();
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("A", "r"), new Pending(0), 0);
+    g.add("pager", BY_RULE, Notification.Event.FIRING, command("B", "r"), new Pending(1), 0);
+    g.add("slack", BY_RULE, Notification.Event.RESOLVED, command("C", "r"), new Pending(2), 0);
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("D", "r"), new Pending(3), 0);
+    List<Grouper.Due> all = g.due(0, true);
+    assertThat(all).extracting(d -> d.notification().receiver() + "/" + d.notification().event() + "/"
+        + d.notification().alerts().size()).containsExactly("slack/FIRING/2", "pager/FIRING/1", "slack/RESOLVED/1");
+    assertThat(g.isEmpty()).isTrue();
+  }
+}
