@@ -41,6 +41,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -61,9 +62,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--rules", paramLabel = "DIR", defaultValue = "alert-rules",
-      description = "The alert-rules directory (default: ${DEFAULT-VALUE}).")
-  Path rules;
+  @Mixin RulesOption rulesOption;
 
   @Option(names = "--input", paramLabel = "PATH", arity = "1..*", required = true,
       description = "Files or folders laid out <agentId>/<commandId>.violations.jsonl.")
@@ -76,6 +75,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Path rules = rulesOption.dir;
     Policy policy = Rules.load(rules);
     ReceiversConfig receivers = deliver ? ReceiversConfig.load(rules) : null;
     for (Path p : inputs) {

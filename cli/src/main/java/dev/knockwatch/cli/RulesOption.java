@@ -3,7 +3,7 @@ package dev.knockwatch.cli;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** {@code --rules}: the alert-rules directory, for every command that reads it (up, streams, notify). */
+/** {@code --rules}: the alert-rules directory, for every command that reads it (up, streams, notify, replay). */
 final class RulesOption {
 
   @Option(names = "--rules", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_RULES:-alert-rules}",
