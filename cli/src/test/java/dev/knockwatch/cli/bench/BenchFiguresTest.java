@@ -98,4 +98,35 @@ class BenchFiguresTest {
     assertThat(CpuAccounting.ingestThread("kafka-producer-network-thread | knockwatch-ingest-3")).isTrue();
     assertThat(CpuAccounting.ingestThread("kafka-producer-network-thread | bench-latency-producer")).isFalse();
   }
+
+  /** The latency probes start once detection keeps up and the compilers settle, between the least and the most warm-up. */
+  @Test
+  void theLatencyWarmUpWaitsForDetectionAndTheCompilers() {
+    long step = 5_000_000L; // the writer's loop: every 5 ms
+    long keptUp = LatencyHarness.KEEPING_UP_LAG;
+    // keeping up from the start, compilers idle: over at WARM_UP, not before
+    assertThat(overAt(step, t -> keptUp, t -> 0L)).isEqualTo(LatencyHarness.WARM_UP.toNanos());
+    // behind until 30 s, then keeping up: over KEPT_UP_FOR later
+    long caughtUp = 30_000_000_000L;
+    assertThat(overAt(step, t -> t < caughtUp ? keptUp + 1 : 0, t -> 0L))
+        .isEqualTo(caughtUp + LatencyHarness.KEPT_UP_FOR.toNanos());
+    // compilers busy at half a core until 40 s, then idle: over once their last window is under the bar
+    long settled = overAt(step, t -> 0L, t -> Math.min(t, 40_000_000_000L) / 2);
+    assertThat(settled).isBetween(40_000_000_000L, 40_000_000_000L + (LatencyHarness.JIT_WINDOW_SECONDS + 1) * 1_000_000_000L);
+    // never keeping up, or compilers never settling: over at MAX_WARM_UP
+    assertThat(overAt(step, t -> Long.MAX_VALUE, t -> 0L)).isEqualTo(LatencyHarness.MAX_WARM_UP.toNanos());
+    assertThat(overAt(step, t -> 0L, t -> t)).isEqualTo(LatencyHarness.MAX_WARM_UP.toNanos());
+  }
+
+  /** The first time (ns from the start) the warm-up says it is over, given the lag and compilers' CPU at each time. */
+  private static long overAt(long step, java.util.function.LongUnaryOperator lag, java.util.function.LongUnaryOperator compilerCpu) {
+    LatencyHarness.WarmUp w = new LatencyHarness.WarmUp(0);
+    for (long t = 0; ; t += step) {
+      long now = t;
+      if (w.isOver(now, lag.applyAsLong(now), () -> compilerCpu.applyAsLong(now))) {
+        assertThat(w.isOver(now + step, Long.MAX_VALUE, () -> Long.MAX_VALUE)).as("stays over").isTrue();
+        return now;
+      }
+    }
+  }
 }
