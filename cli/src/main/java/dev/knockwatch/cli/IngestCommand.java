@@ -29,7 +29,7 @@ final class IngestCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--logs", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_LOGS:-var/logs}",
-      description = "Logs to watch, laid out <DIR>/<agentId>/<commandId>.<suffix> (default: ${DEFAULT-VALUE}).")
+      description = "Logs to watch, laid out <DIR>/<agentId>/<commandId>.<suffix> (default: ${DEFAULT-VALUE}; env KNOCKWATCH_LOGS).")
   Path logs;
 
   @Option(names = "--var", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_VAR:-var}",

@@ -45,8 +45,8 @@ final class ProbeCommand implements Callable<Integer> {
 
   /** Where the probes write for ingest, and their own working directories. */
   static final class Dirs {
-    @Option(names = "--logs", paramLabel = "DIR", defaultValue = "var/logs",
-        description = "Where the refusals (and guard results) are written for ingest (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--logs", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_LOGS:-var/logs}",
+        description = "Where the refusals (and guard results) are written for ingest (default: ${DEFAULT-VALUE}; env KNOCKWATCH_LOGS, as up and ingest read it).")
     Path logs;
 
     @Option(names = "--work", paramLabel = "DIR", defaultValue = "var/probes",
