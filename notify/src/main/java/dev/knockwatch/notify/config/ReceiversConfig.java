@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -264,7 +265,7 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       for (YamlNode g : groupNode == null ? List.<YamlNode>of() : strings(groupNode, where + ": groupBy")) {
         groupBy.add(g.text());
         if (!Route.GROUP_FIELDS.contains(g.text())) {
-          g.problem(where + ": groupBy: \"" + g.text() + "\" (one of agent, role, rule, severity)");
+          g.problem(where + ": groupBy: \"" + g.text() + "\" (one of " + String.join(", ", new TreeSet<>(Route.GROUP_FIELDS)) + ")");
         }
       }
       Duration groupWait = m.containsKey("groupWait")

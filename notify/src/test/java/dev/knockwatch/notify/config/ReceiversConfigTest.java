@@ -108,7 +108,7 @@ class ReceiversConfigTest {
             d.resolve("receivers.yaml") + ":8: route 1: match: severity \"urgent\" (one of info, warning, page, critical)",
             d.resolve("receivers.yaml") + ":8: route 1: match: unknown key \"host\" (known: agent, role, rule, severity)",
             d.resolve("receivers.yaml") + ":9: route 1: receiver \"nobody\" is not defined",
-            d.resolve("receivers.yaml") + ":10: route 1: groupBy: \"host\" (one of agent, role, rule, severity)",
+            d.resolve("receivers.yaml") + ":10: route 1: groupBy: \"host\" (one of agent, command, role, rule, severity)",
             d.resolve("receivers.yaml") + ":11: route 1: groupWait \"soon\" is not a duration (like 30s, 5m, 1h)"))
         .message().doesNotContain("s3cr3t");
   }
