@@ -4,7 +4,9 @@ import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
+import dev.knockwatch.streams.rules.Role;
 import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.rules.RuleMatch;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Collectors;
@@ -41,5 +43,56 @@ public final class Rules {
       default -> r.detector().wireName();
     };
     return r.id() + ": " + what + " -> " + r.severity().name().toLowerCase() + (r.shadow() ? " (shadow)" : "");
+  }
+
+  /**
+   * What {@code rules check} prints of a policy, as YAML-like text: each rule in one line (what it
+   * detects, its severity, what it matches and excepts), each role's hosts, and which agents
+   * take which role.
+   */
+  static String summary(Policy policy) {
+    StringBuilder b = new StringBuilder("rules:\n");
+    for (Rule r : policy.rules()) {
+      b.append("  ").append(describe(r));
+      String match = describe(r.match());
+      if (!match.isEmpty()) {
+        b.append("; only ").append(match);
+      }
+      if (r.match().except() != null) {
+        b.append("; except ").append(describe(r.match().except()));
+      }
+      b.append('\n');
+    }
+    b.append("roles:\n");
+    policy.roles().values().stream().sorted(java.util.Comparator.comparing(Role::name)).forEach(role ->
+        b.append("  ").append(role.name()).append(": ").append(role.hosts().isEmpty() ? "no host"
+            : role.hosts().stream().map(Role.HostPattern::text).collect(Collectors.joining(", "))).append('\n'));
+    b.append("agents (first match wins):\n");
+    policy.agents().forEach(a -> b.append("  ").append(a.match()).append(" -> ").append(a.role()).append('\n'));
+    b.append("  anyone else -> ").append(policy.defaultRole()).append('\n');
+    return b.toString();
+  }
+
+  /** A match's given parts, e.g. {@code role guard-probe, host *.internal}; empty when it matches everything. */
+  private static String describe(RuleMatch m) {
+    java.util.List<String> parts = new java.util.ArrayList<>();
+    if (!m.sources().isEmpty()) {
+      parts.add("source " + m.sources().stream().map(dev.knockwatch.events.Source::wireName).sorted()
+          .collect(Collectors.joining("|")));
+    }
+    if (!m.kinds().isEmpty()) {
+      parts.add("kind " + m.kinds().stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
+          .sorted().collect(Collectors.joining("|")));
+    }
+    if (!m.roles().isEmpty()) {
+      parts.add("role " + String.join("|", new java.util.TreeSet<>(m.roles())));
+    }
+    if (m.agent() != null) {
+      parts.add("agent " + m.agent());
+    }
+    if (m.host() != null) {
+      parts.add("host " + m.host());
+    }
+    return String.join(", ", parts);
   }
 }

@@ -29,7 +29,7 @@ final class RulesCommand implements Callable<Integer> {
 
   @Command(name = "check", mixinStandardHelpOptions = true,
       description = {"Validate rules.yaml, roles.yaml and receivers.yaml when present (every problem as FILE:LINE: PROBLEM);",
-          "exit 2 on any problem. Prints the receivers with their secrets masked."})
+          "exit 1 on any problem. Prints the rules, roles, receivers and routes, secrets masked."})
   static final class Check implements Callable<Integer> {
 
     @Spec CommandSpec spec;
@@ -54,14 +54,14 @@ final class RulesCommand implements Callable<Integer> {
         problems.forEach(p -> err.println(p));
         err.println(problems.size() + (problems.size() == 1 ? " problem" : " problems") + " in " + dir);
         err.flush();
-        return Knockwatch.USAGE;
+        return Knockwatch.FAILURE;
       }
       Policy policy = PolicyLoader.load(dir);
       PrintWriter out = spec.commandLine().getOut();
       out.println(dir + ": " + policy.rules().size() + " rules, " + policy.roles().size() + " roles, policy "
           + policy.version() + " — OK");
-      out.println("  " + Rules.describe(policy));
-      out.print(receivers.dump().indent(2));
+      out.print(Rules.summary(policy));
+      out.print(receivers.dump());
       out.flush();
       return Knockwatch.OK;
     }

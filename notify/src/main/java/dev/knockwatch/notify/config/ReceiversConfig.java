@@ -4,6 +4,7 @@ import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import java.io.IOException;
 import java.net.URI;
@@ -79,16 +80,53 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
     return receivers.stream().filter(r -> r.name().equals(name)).findFirst().orElseThrow();
   }
 
-  /** The configuration with every secret masked: safe to print. */
+  /** The configuration as YAML-like text, every secret masked: what {@code rules check} prints. */
   public String dump() {
     StringBuilder b = new StringBuilder("receivers:\n");
-    receivers.forEach(r -> b.append("  - ").append(r).append('\n'));
-    b.append("routes:\n");
-    routes.forEach(r -> b.append("  - ").append(r).append('\n'));
+    receivers.forEach(r -> b.append("  ").append(r.name()).append(": ").append(describe(r)).append('\n'));
+    b.append("routes (first match wins unless it continues):\n");
+    routes.forEach(r -> b.append("  - ").append(describe(r)).append('\n'));
     if (publicUrl != null) {
       b.append("publicUrl: ").append(publicUrl).append('\n');
     }
     return b.toString();
+  }
+
+  private static String describe(Receiver r) {
+    if (r instanceof Receiver.Slack s) {
+      return "slack " + (s.webhookUrl() != null ? "webhook " + s.webhookUrl()
+          : "bot token " + s.botToken() + " to " + s.channel() + " via " + s.apiUrl())
+          + ", one message every " + Durations.format(s.minInterval()) + " at most";
+    }
+    if (r instanceof Receiver.PagerDuty p) {
+      return "pagerduty " + p.url() + ", routing key " + p.routingKey();
+    }
+    if (r instanceof Receiver.Webhook w) {
+      return "webhook " + w.url() + (w.secret() == null ? ", unsigned" : ", signed with " + w.secret());
+    }
+    return "console";
+  }
+
+  private static String describe(Route r) {
+    List<String> match = new ArrayList<>();
+    if (!r.severities().isEmpty()) {
+      match.add("severity " + r.severities().stream().map(s -> s.name().toLowerCase(Locale.ROOT)).sorted()
+          .collect(java.util.stream.Collectors.joining("|")));
+    }
+    if (!r.rules().isEmpty()) {
+      match.add("rule " + r.rules().stream().map(Glob::toString).collect(java.util.stream.Collectors.joining("|")));
+    }
+    if (!r.roles().isEmpty()) {
+      match.add("role " + String.join("|", new TreeSet<>(r.roles())));
+    }
+    if (!r.agents().isEmpty()) {
+      match.add("agent " + r.agents().stream().map(Glob::toString).collect(java.util.stream.Collectors.joining("|")));
+    }
+    return (match.isEmpty() ? "any alert" : String.join(", ", match)) + " -> " + String.join(", ", r.receivers())
+        + (r.continueMatching() ? ", and on to the next routes" : "")
+        + (r.groupBy().isEmpty() ? "" : "; grouped by " + String.join(", ", r.groupBy()) + ", waiting "
+            + Durations.format(r.groupWait()))
+        + "; updates every " + Durations.format(r.repeatInterval()) + " at most";
   }
 
   /** One pass over the file's nodes: every problem is a problem of its {@link YamlFile}, at its line. */
