@@ -1,0 +1,107 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./knockwatch rules test} and {@code rules check} as the README runs them, from a checkout:
+ * the shipped rules pass their shipped tests, and the same tests fail, saying what differs, once
+ * the rules are changed under them.
+ */
+@Tag("integration")
+class RulesTestLauncherTest {
+
+  static final String SHIPPED_TESTS = "alert-rules/tests/shipped.test.yaml";
+
+  @TempDir static Path dir;
+  static Path checkout;
+
+  @BeforeAll
+  static void copy() throws Exception {
+    checkout = Launched.copyOfRepository(dir.resolve("checkout"));
+  }
+
+  /** What a finished launch said. */
+  record Ran(int exitCode, String out, String err) {}
+
+  private static Ran run(String name, String... args) throws Exception {
+    try (Launched l = Launched.start(checkout, dir.resolve(name), Map.of(), args)) {
+      int code = l.awaitExit(Duration.ofMinutes(3));
+      return new Ran(code, l.out(), l.err());
+    }
+  }
+
+  @Test
+  void theShippedRulesPassTheirShippedTests() throws Exception {
+    Ran r = run("pass", "rules", "test", SHIPPED_TESTS);
+    assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("  ok    a host outside the agent's role pages at the first refusal")
+        .doesNotContain("FAIL").endsWith("8 tests, 0 failed\n");
+  }
+
+  @Test
+  void aChangedRuleFailsItsTestsWithWhatDiffers() throws Exception {
+    Path rules = checkout.resolve("alert-rules/rules.yaml");
+    String shipped = Files.readString(rules);
+    Files.writeString(rules, shipped.replace("threshold: 5 ", "threshold: 6 ").replace("within: 2m", "within: 4m"));
+    try {
+      Ran r = run("fail", "rules", "test", SHIPPED_TESTS);
+      assertThat(r.exitCode()).isEqualTo(1);
+      assertThat(r.out())
+          .contains("  FAIL  five refusals of one command within five minutes are a retry storm (line 20)\n"
+              + "        expected, not raised: rule persistent-retry, command RetryStorm000000000000001, agent ci-runner-1,"
+              + " severity warning, status firing (line 30)\n")
+          .contains("        raised, must not be:  rule bypass, command Patient000000000000000001 (line 90)\n"
+              + "          by: bypass command Patient000000000000000001 agent ci-runner-1 page firing count 1\n")
+          .contains("  ok    the cloud metadata address is critical")
+          .endsWith("8 tests, 2 failed\n");
+    } finally {
+      Files.writeString(rules, shipped);
+    }
+  }
+
+  @Test
+  void aBrokenTestFileIsListedWithItsLinesAndFails() throws Exception {
+    Files.writeString(checkout.resolve("alert-rules/tests/broken.test.yaml"), """
+        tests:
+          - name: no layout
+            input:
+              - {file: loose.violations.jsonl, lines: [x]}
+            expect:
+              - {rule: off-role-host, severity: urgent}
+        """);
+    Ran r = run("broken", "rules", "test", "alert-rules/tests/broken.test.yaml", SHIPPED_TESTS);
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.out()).contains("alert-rules/tests/broken.test.yaml:4: test \"no layout\": file loose.violations.jsonl"
+            + " is not AGENT/FILE, the layout ingest reads\n")
+        .contains("alert-rules/tests/broken.test.yaml:6: test \"no layout\": expect: severity \"urgent\" is not one of"
+            + " info, warning, page, critical\n")
+        .endsWith("8 tests, 0 failed, 1 file with problems\n");
+  }
+
+  @Test
+  void rulesCheckSummarisesTheShippedRulesAndFailsOnAProblem() throws Exception {
+    Ran ok = run("check", "rules", "check", "alert-rules");
+    assertThat(ok.exitCode()).as(ok.err()).isZero();
+    assertThat(ok.out()).startsWith("alert-rules: 7 rules, 4 roles, policy ")
+        .contains("  off-role-host: off-role -> page; except role guard-probe\n", "  anyone else -> default\n");
+    Path roles = checkout.resolve("alert-rules/roles.yaml");
+    String shipped = Files.readString(roles);
+    Files.writeString(roles, "roles: [ci]\n");
+    try {
+      Ran broken = run("check-broken", "rules", "check", "alert-rules");
+      assertThat(broken.exitCode()).isEqualTo(1);
+      assertThat(broken.err()).contains("alert-rules/roles.yaml:1: roles must be a mapping of role name to its hosts");
+    } finally {
+      Files.writeString(roles, shipped);
+    }
+  }
+}
