@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./knockwatch rules test} and {@code rules check} as the README runs them, from a checkout:
- * the shipped rules pass their shipped tests, and the same tests fail, saying what differs, once
- * the rules are changed under them.
+ * {@code ./knockwatch rules test}, {@code rules check} and {@code routes test} as the README runs
+ * them, from a checkout: the shipped rules pass their shipped tests, and the same tests fail,
+ * saying what differs, once the rules are changed under them.
  */
 @Tag("integration")
 class RulesTestLauncherTest {
@@ -33,10 +33,7 @@ class RulesTestLauncherTest {
   record Ran(int exitCode, String out, String err) {}
 
   private static Ran run(String name, String... args) throws Exception {
-    try (Launched l = Launched.start(checkout, dir.resolve(name), Map.of(), args)) {
-      int code = l.awaitExit(Duration.ofMinutes(3));
-      return new Ran(code, l.out(), l.err());
-    }
+    return runWith(name, Map.of(), args);
   }
 
   @Test
@@ -102,6 +99,37 @@ class RulesTestLauncherTest {
       assertThat(broken.err()).contains("alert-rules/roles.yaml:1: roles must be a mapping of role name to its hosts");
     } finally {
       Files.writeString(roles, shipped);
+    }
+  }
+
+  @Test
+  void routesTestSaysWhichReceiversAnAlertReaches() throws Exception {
+    Path rules = checkout.resolve("alert-rules");
+    Files.copy(rules.resolve("receivers.example.yaml"), rules.resolve("receivers.yaml"));
+    Map<String, String> env = Map.of("KNOCKWATCH_SLACK_WEBHOOK", "https://hooks.slack.test/T0/B0/x",
+        "KNOCKWATCH_PD_ROUTING_KEY", "R0UT1NGK3Y");
+    try {
+      Ran page = runWith("routes-page", env, "routes", "test", "--labels", "rule=off-role-host,severity=page");
+      assertThat(page.exitCode()).as(page.err()).isZero();
+      assertThat(page.out()).isEqualTo("oncall,soc-slack,console\n"
+          + "  route 1: severity critical|page -> oncall, soc-slack, and on to the next routes; updates every 5m at most\n"
+          + "  route 3: any alert -> console; updates every 5m at most\n");
+      assertThat(page.out() + page.err()).doesNotContain("R0UT1NGK3Y", "hooks.slack.test");
+      Ran warning = runWith("routes-warning", env, "routes", "test", "--labels", "severity=warning",
+          "--expect", "soc-slack");
+      assertThat(warning.exitCode()).as(warning.err()).isZero();
+      Ran wrong = runWith("routes-wrong", env, "routes", "test", "--labels", "severity=warning", "--expect", "oncall");
+      assertThat(wrong.exitCode()).isEqualTo(1);
+      assertThat(wrong.err()).contains("knockwatch: expected oncall, got soc-slack");
+    } finally {
+      Files.delete(rules.resolve("receivers.yaml"));
+    }
+  }
+
+  private static Ran runWith(String name, Map<String, String> env, String... args) throws Exception {
+    try (Launched l = Launched.start(checkout, dir.resolve(name), env, args)) {
+      int code = l.awaitExit(Duration.ofMinutes(3));
+      return new Ran(code, l.out(), l.err());
     }
   }
 }

@@ -85,7 +85,7 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
     StringBuilder b = new StringBuilder("receivers:\n");
     receivers.forEach(r -> b.append("  ").append(r.name()).append(": ").append(describe(r)).append('\n'));
     b.append("routes (first match wins unless it continues):\n");
-    routes.forEach(r -> b.append("  - ").append(describe(r)).append('\n'));
+    routes.forEach(r -> b.append("  - ").append(r.describe()).append('\n'));
     if (publicUrl != null) {
       b.append("publicUrl: ").append(publicUrl).append('\n');
     }
@@ -105,28 +105,6 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       return "webhook " + w.url() + (w.secret() == null ? ", unsigned" : ", signed with " + w.secret());
     }
     return "console";
-  }
-
-  private static String describe(Route r) {
-    List<String> match = new ArrayList<>();
-    if (!r.severities().isEmpty()) {
-      match.add("severity " + r.severities().stream().map(s -> s.name().toLowerCase(Locale.ROOT)).sorted()
-          .collect(java.util.stream.Collectors.joining("|")));
-    }
-    if (!r.rules().isEmpty()) {
-      match.add("rule " + r.rules().stream().map(Glob::toString).collect(java.util.stream.Collectors.joining("|")));
-    }
-    if (!r.roles().isEmpty()) {
-      match.add("role " + String.join("|", new TreeSet<>(r.roles())));
-    }
-    if (!r.agents().isEmpty()) {
-      match.add("agent " + r.agents().stream().map(Glob::toString).collect(java.util.stream.Collectors.joining("|")));
-    }
-    return (match.isEmpty() ? "any alert" : String.join(", ", match)) + " -> " + String.join(", ", r.receivers())
-        + (r.continueMatching() ? ", and on to the next routes" : "")
-        + (r.groupBy().isEmpty() ? "" : "; grouped by " + String.join(", ", r.groupBy()) + ", waiting "
-            + Durations.format(r.groupWait()))
-        + "; updates every " + Durations.format(r.repeatInterval()) + " at most";
   }
 
   /** One pass over the file's nodes: every problem is a problem of its {@link YamlFile}, at its line. */

@@ -1,10 +1,15 @@
 package dev.knockwatch.notify.config;
 
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Which alerts go to which receivers. Routes are tried in order; the first that matches wins
@@ -59,5 +64,28 @@ public record Route(
       }).append('\u0000');
     }
     return key.toString();
+  }
+
+  /** What the route matches, where it sends, and how: {@code severity page -> oncall; updates every 5m at most}. */
+  public String describe() {
+    List<String> match = new ArrayList<>();
+    if (!severities.isEmpty()) {
+      match.add("severity " + severities.stream().map(s -> s.name().toLowerCase(Locale.ROOT)).sorted()
+          .collect(Collectors.joining("|")));
+    }
+    if (!rules.isEmpty()) {
+      match.add("rule " + rules.stream().map(Glob::toString).collect(Collectors.joining("|")));
+    }
+    if (!roles.isEmpty()) {
+      match.add("role " + String.join("|", new TreeSet<>(roles)));
+    }
+    if (!agents.isEmpty()) {
+      match.add("agent " + agents.stream().map(Glob::toString).collect(Collectors.joining("|")));
+    }
+    return (match.isEmpty() ? "any alert" : String.join(", ", match)) + " -> " + String.join(", ", receivers)
+        + (continueMatching ? ", and on to the next routes" : "")
+        + (groupBy.isEmpty() ? "" : "; grouped by " + String.join(", ", groupBy) + ", waiting "
+            + Durations.format(groupWait))
+        + "; updates every " + Durations.format(repeatInterval) + " at most";
   }
 }
