@@ -39,6 +39,8 @@ public final class Rules {
     String what = switch (r.detector()) {
       case COUNT -> "count " + r.threshold() + " in " + (r.hop() == null ? "any " + ThresholdCrossingProcessor.human(r.window())
           : ThresholdCrossingProcessor.human(r.window()) + " windows every " + ThresholdCrossingProcessor.human(r.hop()));
+      case VALUE_COUNT -> "value-count " + r.threshold() + " distinct " + r.field().wireName() + " values in any "
+          + ThresholdCrossingProcessor.human(r.window());
       case BYPASS -> "bypass within " + ThresholdCrossingProcessor.human(r.within());
       default -> r.detector().wireName();
     };

@@ -150,7 +150,7 @@ class KnockwatchTest {
     Run r = run("rules", "check", broken.toString());
     assertThat(r.code()).as("problems found: 1, as promtool check rules; 2 is for a command used wrong").isEqualTo(1);
     assertThat(r.err().lines().toList()).hasSize(14)
-        .contains(broken.resolve("rules.yaml") + ":9: rule knock: detector \"knock\" is not one of count, off-role, "
+        .contains(broken.resolve("rules.yaml") + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, "
             + "address-class, bypass, fs-guard, wall-breach, identity-conflict")
         .endsWith("13 problems in " + broken);
   }
@@ -159,7 +159,7 @@ class KnockwatchTest {
   void rulesCheckPassesTheShippedRules() {
     Run r = run("rules", "check", "../alert-rules");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("7 rules, 4 roles, policy ")
+    assertThat(r.out()).contains("8 rules, 4 roles, policy ")
         .contains("  persistent-retry: count 5 in any 5m -> warning; except role guard-probe\n")
         .contains("roles:\n", "  guard-probe: no host\n", "  ci-runner-* -> ci\n", "  anyone else -> default\n")
         .contains("routes (first match wins unless it continues):\n  - any alert -> console; updates every 5m at most\n")

@@ -95,7 +95,7 @@ class ScanFloodTest {
             Json.serde(Alert.class).deserializer(), r -> r.value().commandId().equals(SCANNER))
             .stream().map(r -> r.value()).toList();
         Set<String> rules = scan.stream().map(Alert::rule).collect(Collectors.toSet());
-        assertThat(rules).contains("off-role-host", "persistent-retry");
+        assertThat(rules).contains("off-role-host", "persistent-retry", "scanning");
         assertThat(scan.stream().map(Alert::fingerprint).distinct().count()).isEqualTo(rules.size());
         assertThat(scan.size()).as("alerts of the scan").isLessThan(100);
 

@@ -148,7 +148,7 @@ public final class DetectionTopology {
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
       switch (rule.detector()) {
-        case COUNT -> {
+        case COUNT, VALUE_COUNT -> {
           String store = "count-" + rule.id();
           // in memory (with its changelog), so no RocksDB call per refusal. Cached: a command's
           // state changes many times between two commits, and only its last value goes to the

@@ -22,12 +22,17 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * "{@code threshold} refusals in any {@code window}": a command crosses the moment its newest
+ * "{@code threshold} refusals in any {@code window}" ({@code count}), or "{@code threshold}
+ * distinct values of a field in any {@code window}" ({@code value-count}, Sigma's value_count: a
+ * command trying many hosts, as a scan does): a command crosses the moment its newest
  * {@code threshold} refusals lie within one span shorter than the window, wherever the span falls
  * (no aligned boundary to straddle). The crossing starts an episode: every refusal after it
  * until the rule's quiet time ({@code resolveAfter}) passes without one is a hit of the same
  * episode (the lifecycle turns those into throttled updates of one alert); a refusal after that
  * starts counting afresh.
+ *
+ * <p>For value-count a sighting stands for its value: a value seen again moves to its newest
+ * time, so the newest {@code threshold} sightings are always {@code threshold} distinct values.
  *
  * <p>Per command the store holds at most {@code threshold} timestamps (with their event ids and
  * targets, for the alert) before a crossing, and the episode's running count after it: the cost
@@ -87,6 +92,10 @@ public final class SlidingCountProcessor implements Processor<String, ViolationE
     if (!rule.match().matches(event, role)) {
       return;
     }
+    String distinct = rule.field() == null ? null : rule.field().of(event);
+    if (rule.field() != null && distinct == null) {
+      return; // value-count: a refusal without the counted value does not count
+    }
     long ts = record.timestamp();
     long window = rule.window().toMillis();
     long grace = rule.grace().toMillis();
@@ -105,8 +114,16 @@ public final class SlidingCountProcessor implements Processor<String, ViolationE
     }
     List<RecentRefusals.Sighting> recent = new ArrayList<>(
         before == null || episode != null ? List.of() : before.recent());
-    RecentRefusals.Sighting s = new RecentRefusals.Sighting(ts, event.eventId(), ThresholdCrossingProcessor.target(event),
-        event.agentId());
+    RecentRefusals.Sighting s = new RecentRefusals.Sighting(ts, event.eventId(), distinct != null ? distinct
+        : ThresholdCrossingProcessor.target(event), event.agentId());
+    if (distinct != null) {
+      // value-count: each value's newest sighting only, so the newest threshold are threshold distinct values
+      RecentRefusals.Sighting same = recent.stream().filter(r -> distinct.equals(r.target())).findFirst().orElse(null);
+      if (same != null && same.at() >= ts) {
+        return; // seen since: nothing changes
+      }
+      recent.remove(same);
+    }
     int i = recent.size();
     while (i > 0 && recent.get(i - 1).at() > ts) {
       i--;
@@ -134,7 +151,11 @@ public final class SlidingCountProcessor implements Processor<String, ViolationE
   }
 
   private void forward(String commandId, String role, ViolationEvent e, WindowCount c, long ts) {
-    String summary = "command refused " + c.count() + " times in " + span(c) + " (threshold " + rule.threshold()
+    String summary = (rule.field() == null
+        ? "command refused " + c.count() + " times in " + span(c) + " (threshold " + rule.threshold()
+        : "command tried " + rule.threshold() + " distinct " + rule.field().wireName() + " values within "
+            + ThresholdCrossingProcessor.human(rule.window()) + " (" + c.count() + " refusals in " + span(c)
+            + " so far; threshold " + rule.threshold())
         + " within " + ThresholdCrossingProcessor.human(rule.window()) + ")"
         + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
     context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), commandId,

@@ -49,11 +49,14 @@ public final class PolicyLoader {
       ".git/hooks/", ".git/config", ".ripgreprc", ".mcp.json", ".vscode/", ".idea/", ".claude/commands/",
       ".claude/agents/", "~/.ssh/", "~/.aws/credentials", ".env");
 
+  /** The most distinct values a value-count rule may wait for: each command keeps that many of them. */
+  static final int MAX_DISTINCT_THRESHOLD = 1_000;
   private static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match", "except",
       "resolveAfter", "description");
   private static final Map<Detector, Set<String>> DETECTOR_KEYS = Map.of(
       Detector.COUNT, Set.of("window", "hop", "grace", "threshold"),
+      Detector.VALUE_COUNT, Set.of("window", "grace", "threshold", "field"),
       Detector.ADDRESS_CLASS, Set.of("classes"),
       Detector.BYPASS, Set.of("within"),
       Detector.FS_GUARD, Set.of("paths"),
@@ -294,12 +297,12 @@ public final class PolicyLoader {
         continue;
       }
       YamlNode keyNode = k.getValue().key();
-      Detector owner = DETECTOR_KEYS.entrySet().stream().filter(e -> e.getValue().contains(key))
-          .map(Map.Entry::getKey).findFirst().orElse(null);
-      if (owner == null) {
+      List<String> owners = Arrays.stream(Detector.values()).filter(d -> DETECTOR_KEYS.get(d).contains(key))
+          .map(Detector::wireName).toList();
+      if (owners.isEmpty()) {
         keyNode.problem(where + ": unknown key \"" + key + "\"");
       } else if (detector != null) {
-        keyNode.problem(where + ": \"" + key + "\" is a key of " + owner.wireName() + " rules, not of "
+        keyNode.problem(where + ": \"" + key + "\" is a key of " + String.join(" and ", owners) + " rules, not of "
             + detector.wireName() + " rules");
       }
     }
@@ -335,10 +338,18 @@ public final class PolicyLoader {
     Set<AddressClass> classes = Set.of();
     Duration within = null;
     List<String> paths = List.of();
-    if (detector == Detector.COUNT) {
+    Rule.ValueField field = null;
+    if (detector == Detector.COUNT || detector == Detector.VALUE_COUNT) {
       window = duration(where, "window", value.apply("window"), Rule.DEFAULT_WINDOW);
       grace = duration(where, "grace", value.apply("grace"), Rule.DEFAULT_GRACE);
       hop = duration(where, "hop", value.apply("hop"), null);
+      if (detector == Detector.VALUE_COUNT) {
+        YamlNode f = value.apply("field");
+        field = f == null ? Rule.ValueField.HOST : Rule.ValueField.ofWireName(f.text());
+        if (field == null) {
+          f.problem(where + ": field \"" + f.text() + "\" is not one of host, host:port, path");
+        }
+      }
       if (hop != null && window != null && hop.compareTo(window) > 0) {
         value.apply("hop").problem(where + ": hop " + value.apply("hop").text() + " must not be longer than the window");
       }
@@ -347,6 +358,9 @@ public final class PolicyLoader {
       if (text == null || !text.matches("[0-9]{1,9}") || Integer.parseInt(text) < 1) {
         (t == null ? node : t).problem(where + ": threshold must be a whole number of at least 1, not "
             + (t == null ? "missing" : "\"" + text + "\""));
+      } else if (detector == Detector.VALUE_COUNT && Integer.parseInt(text) > MAX_DISTINCT_THRESHOLD) {
+        t.problem(where + ": threshold " + text + " is more than " + MAX_DISTINCT_THRESHOLD
+            + " (a value-count rule keeps that many values of each command)");
       } else {
         threshold = Integer.parseInt(text);
       }
@@ -390,7 +404,7 @@ public final class PolicyLoader {
       return null;
     }
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
-        within, paths);
+        within, paths, field);
   }
 
   private RuleMatch readMatch(String where, String name, YamlNode node, Roles roles, Path rolesFile) {

@@ -2,6 +2,7 @@ package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert.Severity;
+import dev.knockwatch.events.ViolationEvent;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -11,15 +12,16 @@ import java.util.Set;
  * One rule of {@code rules.yaml}. The keys every rule has come first; the rest belong to one
  * detector each and are null (or empty) for the others — the loader refuses them elsewhere.
  *
- * @param window count: the span the threshold's refusals must fall within: any span of this
+ * @param window count and value-count: the span the threshold's refusals must fall within: any span of this
  *     length ("N in any W"), or aligned windows of it when {@code hop} is set
  * @param hop count: the advance of aligned (hopping) windows, tumbling when it equals the window;
  *     null for "N in any window" (the default)
- * @param threshold count: refusals of one command within one window
- * @param grace count: how late a refusal may arrive and still count in its window
+ * @param threshold count: refusals of one command within one window; value-count: distinct values
+ * @param grace count and value-count: how late a refusal may arrive and still count in its window
  * @param classes address-class: the classes that page
  * @param within bypass: how soon after a proxy refusal another door counts
  * @param paths fs-guard: the path patterns that are guarded
+ * @param field value-count: which value of a refusal is counted distinct; null for the others
  */
 public record Rule(
     String id,
@@ -34,7 +36,8 @@ public record Rule(
     Duration grace,
     Set<AddressClass> classes,
     Duration within,
-    List<String> paths) {
+    List<String> paths,
+    ValueField field) {
 
   public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
   public static final int DEFAULT_THRESHOLD = 5;
@@ -44,7 +47,7 @@ public record Rule(
 
   /** The detectors, by their name in {@code rules.yaml}. */
   public enum Detector {
-    COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH, IDENTITY_CONFLICT;
+    COUNT, VALUE_COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH, IDENTITY_CONFLICT;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -60,10 +63,43 @@ public record Rule(
     }
   }
 
+  /** The value of a refusal a {@code value-count} rule counts distinct, by its name in {@code rules.yaml}. */
+  public enum ValueField {
+    HOST("host"), HOST_PORT("host:port"), PATH("path");
+
+    private final String wireName;
+
+    ValueField(String wireName) {
+      this.wireName = wireName;
+    }
+
+    public String wireName() {
+      return wireName;
+    }
+
+    /** This field of {@code e}; null when the refusal has none (it is then not counted). */
+    public String of(ViolationEvent e) {
+      return switch (this) {
+        case HOST -> e.host();
+        case HOST_PORT -> e.host() == null ? null : e.port() == null ? e.host() : e.host() + ":" + e.port();
+        case PATH -> e.path();
+      };
+    }
+
+    public static ValueField ofWireName(String name) {
+      for (ValueField f : values()) {
+        if (f.wireName.equals(name)) {
+          return f;
+        }
+      }
+      return null;
+    }
+  }
+
   /** A count rule with the defaults for everything else. */
   public static Rule count(String id, Duration window, int threshold, Severity severity, Duration grace) {
     return new Rule(id, Detector.COUNT, severity, false, RuleMatch.ANY, DEFAULT_RESOLVE_AFTER, window, null,
-        threshold, grace, Set.of(), null, List.of());
+        threshold, grace, Set.of(), null, List.of(), null);
   }
 
   /** The count rule {@code up} and {@code replay} use when the rules directory has no rule at all. */
@@ -79,6 +115,6 @@ public record Rule(
   /** This rule counting in aligned windows that advance by {@code hop} (the window: tumbling). */
   public Rule withHop(Duration hop) {
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
-        within, paths);
+        within, paths, field);
   }
 }
