@@ -140,12 +140,14 @@ class NotifierContractTest {
   }
 
   @Test
-  void theWebhookIsSignedOverTheExactBody() throws Exception {
+  void theWebhookIsSignedOverItsTimestampAndTheExactBody() throws Exception {
     Notifier n = channels().filter(c -> c.name().equals("webhook")).findFirst().orElseThrow().make().apply(server);
     n.notify(firing());
     HttpRecorder.Request r = server.requests("/hook").get(0);
-    assertThat(r.header(WebhookNotifier.SIGNATURE)).isEqualTo(WebhookNotifier.signature(
-        r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8), HMAC_SECRET)).startsWith("sha256=");
+    long timestamp = Long.parseLong(r.header(WebhookNotifier.TIMESTAMP));
+    assertThat(timestamp).isCloseTo(java.time.Instant.now().getEpochSecond(), org.assertj.core.data.Offset.offset(60L));
+    assertThat(r.header(WebhookNotifier.SIGNATURE)).isEqualTo(WebhookNotifier.signature(timestamp,
+        r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8), HMAC_SECRET)).startsWith("v1=");
     JsonNode alert = Json.MAPPER.readTree(r.body()).get("alerts").get(0);
     assertThat(alert.get("fingerprint").asText()).isEqualTo("032fd9e08f8acfe5");
     assertThat(alert.get("timelineUrl").asText()).isEqualTo(Fixtures.PUBLIC_URL + "/#command=" + alert.get("commandId").asText());

@@ -12,6 +12,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Locale;
@@ -21,12 +22,17 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * A JSON POST of the notification ({@code receiver}, {@code event}, {@code key}, {@code alerts};
  * each alert with its {@code timelineUrl} when the console's {@code publicUrl} is set), signed
- * when the receiver has a secret: {@value #SIGNATURE} = {@code sha256=} and the hex HMAC-SHA256 of
- * the exact body bytes, so the receiving end can check who sent it.
+ * when the receiver has a secret: {@value #TIMESTAMP} is the send time in Unix seconds and
+ * {@value #SIGNATURE} = {@code v1=} and the hex HMAC-SHA256 of {@code TIMESTAMP.BODY} (the header's
+ * digits, a dot, the exact body bytes), as Slack and Stripe sign theirs. The receiving end checks
+ * who sent it and refuses a timestamp older than it allows (a captured request replayed later
+ * carries its old time, which the signature binds): docs/examples/webhook-receiver.mjs, five
+ * minutes.
  */
 public final class WebhookNotifier implements Notifier {
 
   public static final String SIGNATURE = "X-Knockwatch-Signature";
+  public static final String TIMESTAMP = "X-Knockwatch-Timestamp";
   /** The same for every try of one notification, across restarts: the receiver can drop a repeat. */
   public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
   /** "true" when the notifier stopped between sending this notification and recording it. */
@@ -34,10 +40,16 @@ public final class WebhookNotifier implements Notifier {
   private final Receiver.Webhook config;
   private final String publicUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final Clock clock;
 
   public WebhookNotifier(Receiver.Webhook config, String publicUrl) {
+    this(config, publicUrl, Clock.systemUTC());
+  }
+
+  WebhookNotifier(Receiver.Webhook config, String publicUrl, Clock clock) {
     this.config = config;
     this.publicUrl = publicUrl;
+    this.clock = clock;
   }
 
   @Override
@@ -64,11 +76,13 @@ public final class WebhookNotifier implements Notifier {
     return body.toString().getBytes(StandardCharsets.UTF_8);
   }
 
-  public static String signature(byte[] body, String secret) {
+  /** {@code v1=} and the hex HMAC-SHA256, keyed by {@code secret}, of {@code TIMESTAMP.BODY}. */
+  public static String signature(long timestamp, byte[] body, String secret) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      return "sha256=" + HexFormat.of().formatHex(mac.doFinal(body));
+      mac.update((timestamp + ".").getBytes(StandardCharsets.US_ASCII));
+      return "v1=" + HexFormat.of().formatHex(mac.doFinal(body));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
     }
@@ -84,7 +98,8 @@ public final class WebhookNotifier implements Notifier {
       req.header(POSSIBLE_REPEAT, "true");
     }
     if (config.secret() != null) {
-      req.header(SIGNATURE, signature(body, config.secret().reveal()));
+      long timestamp = clock.instant().getEpochSecond();
+      req.header(TIMESTAMP, String.valueOf(timestamp)).header(SIGNATURE, signature(timestamp, body, config.secret().reveal()));
     }
     return Result.post(http, req.build());
   }
