@@ -1,5 +1,6 @@
 package dev.knockwatch.notify;
 
+import dev.knockwatch.notify.alertmanager.AlertmanagerNotifier;
 import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.console.ConsoleNotifier;
@@ -27,6 +28,9 @@ public final class Notifiers {
     }
     if (r instanceof Receiver.Webhook w) {
       return new WebhookNotifier(w, publicUrl);
+    }
+    if (r instanceof Receiver.Alertmanager a) {
+      return new AlertmanagerNotifier(a, publicUrl);
     }
     return new ConsoleNotifier(r.name(), console);
   }

@@ -19,8 +19,24 @@ public sealed interface Receiver {
   /** PagerDuty Events API v2. */
   record PagerDuty(String name, Secret routingKey, URI url) implements Receiver {}
 
-  /** A JSON POST of the alert, signed with HMAC-SHA256 over the body when a secret is set. */
-  record Webhook(String name, URI url, Secret secret) implements Receiver {}
+  /**
+   * A JSON POST of the notification, signed with HMAC-SHA256 over its timestamp and body when a
+   * secret is set; {@code alertmanager} sends it in Alertmanager's webhook shape (version 4).
+   */
+  record Webhook(String name, URI url, Secret secret, boolean alertmanager) implements Receiver {
+    public Webhook(String name, URI url, Secret secret) {
+      this(name, url, secret, false);
+    }
+  }
+
+  /** An Alertmanager: the alerts posted to {@code url}'s {@code /api/v2/alerts}, to route, group and inhibit there. */
+  record Alertmanager(String name, URI url) implements Receiver {
+    /** {@code url}'s {@code api/v2/alerts}, below any path prefix the Alertmanager is served under. */
+    public URI alerts() {
+      String base = url.toString();
+      return URI.create((base.endsWith("/") ? base : base + "/") + "api/v2/alerts");
+    }
+  }
 
   /** One line per notification on standard output. */
   record Console(String name) implements Receiver {}

@@ -45,7 +45,8 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       "slack", Set.of("name", "type", "webhookUrl", "webhookUrlFile", "botToken", "botTokenFile", "channel", "apiUrl",
           "minInterval"),
       "pagerduty", Set.of("name", "type", "routingKey", "routingKeyFile", "url"),
-      "webhook", Set.of("name", "type", "url", "secret", "secretFile"),
+      "webhook", Set.of("name", "type", "url", "secret", "secretFile", "format"),
+      "alertmanager", Set.of("name", "type", "url"),
       "console", Set.of("name", "type"));
   private static final Set<String> ROUTE_KEYS = Set.of("match", "receivers", "continue", "groupBy", "groupWait",
       "repeatInterval");
@@ -102,7 +103,11 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       return "pagerduty " + p.url() + ", routing key " + p.routingKey();
     }
     if (r instanceof Receiver.Webhook w) {
-      return "webhook " + w.url() + (w.secret() == null ? ", unsigned" : ", signed with " + w.secret());
+      return "webhook " + w.url() + (w.alertmanager() ? " (Alertmanager's webhook format)" : "")
+          + (w.secret() == null ? ", unsigned" : ", signed with " + w.secret());
+    }
+    if (r instanceof Receiver.Alertmanager a) {
+      return "alertmanager " + a.alerts();
     }
     return "console";
   }
@@ -176,7 +181,7 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       String type = typeNode == null ? null : typeNode.text();
       if (type == null || !KEYS.containsKey(type)) {
         (typeNode == null ? node : typeNode).problem(where + ": type " + (type == null ? "missing" : "\"" + type + "\"")
-            + " (one of slack, pagerduty, webhook, console)");
+            + " (one of slack, pagerduty, webhook, alertmanager, console)");
         return null;
       }
       for (Entry e : m.values()) {
@@ -219,7 +224,21 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
           } else {
             url = uri(node, "url", where);
           }
-          yield new Receiver.Webhook(name, url, secret(node, "secret", where));
+          YamlNode format = value(node, "format");
+          String f = format == null ? "knockwatch" : string(format, where + ": format");
+          if (f != null && !f.equals("knockwatch") && !f.equals("alertmanager")) {
+            format.problem(where + ": format \"" + f + "\" (one of knockwatch, alertmanager)");
+          }
+          yield new Receiver.Webhook(name, url, secret(node, "secret", where), "alertmanager".equals(f));
+        }
+        case "alertmanager" -> {
+          URI url = null;
+          if (value(node, "url") == null) {
+            node.problem(where + ": url is required (the Alertmanager, e.g. http://alertmanager:9093)");
+          } else {
+            url = uri(node, "url", where);
+          }
+          yield new Receiver.Alertmanager(name, url);
         }
         default -> new Receiver.Console(name);
       };

@@ -7,6 +7,7 @@ import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.notify.Notification;
 import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.alertmanager.AlertmanagerPayload;
 import dev.knockwatch.notify.config.Receiver;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -90,7 +91,9 @@ public final class WebhookNotifier implements Notifier {
 
   @Override
   public Result notify(Notification n) {
-    byte[] body = body(n, publicUrl);
+    byte[] body = config.alertmanager()
+        ? AlertmanagerPayload.webhook(n, publicUrl, clock.instant()).toString().getBytes(StandardCharsets.UTF_8)
+        : body(n, publicUrl);
     HttpRequest.Builder req = HttpRequest.newBuilder(config.url()).timeout(Duration.ofSeconds(10))
         .header("Content-Type", "application/json").header(IDEMPOTENCY_KEY, n.idempotencyKey())
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));

@@ -103,7 +103,7 @@ class ReceiversConfigTest {
             d.resolve("receivers.yaml") + ":3: receiver oncall: unknown key \"colour\" for a pagerduty receiver",
             d.resolve("receivers.yaml") + ":4: receiver hook: url: not an http(s) URL",
             d.resolve("receivers.yaml") + ":4: receiver hook: secretFile /nonexistent/secret cannot be read (NoSuchFileException)",
-            d.resolve("receivers.yaml") + ":5: receiver teams: type \"msteams\" (one of slack, pagerduty, webhook, console)",
+            d.resolve("receivers.yaml") + ":5: receiver teams: type \"msteams\" (one of slack, pagerduty, webhook, alertmanager, console)",
             d.resolve("receivers.yaml") + ":6: receiver oncall: the name is used twice",
             d.resolve("receivers.yaml") + ":8: route 1: match: severity \"urgent\" (one of info, warning, page, critical)",
             d.resolve("receivers.yaml") + ":8: route 1: match: unknown key \"host\" (known: agent, role, rule, severity)",
@@ -128,5 +128,32 @@ class ReceiversConfigTest {
     assertThat(c.routes()).hasSize(3);
     assertThat(c.routes().get(0).continueMatching()).isTrue();
     assertThat(c.publicUrl()).isEqualTo("http://127.0.0.1:8080");
+  }
+
+  @Test
+  void anAlertmanagerAndAWebhookInAlertmanagersShape() throws IOException {
+    ReceiversConfig c = ReceiversConfig.load(write("""
+        receivers:
+          - {name: am, type: alertmanager, url: "http://alertmanager:9093/prefix"}
+          - {name: hook, type: webhook, url: "https://siem.test/k", format: alertmanager}
+          - {name: plain, type: webhook, url: "https://siem.test/p"}
+        routes:
+          - receivers: [am, hook, plain]
+        """), Map.of());
+    assertThat(((Receiver.Alertmanager) c.receiver("am")).alerts())
+        .isEqualTo(java.net.URI.create("http://alertmanager:9093/prefix/api/v2/alerts"));
+    assertThat(((Receiver.Webhook) c.receiver("hook")).alertmanager()).isTrue();
+    assertThat(((Receiver.Webhook) c.receiver("plain")).alertmanager()).isFalse();
+    Path bad = write("""
+        receivers:
+          - {name: am, type: alertmanager}
+          - {name: hook, type: webhook, url: "https://siem.test/k", format: cef}
+        routes:
+          - receivers: [am, hook]
+        """);
+    assertThatThrownBy(() -> ReceiversConfig.load(bad, Map.of()))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            bad.resolve("receivers.yaml") + ":2: receiver am: url is required (the Alertmanager, e.g. http://alertmanager:9093)",
+            bad.resolve("receivers.yaml") + ":3: receiver hook: format \"cef\" (one of knockwatch, alertmanager)"));
   }
 }
