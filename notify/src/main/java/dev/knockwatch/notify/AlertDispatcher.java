@@ -7,6 +7,7 @@ import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
 import dev.knockwatch.notify.pipeline.Dedup;
+import dev.knockwatch.notify.pipeline.Inhibition;
 import dev.knockwatch.notify.pipeline.Mute;
 import dev.knockwatch.notify.pipeline.Routing;
 import dev.knockwatch.notify.pipeline.Throttle;
@@ -47,9 +48,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>route</b> ({@link Routing}): the first route of receivers.yaml that matches (and the
  *       next ones while a route says {@code continue}) names the receivers;</li>
- *   <li><b>mute</b> ({@link Mute}): a shadow-mode rule's alert, or one an active silence on
- *       {@code knockwatch.silences} matches, goes to no receiver; a silenced notification is
- *       recorded as silenced;</li>
+ *   <li><b>mute</b> ({@link Mute}): a shadow-mode rule's alert, one an active silence on
+ *       {@code knockwatch.silences} matches, or one a firing alert inhibits (receivers.yaml's
+ *       {@code inhibitRules}, {@link Inhibition}) goes to no receiver; a silenced or inhibited
+ *       notification is recorded as such;</li>
  *   <li><b>dedup</b> ({@link Dedup}): the notification log says what each receiver was already
  *       sent for the alert; the same state is not sent twice, across restarts too;</li>
  *   <li><b>throttle</b> ({@link Throttle}): a count update within the route's
@@ -98,6 +100,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   private volatile NotificationLog notificationLog;
   private Silences silences;
   private final Routing routing;
+  private final Inhibition inhibition;
   private Mute mute;
   private volatile boolean running = true;
   private volatile boolean idle;
@@ -125,6 +128,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), Json.serde(Alert.class).deserializer());
     this.config = config;
     this.routing = new Routing(config.routes());
+    this.inhibition = new Inhibition(config.inhibitRules());
     this.unbudgeted = config.receivers().stream().filter(r -> r instanceof dev.knockwatch.notify.config.Receiver.Console)
         .map(dev.knockwatch.notify.config.Receiver::name).collect(java.util.stream.Collectors.toSet());
     Map<String, Notifier> byName = new LinkedHashMap<>();
@@ -139,7 +143,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     try {
       notificationLog = NotificationLog.open(bootstrapServers, clientProps);
       silences = new Silences(bootstrapServers, clientProps);
-      mute = new Mute(silences::muting);
+      mute = new Mute(silences::muting, inhibition);
       for (Notifier n : notifiers.values()) {
         queues.put(n.name(), new ReceiverQueue(n, minInterval(n.name()), backoff));
       }
@@ -212,6 +216,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
    */
   private void handle(Alert alert, Pending pending) {
     Instant now = Instant.now();
+    inhibition.observe(alert);
     List<Routing.Target> targets = routing.targets(alert);
     Optional<Mute.Muted> muted = targets.isEmpty() ? Optional.empty() : mute.check(alert, now);
     for (Routing.Target target : targets) {

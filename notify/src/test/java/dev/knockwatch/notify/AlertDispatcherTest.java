@@ -168,4 +168,53 @@ class AlertDispatcherTest {
     assertThat(log).anySatisfy(v -> assertThat(v).contains("\"key\":\"muted0000000001\"", "\"outcome\":\"silenced\"",
         "silence quiet-1"));
   }
+
+  /**
+   * The shipped inhibition's shape over the real alerts topic (rule names of this test only: the
+   * topic serves the whole class): one page for an incident, not a page and a warning.
+   */
+  @Test
+  void anOffRolePageInhibitsTheRetryWarningOfItsCommandOnly(EmbeddedKafkaBroker broker) throws Exception {
+    Instant t0 = Instant.parse("2026-11-29T20:00:00Z");
+    Alert page = new Alert(Alert.fingerprintOf("inhibit-test-off-role", "InhibitInhibitInhibit01"), "inhibit-test-off-role",
+        Alert.Severity.PAGE, Alert.Status.FIRING, "InhibitInhibitInhibit01", "ci-1", "ci", "evil.example", 443, 1, null,
+        null, t0, t0, "s", List.of(), null, null, null, null, null, null);
+    Alert retry = new Alert(Alert.fingerprintOf("inhibit-test-retry", "InhibitInhibitInhibit01"), "inhibit-test-retry",
+        Alert.Severity.WARNING, Alert.Status.FIRING, "InhibitInhibitInhibit01", "ci-1", "ci", null, null, 5, t0,
+        t0.plusSeconds(300), t0, t0, "s", List.of(), null, null, null, null, null, null);
+    Alert otherRetry = new Alert(Alert.fingerprintOf("inhibit-test-retry", "InhibitInhibitInhibit02"), "inhibit-test-retry",
+        Alert.Severity.WARNING, Alert.Status.FIRING, "InhibitInhibitInhibit02", "ci-1", "ci", null, null, 5, t0,
+        t0.plusSeconds(300), t0, t0, "s", List.of(), null, null, null, null, null, null);
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+      for (Alert a : List.of(page, retry, otherRetry)) {
+        p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.commandId(), Json.write(a))).get(30, TimeUnit.SECONDS);
+      }
+    }
+    Recording recording = new Recording();
+    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
+        List.of(Glob.of("inhibit-test-off-role"), Glob.of("inhibit-test-retry")), Set.of(), List.of(), List.of("recording"), false,
+        List.of(), Duration.ZERO, Duration.ZERO)), null, List.of(new dev.knockwatch.notify.config.InhibitRule(
+            new dev.knockwatch.notify.config.AlertMatch(Set.of(), List.of(Glob.of("inhibit-test-off-role")), Set.of(), List.of()),
+            new dev.knockwatch.notify.config.AlertMatch(Set.of(), List.of(Glob.of("inhibit-test-retry")), Set.of(), List.of()),
+            List.of("command"))));
+    double inhibitedBefore = NotifyMetrics.NOTIFICATIONS.labels("recording", "inhibited").get();
+    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-inhibit-test", null, Map.of(),
+        config, List.of(recording), Backoff.DEFAULT);
+    Thread t = new Thread(dispatcher);
+    t.start();
+    try {
+      Instant deadline = Instant.now().plusSeconds(60);
+      while ((recording.got.stream().noneMatch(a -> a.commandId().equals(otherRetry.commandId()))
+          || NotifyMetrics.NOTIFICATIONS.labels("recording", "inhibited").get() == inhibitedBefore)
+          && Instant.now().isBefore(deadline)) {
+        Thread.sleep(50);
+      }
+    } finally {
+      dispatcher.close();
+    }
+    assertThat(recording.got).filteredOn(a -> a.commandId().startsWith("InhibitInhibitInhibit"))
+        .containsExactlyInAnyOrder(page, otherRetry);
+    assertThat(NotifyMetrics.NOTIFICATIONS.labels("recording", "inhibited").get() - inhibitedBefore).isEqualTo(1.0);
+  }
 }

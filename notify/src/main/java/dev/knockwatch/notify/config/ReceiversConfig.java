@@ -34,7 +34,12 @@ import java.util.regex.Pattern;
  * reads it from a file. Every problem is collected; none of them quotes a secret's value.
  * Without the file, every alert goes to the console.
  */
-public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, String publicUrl) {
+public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, String publicUrl,
+    List<InhibitRule> inhibitRules) {
+
+  public ReceiversConfig(List<Receiver> receivers, List<Route> routes, String publicUrl) {
+    this(receivers, routes, publicUrl, List.of());
+  }
 
   public static final String FILE = "receivers.yaml";
   public static final URI PAGERDUTY_EVENTS = URI.create("https://events.pagerduty.com/v2/enqueue");
@@ -51,6 +56,7 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
   private static final Set<String> ROUTE_KEYS = Set.of("match", "receivers", "continue", "groupBy", "groupWait",
       "repeatInterval");
   private static final Set<String> MATCH_KEYS = Set.of("severity", "rule", "role", "agent");
+  private static final Set<String> INHIBIT_KEYS = Set.of("source", "target", "equal");
 
   /** Every alert to one console receiver: what {@code up} does without receivers.yaml. */
   public static ReceiversConfig consoleOnly() {
@@ -87,6 +93,10 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
     receivers.forEach(r -> b.append("  ").append(r.name()).append(": ").append(describe(r)).append('\n'));
     b.append("routes (first match wins unless it continues):\n");
     routes.forEach(r -> b.append("  - ").append(r.describe()).append('\n'));
+    if (!inhibitRules.isEmpty()) {
+      b.append("inhibitRules (while a source fires, its targets are not notified):\n");
+      inhibitRules.forEach(r -> b.append("  - ").append(r.describe()).append('\n'));
+    }
     if (publicUrl != null) {
       b.append("publicUrl: ").append(publicUrl).append('\n');
     }
@@ -127,7 +137,7 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         root.problem("expected a mapping with receivers and routes");
         return null;
       }
-      Map<String, Entry> top = root.mapping(null, Set.of("receivers", "routes", "publicUrl")).orElseThrow();
+      Map<String, Entry> top = root.mapping(null, Set.of("receivers", "routes", "publicUrl", "inhibitRules")).orElseThrow();
       List<Receiver> receivers = new ArrayList<>();
       Set<String> names = new LinkedHashSet<>();
       List<YamlNode> rs = list(top.get("receivers"), "receivers");
@@ -159,8 +169,16 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         }
       }
       String publicUrl = top.containsKey("publicUrl") ? string(top.get("publicUrl").value(), "publicUrl") : null;
+      List<InhibitRule> inhibitRules = new ArrayList<>();
+      List<YamlNode> ir = list(top.get("inhibitRules"), "inhibitRules");
+      for (int i = 0; i < ir.size(); i++) {
+        InhibitRule r = inhibitRule(ir.get(i), "inhibit rule " + (i + 1));
+        if (r != null) {
+          inhibitRules.add(r);
+        }
+      }
       return file.problemCount() > 0 ? null
-          : new ReceiversConfig(List.copyOf(receivers), List.copyOf(routes), publicUrl);
+          : new ReceiversConfig(List.copyOf(receivers), List.copyOf(routes), publicUrl, List.copyOf(inhibitRules));
     }
 
     private Receiver receiver(YamlNode node, String where) {
@@ -252,38 +270,8 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       }
       Map<String, Entry> m = node.mapping(where, ROUTE_KEYS).orElseThrow();
       int before = file.problemCount();
-      Set<Alert.Severity> severities = EnumSet.noneOf(Alert.Severity.class);
-      List<Glob> rules = new ArrayList<>();
-      Set<String> roles = new LinkedHashSet<>();
-      List<Glob> agents = new ArrayList<>();
       YamlNode matchNode = value(node, "match");
-      if (matchNode != null) {
-        if (!matchNode.isMapping()) {
-          matchNode.problem(where + ": match: expected a mapping of severity, rule, role, agent");
-        } else {
-          for (Entry e : matchNode.entries(where + ": match")) {
-            if (!MATCH_KEYS.contains(e.name())) {
-              e.key().problem(where + ": match: unknown key \"" + e.name() + "\" (known: agent, role, rule, severity)");
-              continue;
-            }
-            for (YamlNode v : strings(e.value(), where + ": match: " + e.name())) {
-              String text = v.text();
-              switch (e.name()) {
-                case "severity" -> {
-                  try {
-                    severities.add(Alert.Severity.valueOf(text.toUpperCase(Locale.ROOT)));
-                  } catch (IllegalArgumentException ex) {
-                    v.problem(where + ": match: severity \"" + text + "\" (one of info, warning, page, critical)");
-                  }
-                }
-                case "rule" -> rules.add(Glob.of(text));
-                case "role" -> roles.add(text);
-                default -> agents.add(Glob.of(text));
-              }
-            }
-          }
-        }
-      }
+      AlertMatch match = matchNode == null ? AlertMatch.ANY : match(matchNode, where + ": match");
       List<String> to = new ArrayList<>();
       YamlNode toNode = value(node, "receivers");
       for (YamlNode r : toNode == null ? List.<YamlNode>of() : strings(toNode, where + ": receivers")) {
@@ -317,8 +305,70 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         }
         cont = b.orElse(false);
       }
-      return file.problemCount() > before ? null : new Route(Set.copyOf(severities), List.copyOf(rules),
-          Set.copyOf(roles), List.copyOf(agents), List.copyOf(to), cont, List.copyOf(groupBy), groupWait, repeat);
+      return file.problemCount() > before ? null : new Route(match.severities(), match.rules(), match.roles(),
+          match.agents(), List.copyOf(to), cont, List.copyOf(groupBy), groupWait, repeat);
+    }
+
+    /** {@code severity}, {@code rule} (globs), {@code role}, {@code agent} (globs), each one value or a list. */
+    private AlertMatch match(YamlNode matchNode, String where) {
+      Set<Alert.Severity> severities = EnumSet.noneOf(Alert.Severity.class);
+      List<Glob> rules = new ArrayList<>();
+      Set<String> roles = new LinkedHashSet<>();
+      List<Glob> agents = new ArrayList<>();
+      if (!matchNode.isMapping()) {
+        matchNode.problem(where + ": expected a mapping of severity, rule, role, agent");
+        return AlertMatch.ANY;
+      }
+      for (Entry e : matchNode.entries(where)) {
+        if (!MATCH_KEYS.contains(e.name())) {
+          e.key().problem(where + ": unknown key \"" + e.name() + "\" (known: agent, role, rule, severity)");
+          continue;
+        }
+        for (YamlNode v : strings(e.value(), where + ": " + e.name())) {
+          String text = v.text();
+          switch (e.name()) {
+            case "severity" -> {
+              try {
+                severities.add(Alert.Severity.valueOf(text.toUpperCase(Locale.ROOT)));
+              } catch (IllegalArgumentException ex) {
+                v.problem(where + ": severity \"" + text + "\" (one of info, warning, page, critical)");
+              }
+            }
+            case "rule" -> rules.add(Glob.of(text));
+            case "role" -> roles.add(text);
+            default -> agents.add(Glob.of(text));
+          }
+        }
+      }
+      return new AlertMatch(Set.copyOf(severities), List.copyOf(rules), Set.copyOf(roles), List.copyOf(agents));
+    }
+
+    /** {@code source} and {@code target} (matches, both required) and {@code equal} (fields). */
+    private InhibitRule inhibitRule(YamlNode node, String where) {
+      Map<String, Entry> keys = node.mapping(where, INHIBIT_KEYS).orElse(null);
+      if (keys == null) {
+        return null;
+      }
+      int before = file.problemCount();
+      AlertMatch source = null;
+      AlertMatch target = null;
+      if (!keys.containsKey("source") || !keys.containsKey("target")) {
+        node.problem(where + ": needs a source and a target (each a match: severity, rule, role, agent)");
+      } else {
+        source = match(keys.get("source").value(), where + ": source");
+        target = match(keys.get("target").value(), where + ": target");
+      }
+      List<String> equal = new ArrayList<>();
+      if (keys.containsKey("equal")) {
+        for (YamlNode f : strings(keys.get("equal").value(), where + ": equal")) {
+          if (!Route.GROUP_FIELDS.contains(f.text())) {
+            f.problem(where + ": equal: \"" + f.text() + "\" (one of " + String.join(", ", new TreeSet<>(Route.GROUP_FIELDS)) + ")");
+          } else {
+            equal.add(f.text());
+          }
+        }
+      }
+      return file.problemCount() > before ? null : new InhibitRule(source, target, List.copyOf(equal));
     }
 
     /** {@code key} or {@code keyFile}, expanded; null when neither is given. */

@@ -4,12 +4,8 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
 
 /**
  * Which alerts go to which receivers. Routes are tried in order; the first that matches wins
@@ -39,10 +35,7 @@ public record Route(
   public static final Duration DEFAULT_GROUP_WAIT = Duration.ofSeconds(30);
 
   public boolean matches(Alert a) {
-    return (severities.isEmpty() || severities.contains(a.severity()))
-        && (rules.isEmpty() || a.rule() != null && rules.stream().anyMatch(g -> g.matches(a.rule())))
-        && (roles.isEmpty() || roles.contains(a.role()))
-        && (agents.isEmpty() || a.agentId() != null && agents.stream().anyMatch(g -> g.matches(a.agentId())));
+    return new AlertMatch(severities, rules, roles, agents).matches(a);
   }
 
   /** The route that folds one receiver's alerts past its {@code FloodBudget} into a digest a minute, by {@code field}. */
@@ -55,34 +48,25 @@ public record Route(
   public String groupKey(Alert a) {
     StringBuilder key = new StringBuilder();
     for (String field : groupBy) {
-      key.append(switch (field) {
-        case "rule" -> a.rule();
-        case "role" -> a.role();
-        case "agent" -> a.agentId();
-        case "command" -> a.commandId();
-        default -> a.severity().name();
-      }).append('\u0000');
+      key.append(label(a, field)).append('\u0000');
     }
     return key.toString();
   }
 
+  /** One of {@link #GROUP_FIELDS} of an alert: {@code rule}, {@code role}, {@code agent}, {@code command}, {@code severity}. */
+  public static String label(Alert a, String field) {
+    return switch (field) {
+      case "rule" -> a.rule();
+      case "role" -> a.role();
+      case "agent" -> a.agentId();
+      case "command" -> a.commandId();
+      default -> a.severity() == null ? null : a.severity().name();
+    };
+  }
+
   /** What the route matches, where it sends, and how: {@code severity page -> oncall; updates every 5m at most}. */
   public String describe() {
-    List<String> match = new ArrayList<>();
-    if (!severities.isEmpty()) {
-      match.add("severity " + severities.stream().map(s -> s.name().toLowerCase(Locale.ROOT)).sorted()
-          .collect(Collectors.joining("|")));
-    }
-    if (!rules.isEmpty()) {
-      match.add("rule " + rules.stream().map(Glob::toString).collect(Collectors.joining("|")));
-    }
-    if (!roles.isEmpty()) {
-      match.add("role " + String.join("|", new TreeSet<>(roles)));
-    }
-    if (!agents.isEmpty()) {
-      match.add("agent " + agents.stream().map(Glob::toString).collect(Collectors.joining("|")));
-    }
-    return (match.isEmpty() ? "any alert" : String.join(", ", match)) + " -> " + String.join(", ", receivers)
+    return new AlertMatch(severities, rules, roles, agents).describe() + " -> " + String.join(", ", receivers)
         + (continueMatching ? ", and on to the next routes" : "")
         + (groupBy.isEmpty() ? "" : "; grouped by " + String.join(", ", groupBy) + ", waiting "
             + Durations.format(groupWait))

@@ -156,4 +156,31 @@ class ReceiversConfigTest {
             bad.resolve("receivers.yaml") + ":2: receiver am: url is required (the Alertmanager, e.g. http://alertmanager:9093)",
             bad.resolve("receivers.yaml") + ":3: receiver hook: format \"cef\" (one of knockwatch, alertmanager)"));
   }
+
+  @Test
+  void theShippedInhibitionLoadsAndABrokenOneIsNamed() throws IOException {
+    ReceiversConfig c = ReceiversConfig.load(write(Files.readString(Path.of("../alert-rules/receivers.example.yaml"))), ENV);
+    assertThat(c.inhibitRules()).singleElement().satisfies(r -> {
+      assertThat(r.equal()).containsExactly("command");
+      assertThat(r.describe()).isEqualTo("rule off-role-host mutes rule persistent-retry of the same command");
+    });
+    assertThat(c.dump()).contains("inhibitRules (while a source fires, its targets are not notified):\n"
+        + "  - rule off-role-host mutes rule persistent-retry of the same command\n");
+    Path bad = write("""
+        receivers:
+          - {name: console, type: console}
+        routes:
+          - receivers: [console]
+        inhibitRules:
+          - source: {rule: off-role-host}
+            equal: [host]
+          - {source: {severity: urgent}, target: {rule: x}, colour: red}
+        """);
+    assertThatThrownBy(() -> ReceiversConfig.load(bad, Map.of()))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            bad.resolve("receivers.yaml") + ":6: inhibit rule 1: needs a source and a target (each a match: severity, rule, role, agent)",
+            bad.resolve("receivers.yaml") + ":7: inhibit rule 1: equal: \"host\" (one of agent, command, role, rule, severity)",
+            bad.resolve("receivers.yaml") + ":8: inhibit rule 2: unknown key \"colour\" (known: equal, source, target)",
+            bad.resolve("receivers.yaml") + ":8: inhibit rule 2: source: severity \"urgent\" (one of info, warning, page, critical)"));
+  }
 }
