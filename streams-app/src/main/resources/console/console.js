@@ -42,6 +42,22 @@ function commandLink(td, id) {
   td.appendChild(a);
 }
 
+// the rule's runbook (operator-written, an http(s) URL by the loader) as a link, and its tags
+function runbook(td, a) {
+  td.textContent = '';
+  if (a.runbook && /^https?:\/\//.test(a.runbook)) {
+    const link = document.createElement('a');
+    link.href = a.runbook;
+    link.rel = 'noopener noreferrer';
+    link.target = '_blank';
+    link.textContent = 'runbook';
+    td.appendChild(link);
+  }
+  const tags = a.tags || [];
+  if (tags.length) { td.appendChild(document.createTextNode((td.firstChild ? ' ' : '') + tags.join(', '))); }
+  if (!td.firstChild) { td.textContent = '-'; }
+}
+
 function target(e) {
   if (e.host) { return e.port != null ? e.host + ':' + e.port : e.host; }
   return e.path || '-';
@@ -83,6 +99,7 @@ async function show(id) {
     strip(t.timeline || []);
     rows($('t-alerts'), Object.values(t.alerts || {}), (tr, a) => {
       cell(tr, a.status); cell(tr, a.severity, a.severity); cell(tr, a.rule); cell(tr, a.count); cell(tr, a.summary);
+      runbook(cell(tr, ''), a);
     });
     $('t-omitted').textContent = t.omitted > 0 ? '(' + t.omitted + ' in the middle not kept)' : '';
     rows($('t-events'), t.timeline || [], (tr, e) => {
@@ -111,7 +128,7 @@ async function lists() {
     const firing = await api('/api/v1/alerts?status=firing');
     rows($('firing').querySelector('table'), firing.alerts || [], (tr, a) => {
       cell(tr, a.severity, a.severity); cell(tr, a.rule); commandLink(cell(tr, ''), a.commandId); cell(tr, a.count);
-      cell(tr, a.summary);
+      cell(tr, a.summary); runbook(cell(tr, ''), a);
     });
     const q = new URLSearchParams({ limit: '50' });
     for (const k of ['agent', 'role']) { if (linked().get(k)) { q.set(k, linked().get(k)); } }

@@ -63,6 +63,12 @@ public final class Rules {
       if (r.match().except() != null) {
         b.append("; except ").append(describe(r.match().except()));
       }
+      if (r.meta() != null && !r.meta().tags().isEmpty()) {
+        b.append("; tags ").append(String.join(", ", r.meta().tags()));
+      }
+      if (r.meta() != null && r.meta().runbook() != null) {
+        b.append("; runbook ").append(r.meta().runbook());
+      }
       b.append('\n');
     }
     b.append("roles:\n");

@@ -17,6 +17,8 @@ import java.util.List;
  * first (at most five); {@code distinctTargets} says how many distinct ones there were in all
  * (exact up to twenty, estimated beyond) and {@code lastTarget} the newest, for the rules that
  * judge each refusal on its own: one alert per rule and command, whatever the number of hosts.
+ * {@code meta} is what the rule says of itself (tags, runbook, labels, annotations), absent when
+ * it says nothing.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Alert(
@@ -41,7 +43,34 @@ public record Alert(
     Boolean shadow,
     List<Target> targets,
     Long distinctTargets,
-    String lastTarget) {
+    String lastTarget,
+    Meta meta) {
+
+  /**
+   * What a rule says of itself, carried into its alerts: {@code tags} (free text, and ATT&CK
+   * technique ids like {@code attack.t1046}), a {@code runbook} URL, {@code labels} (routing and
+   * grouping keys for Alertmanager and SIEMs) and {@code annotations} (free text). Operator-written.
+   */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public record Meta(List<String> tags, String runbook, java.util.Map<String, String> labels,
+      java.util.Map<String, String> annotations) {
+    public Meta {
+      tags = tags == null ? List.of() : List.copyOf(tags);
+      labels = labels == null ? java.util.Map.of() : java.util.Map.copyOf(labels);
+      annotations = annotations == null ? java.util.Map.of() : java.util.Map.copyOf(annotations);
+    }
+  }
+
+  /** An alert of a rule that says nothing of itself. */
+  public Alert(String fingerprint, String rule, Severity severity, Status status, String commandId, String agentId,
+      String role, String host, Integer port, long count, Instant windowStart, Instant windowEnd, Instant firstSeen,
+      Instant lastSeen, String summary, List<String> sampleEventIds, List<Source> sources, String policyVersion,
+      Boolean shadow, List<Target> targets, Long distinctTargets, String lastTarget) {
+    this(fingerprint, rule, severity, status, commandId, agentId, role, host, port, count, windowStart, windowEnd,
+        firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow, targets, distinctTargets, lastTarget,
+        null);
+  }
+
 
   /** A refused host:port (or path) and how often this alert's command was refused it. */
   public record Target(String target, long count) {}
@@ -55,7 +84,7 @@ public record Alert(
   public Alert resolved() {
     return new Alert(fingerprint, rule, severity, Status.RESOLVED, commandId, agentId, role, host, port, count,
         windowStart, windowEnd, firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow, targets,
-        distinctTargets, lastTarget);
+        distinctTargets, lastTarget, meta);
   }
 
   /** This alert with what later hits changed. */
@@ -63,14 +92,14 @@ public record Alert(
       List<Source> newSources, List<Target> newTargets) {
     return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, newCount,
         windowStart, windowEnd, firstSeen, newLastSeen, newSummary, samples, newSources, policyVersion, shadow, newTargets,
-        distinctTargets, lastTarget);
+        distinctTargets, lastTarget, meta);
   }
 
   /** This alert naming what its episode was refused: the most refused, how many in all, the last. */
   public Alert withTargets(String newSummary, List<Target> newTargets, Long distinct, String last) {
     return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, count,
         windowStart, windowEnd, firstSeen, lastSeen, newSummary, sampleEventIds, sources, policyVersion, shadow,
-        newTargets, distinct, last);
+        newTargets, distinct, last, meta);
   }
 
   public enum Severity {

@@ -1,5 +1,7 @@
 package dev.knockwatch.notify;
 
+import dev.knockwatch.events.Alert;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -69,5 +71,31 @@ class PayloadsTest {
     assertThat(digest.get("blocks").size()).isLessThanOrEqualTo(50);
     digest.get("blocks").forEach(b -> assertThat(b.path("text").path("text").asText()).hasSizeLessThanOrEqualTo(3000));
     assertThat(digest.toString()).contains("…and 9960 more");
+  }
+
+  /** A rule's tags, runbook, labels and annotations reach every payload. */
+  @Test
+  void theRulesRunbookAndTagsReachEveryPayload() {
+    Alert plain = Fixtures.offRole();
+    Alert a = new Alert(plain.fingerprint(), plain.rule(), plain.severity(), plain.status(), plain.commandId(),
+        plain.agentId(), plain.role(), plain.host(), plain.port(), plain.count(), plain.windowStart(), plain.windowEnd(),
+        plain.firstSeen(), plain.lastSeen(), plain.summary(), plain.sampleEventIds(), plain.sources(),
+        plain.policyVersion(), null, null, null, null, new Alert.Meta(List.of("exfiltration", "attack.t1041"),
+            "https://runbooks.example/off-role", java.util.Map.of("team", "soc", "severity", "low"),
+            java.util.Map.of("owner", "SOC on-call")));
+    Notification n = Notification.of("r", Notification.Event.FIRING, a, null);
+    String slack = SlackMessage.payload(n, Fixtures.PUBLIC_URL).toString();
+    assertThat(slack).contains("<https://runbooks.example/off-role|Runbook>", "tags exfiltration, attack.t1041");
+    JsonNode pd = PagerDutyEvent.body(n, "ROUTINGKEY", Fixtures.PUBLIC_URL);
+    assertThat(pd.get("links").findValuesAsText("href")).contains("https://runbooks.example/off-role");
+    assertThat(pd.at("/payload/custom_details/rule_meta/tags").toString()).isEqualTo("[\"exfiltration\",\"attack.t1041\"]");
+    JsonNode am = dev.knockwatch.notify.alertmanager.AlertmanagerPayload.alert(a, Fixtures.PUBLIC_URL, Fixtures.T0);
+    assertThat(am.at("/labels/team").asText()).isEqualTo("soc");
+    assertThat(am.at("/labels/severity").asText()).as("the rule's labels never override knockwatch's").isEqualTo("page");
+    assertThat(am.at("/annotations/runbook_url").asText()).isEqualTo("https://runbooks.example/off-role");
+    assertThat(am.at("/annotations/tags").asText()).isEqualTo("exfiltration,attack.t1041");
+    assertThat(am.at("/annotations/owner").asText()).isEqualTo("SOC on-call");
+    assertThat(dev.knockwatch.notify.webhook.WebhookNotifier.body(n, Fixtures.PUBLIC_URL))
+        .asString(java.nio.charset.StandardCharsets.UTF_8).contains("\"meta\":{\"tags\":[\"exfiltration\",\"attack.t1041\"]");
   }
 }

@@ -21,8 +21,9 @@ import java.util.Map;
  * with {@code format: alertmanager}.
  *
  * <p>Labels: {@code alertname} (the rule), {@code severity}, {@code agent}, {@code role},
- * {@code command}, and {@code source="knockwatch"}; annotations: {@code summary}, {@code target}
- * (the host:port or path), {@code count}, {@code timeline} (the console's link). Every value the
+ * {@code command}, and {@code source="knockwatch"}, then the rule's own {@code labels}; annotations:
+ * {@code summary}, {@code target} (the host:port or path), {@code count}, {@code timeline} (the
+ * console's link), and the rule's {@code runbook_url}, {@code tags} and own {@code annotations}. Every value the
  * agent may have chosen is stripped of control and bidi characters and bounded. A firing alert
  * ends {@link #FIRING_ENDS_AFTER} after it is sent: knockwatch sends each firing alert again at
  * least every repeatInterval while refusals go on, and resolves it once they stop, so
@@ -47,6 +48,9 @@ public final class AlertmanagerPayload {
     put(labels, "role", a.role(), MAX_LABEL_CHARS);
     put(labels, "command", a.commandId(), MAX_LABEL_CHARS);
     labels.put("source", "knockwatch");
+    if (a.meta() != null && a.meta().labels() != null) {
+      new java.util.TreeMap<>(a.meta().labels()).forEach((k, v) -> labels.putIfAbsent(k, v)); // the rule's own, after ours
+    }
     return labels;
   }
 
@@ -113,6 +117,17 @@ public final class AlertmanagerPayload {
     annotations.put("count", String.valueOf(a.count()));
     if (publicUrl != null && a.commandId() != null) {
       annotations.put("timeline", ConsoleLink.command(publicUrl, a.commandId()));
+    }
+    if (a.meta() != null) {
+      if (a.meta().runbook() != null) {
+        annotations.put("runbook_url", a.meta().runbook());
+      }
+      if (a.meta().tags() != null && !a.meta().tags().isEmpty()) {
+        annotations.put("tags", String.join(",", a.meta().tags()));
+      }
+      if (a.meta().annotations() != null) {
+        new java.util.TreeMap<>(a.meta().annotations()).forEach(annotations::putIfAbsent);
+      }
     }
     return annotations;
   }

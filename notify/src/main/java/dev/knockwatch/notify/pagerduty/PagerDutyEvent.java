@@ -73,11 +73,17 @@ public final class PagerDutyEvent {
       if (a.policyVersion() != null) {
         details.put("policyVersion", a.policyVersion());
       }
+      if (a.meta() != null) {
+        details.set("rule_meta", dev.knockwatch.events.Json.MAPPER.valueToTree(a.meta()));
+      }
     }
     if (publicUrl != null && a.commandId() != null) {
-      body.putArray("links").addObject()
+      body.withArray("links").addObject()
           .put("href", ConsoleLink.command(publicUrl, a.commandId()))
           .put("text", "knockwatch timeline of this command");
+    }
+    if (a.meta() != null && a.meta().runbook() != null) {
+      body.withArray("links").addObject().put("href", a.meta().runbook()).put("text", "runbook of " + clean(a.rule(), 200));
     }
     body.put("client", "knockwatch");
     return body;

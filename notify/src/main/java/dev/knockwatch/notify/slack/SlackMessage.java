@@ -130,6 +130,13 @@ public final class SlackMessage {
       // our own URL (the operator's publicUrl, the id percent-encoded): the one link in the message
       elements.add(mrkdwn("<" + SlackText.escape(url).replace("|", "%7C") + "|Open the timeline>"));
     }
+    if (a.meta() != null && a.meta().runbook() != null) {
+      // the rule's runbook: operator-written, an http(s) URL by the loader, escaped all the same
+      elements.add(mrkdwn("<" + SlackText.escape(a.meta().runbook()).replace("|", "%7C") + "|Runbook>"));
+    }
+    if (a.meta() != null && a.meta().tags() != null && !a.meta().tags().isEmpty()) {
+      elements.add(mrkdwn("tags " + SlackText.escape(String.join(", ", a.meta().tags()))));
+    }
     elements.add(mrkdwn("fingerprint " + code(a.fingerprint())
         + (a.policyVersion() == null ? "" : " · policy " + code(a.policyVersion()))));
     return ctx;

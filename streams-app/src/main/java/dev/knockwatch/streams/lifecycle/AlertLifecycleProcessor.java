@@ -238,7 +238,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
         h.firstSeen() == null ? h.at() : h.firstSeen(), h.at(), h.summary(),
         h.eventIds() == null ? List.of() : h.eventIds().stream().limit(MAX_SAMPLES).toList(),
         h.source() == null ? List.of() : List.of(h.source()), view.current().version(),
-        h.rule().shadow() ? Boolean.TRUE : null, h.targets(), null, null);
+        h.rule().shadow() ? Boolean.TRUE : null, h.targets(), null, null, h.rule().meta());
   }
 
   /** A hit of a rule that judges each refusal on its own, naming what was refused. */

@@ -7,6 +7,7 @@ import dev.knockwatch.events.config.YamlNode.Entry;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.Hashes;
 import dev.knockwatch.events.Kind;
@@ -53,7 +54,11 @@ public final class PolicyLoader {
   static final int MAX_DISTINCT_THRESHOLD = 1_000;
   private static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match", "except",
-      "resolveAfter", "description");
+      "resolveAfter", "description", "enabled", "tags", "runbook", "labels", "annotations");
+  /** An ATT&CK technique id, as a tag: {@code attack.t1046} (Sigma's form) or {@code T1046.001}. */
+  private static final Pattern ATTACK_TAG = Pattern.compile("(?i)(?:attack\\.)?t\\d{4}(?:\\.\\d{3})?");
+  private static final Pattern LOOKS_LIKE_ATTACK = Pattern.compile("(?i)(?:attack\\.t|t)\\d.*");
+  private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]{0,62}");
   private static final Map<Detector, Set<String>> DETECTOR_KEYS = Map.of(
       Detector.COUNT, Set.of("window", "hop", "grace", "threshold"),
       Detector.VALUE_COUNT, Set.of("window", "grace", "threshold", "field"),
@@ -400,11 +405,71 @@ public final class PolicyLoader {
     } else if (detector == Detector.OFF_ROLE && roles == null) {
       detectorNode.problem(where + ": off-role rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
     }
-    if (problems.size() > before || detector == null) {
-      return null;
+    Alert.Meta meta = meta(where, value);
+    boolean enabled = true;
+    if (value.apply("enabled") != null) {
+      Optional<Boolean> b = value.apply("enabled").bool();
+      if (b.isEmpty()) {
+        value.apply("enabled").problem(where + ": enabled must be true or false");
+      }
+      enabled = b.orElse(true);
+    }
+    if (problems.size() > before || detector == null || !enabled) {
+      return null; // a disabled rule is checked like the others, then left out
     }
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
-        within, paths, field);
+        within, paths, field, meta);
+  }
+
+  /** {@code tags}, {@code runbook}, {@code labels}, {@code annotations}; null when none is given. */
+  private Alert.Meta meta(String where, Function<String, YamlNode> value) {
+    List<String> tags = new ArrayList<>();
+    if (value.apply("tags") != null) {
+      for (YamlNode t : value.apply("tags").oneOrMany(where + ": tags")) {
+        String tag = t.string(where + ": tags");
+        if (tag == null || tag.isBlank() || tag.length() > 64) {
+          t.problem(where + ": a tag is 1 to 64 characters");
+        } else if (LOOKS_LIKE_ATTACK.matcher(tag).matches() && !ATTACK_TAG.matcher(tag).matches()) {
+          t.problem(where + ": tag \"" + tag + "\" is not an ATT&CK technique id (attack.t1046, T1046 or T1046.001)");
+        } else {
+          tags.add(tag);
+        }
+      }
+    }
+    String runbook = null;
+    YamlNode r = value.apply("runbook");
+    if (r != null) {
+      runbook = r.string(where + ": runbook");
+      if (runbook != null && !runbook.matches("https?://[^\\s]+")) {
+        r.problem(where + ": runbook \"" + runbook + "\" is not an http(s) URL");
+        runbook = null;
+      }
+    }
+    Map<String, String> labels = stringMap(where, "labels", value.apply("labels"), true);
+    Map<String, String> annotations = stringMap(where, "annotations", value.apply("annotations"), false);
+    if (tags.isEmpty() && runbook == null && labels.isEmpty() && annotations.isEmpty()) {
+      return null;
+    }
+    return new Alert.Meta(List.copyOf(tags), runbook, Map.copyOf(labels), Map.copyOf(annotations));
+  }
+
+  private static Map<String, String> stringMap(String where, String key, YamlNode node, boolean labelNames) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (node == null) {
+      return out;
+    }
+    for (YamlNode.Entry e : node.entries(where + ": " + key)) {
+      String name = e.name();
+      if (name == null || labelNames && !LABEL_NAME.matcher(name).matches()) {
+        e.key().problem(where + ": " + key + ": \"" + name + "\" is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)");
+        continue;
+      }
+      String v = e.value().string(where + ": " + key + ": " + name);
+      if (v != null) {
+        out.put(name, v);
+      }
+    }
+    return out;
   }
 
   private RuleMatch readMatch(String where, String name, YamlNode node, Roles roles, Path rolesFile) {

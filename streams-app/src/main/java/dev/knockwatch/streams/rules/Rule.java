@@ -1,6 +1,7 @@
 package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.ViolationEvent;
 import java.time.Duration;
@@ -22,6 +23,8 @@ import java.util.Set;
  * @param within bypass: how soon after a proxy refusal another door counts
  * @param paths fs-guard: the path patterns that are guarded
  * @param field value-count: which value of a refusal is counted distinct; null for the others
+ * @param meta what the rule says of itself (tags, runbook, labels, annotations), carried into its
+ *     alerts; null when it says nothing
  */
 public record Rule(
     String id,
@@ -37,7 +40,16 @@ public record Rule(
     Set<AddressClass> classes,
     Duration within,
     List<String> paths,
-    ValueField field) {
+    ValueField field,
+    Alert.Meta meta) {
+
+  /** A rule that says nothing of itself. */
+  public Rule(String id, Detector detector, Severity severity, boolean shadow, RuleMatch match, Duration resolveAfter,
+      Duration window, Duration hop, int threshold, Duration grace, Set<AddressClass> classes, Duration within,
+      List<String> paths, ValueField field) {
+    this(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes, within, paths,
+        field, null);
+  }
 
   public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
   public static final int DEFAULT_THRESHOLD = 5;
@@ -115,6 +127,6 @@ public record Rule(
   /** This rule counting in aligned windows that advance by {@code hop} (the window: tumbling). */
   public Rule withHop(Duration hop) {
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
-        within, paths, field);
+        within, paths, field, meta);
   }
 }

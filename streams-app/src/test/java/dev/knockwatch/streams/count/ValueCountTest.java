@@ -123,4 +123,19 @@ class ValueCountTest {
     }
     assertThat(firing()).isEmpty();
   }
+
+  @Test
+  void theRulesTagsRunbookAndLabelsRideOnItsAlerts() {
+    d.close();
+    Alert.Meta meta = new Alert.Meta(List.of("attack.t1046"), "https://runbooks.example/scan",
+        java.util.Map.of("team", "soc"), java.util.Map.of());
+    Rule described = new Rule("scanning", Rule.Detector.VALUE_COUNT, Alert.Severity.PAGE, false, RuleMatch.ANY,
+        Rule.DEFAULT_RESOLVE_AFTER, Duration.ofMinutes(5), null, 10, Duration.ofMinutes(1), Set.of(), null, List.of(),
+        Rule.ValueField.HOST, meta);
+    d = DetectionDriver.start(List.of(described), state.resolve("described"), 0);
+    for (int i = 0; i < 10; i++) {
+      refuse(CMD, "m" + i + ".example", 443, T0.plusSeconds(i));
+    }
+    assertThat(d.alerts.readValuesToList()).singleElement().satisfies(a -> assertThat(a.meta()).isEqualTo(meta));
+  }
 }

@@ -190,4 +190,51 @@ class PolicyLoaderTest {
     write("rules:\n  - id: wall\n    detector: wall-breach\n    threshold: 3\n");
     assertThat(PolicyLoader.check(dir)).hasSize(1).first().asString().startsWith(dir.resolve("rules.yaml") + ":4: rule wall: ");
   }
+
+  @Test
+  void aRuleSaysWhatItIsAndADisabledRuleIsCheckedThenLeftOut() throws IOException {
+    Policy p = PolicyLoader.load(write("""
+        rules:
+          - id: scan
+            detector: value-count
+            threshold: 10
+            severity: page
+            tags: [discovery, attack.t1046, T1046.001]
+            runbook: https://runbooks.example/knockwatch/scan
+            labels: {team: soc, service_tier: gold}
+            annotations: {owner: "SOC on-call"}
+          - id: noisy
+            detector: count
+            threshold: 3
+            enabled: false
+        """));
+    assertThat(p.rules()).extracting(Rule::id).containsExactly("scan");
+    assertThat(p.rules().get(0).meta()).isEqualTo(new dev.knockwatch.events.Alert.Meta(
+        java.util.List.of("discovery", "attack.t1046", "T1046.001"), "https://runbooks.example/knockwatch/scan",
+        java.util.Map.of("team", "soc", "service_tier", "gold"), java.util.Map.of("owner", "SOC on-call")));
+
+    write("""
+        rules:
+          - id: scan
+            detector: value-count
+            threshold: 10
+            tags: [attack.t10, T12345, ""]
+            runbook: javascript:alert(1)
+            labels: {"bad-name": x}
+            enabled: maybe
+          - id: off
+            detector: count
+            threshold: 0
+            enabled: false
+        """);
+    String rules = dir.resolve("rules.yaml").toString();
+    assertThat(PolicyLoader.check(dir)).containsExactly(
+        rules + ":5: rule scan: tag \"attack.t10\" is not an ATT&CK technique id (attack.t1046, T1046 or T1046.001)",
+        rules + ":5: rule scan: tag \"T12345\" is not an ATT&CK technique id (attack.t1046, T1046 or T1046.001)",
+        rules + ":5: rule scan: a tag is 1 to 64 characters",
+        rules + ":6: rule scan: runbook \"javascript:alert(1)\" is not an http(s) URL",
+        rules + ":7: rule scan: labels: \"bad-name\" is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)",
+        rules + ":8: rule scan: enabled must be true or false",
+        rules + ":11: rule off: threshold must be a whole number of at least 1, not \"0\"");
+  }
 }

@@ -53,6 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TimelineApiTest {
 
+  static final String RUNBOOK = "https://runbooks.example/off-role";
+
   static final String TOKEN = "t0k3n-for-the-timeline-test";
   static final Instant T0 = Instant.parse("2026-11-30T02:10:00Z");
   static final int COMMANDS = 24;
@@ -86,8 +88,14 @@ class TimelineApiTest {
         }
       }
       Alert a = new Alert("apifp1", "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING, id(3), "ci-runner-1", "default",
-          "evil.example", 443, 1, null, null, T0, T0, "tried evil.example:443", List.of(), null, null, null, null, null, null);
+          "evil.example", 443, 1, null, null, T0, T0, "tried evil.example:443", List.of(), null, null, null, null, null, null,
+          new Alert.Meta(List.of("attack.t1041"), RUNBOOK, Map.of(), Map.of()));
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a)));
+      // a runbook the loader would refuse, on the hostile command's resolved alert: the console links only http(s)
+      Alert odd = new Alert("apifp2", "fs-guard", Alert.Severity.PAGE, Alert.Status.RESOLVED, id(5), "ci-runner-1", "default",
+          null, null, 1, null, null, T0, T0, "wrote .bashrc", List.of(), null, null, null, null, null, null,
+          new Alert.Meta(List.of("<img src=x onerror=alert(2)>"), "javascript:alert(3)", Map.of(), Map.of()));
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), odd.fingerprint(), Json.write(odd)));
       p.flush();
     }
     for (int n = 0; n < 2; n++) {
@@ -263,6 +271,8 @@ class TimelineApiTest {
       c = await(apis.get(0), "/api/commands/" + id(3));
     }
     assertThat(c.get("alerts").get("apifp1").get("status").asText()).isEqualTo("firing");
+    assertThat(c.get("alerts").get("apifp1").get("runbook").asText()).isEqualTo(RUNBOOK);
+    assertThat(c.get("alerts").get("apifp1").get("tags").toString()).isEqualTo("[\"attack.t1041\"]");
     for (QueryApi api : apis) {
       List<String> firing = new ArrayList<>();
       await(api, "/api/alerts?status=firing").get("alerts").forEach(x -> firing.add(x.get("fingerprint").asText()));
