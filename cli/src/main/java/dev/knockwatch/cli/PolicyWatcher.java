@@ -69,7 +69,8 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
       return;
     }
     PolicyPublisher.publish(bootstrapServers, clientProps, next);
-    boolean rulesChanged = !Objects.equals(next.rules(), current.rules());
+    boolean rulesChanged = !Objects.equals(next.rules(), current.rules())
+        || !Objects.equals(next.moreRules(), current.moreRules());
     current = next;
     out.println("knockwatch: policy " + next.version() + " published"
         + (rulesChanged ? "; rules changed: detection restarts with them" : " (roles apply now)"));

@@ -79,4 +79,20 @@ class PolicyWatcherTest {
     assertThat(out).containsOnlyOnce("does not load; policy " + third + " stays")
         .contains(rules.resolve("rules.yaml") + ":3: rule x: detector \"nope\" is not one of");
   }
+
+  @Test
+  void aNewRulesFileBesideRulesYamlIsPublishedAndRestartsDetection(EmbeddedKafkaBroker broker) throws IOException {
+    for (String f : List.of("rules.yaml", "roles.yaml")) {
+      Files.copy(Path.of("../alert-rules").resolve(f), rules.resolve(f));
+    }
+    PolicyFiles first = PolicyLoader.files(rules);
+    List<Policy> restarts = new ArrayList<>();
+    PolicyWatcher watcher = new PolicyWatcher(rules, broker.bootstrapServers(), Map.of(), first, restarts::add,
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Duration.ofSeconds(1));
+    Files.writeString(rules.resolve("team-a.rules.yaml"), "rules:\n  - {id: team-a-scan, detector: value-count, threshold: 3}\n");
+    watcher.checkOnce();
+    PolicyFiles published = lastPublished(broker);
+    assertThat(published.moreRules()).containsOnlyKeys("team-a.rules.yaml");
+    assertThat(restarts).singleElement().satisfies(p -> assertThat(p.rules()).extracting(Rule::id).contains("team-a-scan"));
+  }
 }

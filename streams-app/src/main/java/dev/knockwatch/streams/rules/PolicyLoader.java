@@ -43,6 +43,8 @@ public final class PolicyLoader {
 
   public static final String RULES_FILE = "rules.yaml";
   public static final String ROLES_FILE = "roles.yaml";
+  /** Further rule files beside rules.yaml: {@code <name>.rules.yaml}, read in name order. */
+  public static final String MORE_RULES_SUFFIX = ".rules.yaml";
 
   /** What fs-guard watches when a rule gives no {@code paths}. */
   public static final List<String> DEFAULT_GUARDED_PATHS = List.of(
@@ -102,8 +104,12 @@ public final class PolicyLoader {
     Policy policy = load(dir);
     try {
       Path roles = dir.resolve(ROLES_FILE);
+      java.util.TreeMap<String, String> more = new java.util.TreeMap<>();
+      for (Path f : moreRuleFiles(dir)) {
+        more.put(f.getFileName().toString(), Files.readString(f));
+      }
       return new PolicyFiles(policy.version(), Files.readString(dir.resolve(RULES_FILE)),
-          Files.isRegularFile(roles) ? Files.readString(roles) : null);
+          Files.isRegularFile(roles) ? Files.readString(roles) : null, more);
     } catch (IOException e) {
       throw new ConfigException(dir + ": cannot read: " + e.getMessage());
     }
@@ -112,12 +118,22 @@ public final class PolicyLoader {
   /** The policy of published files; problems name {@code origin}/rules.yaml and so on. */
   public static Policy load(PolicyFiles files, String origin) {
     PolicyLoader loader = new PolicyLoader(Path.of(origin));
+    Map<String, byte[]> more = new java.util.TreeMap<>();
+    files.moreRules().forEach((name, text) -> more.put(name, text.getBytes(StandardCharsets.UTF_8)));
     Policy policy = loader.read(files.rules().getBytes(StandardCharsets.UTF_8),
-        files.roles() == null ? null : files.roles().getBytes(StandardCharsets.UTF_8));
+        files.roles() == null ? null : files.roles().getBytes(StandardCharsets.UTF_8), more);
     if (!loader.problems.isEmpty()) {
       throw new ConfigException(loader.problems);
     }
     return policy;
+  }
+
+  /** The {@code *.rules.yaml} files of {@code dir}, in name order. */
+  static List<Path> moreRuleFiles(Path dir) throws IOException {
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().endsWith(MORE_RULES_SUFFIX) && Files.isRegularFile(f))
+          .sorted().toList();
+    }
   }
 
   private Policy read() {
@@ -129,22 +145,39 @@ public final class PolicyLoader {
     }
     byte[] rulesBytes = bytes(rulesFile);
     byte[] rolesBytes = Files.isRegularFile(rolesFile) ? bytes(rolesFile) : null;
+    Map<String, byte[]> more = new java.util.TreeMap<>();
+    try {
+      for (Path f : moreRuleFiles(dir)) {
+        byte[] b = bytes(f);
+        if (b != null) {
+          more.put(f.getFileName().toString(), b);
+        }
+      }
+    } catch (IOException e) {
+      problems.add(dir + ": cannot list: " + e.getMessage());
+    }
     if (rulesBytes == null) {
       return null;
     }
-    return read(rulesBytes, rolesBytes);
+    return read(rulesBytes, rolesBytes, more);
   }
 
-  private Policy read(byte[] rulesBytes, byte[] rolesBytes) {
+  private Policy read(byte[] rulesBytes, byte[] rolesBytes, Map<String, byte[]> more) {
     Path rulesFile = dir.resolve(RULES_FILE);
     Path rolesFile = dir.resolve(ROLES_FILE);
     Roles roles = rolesBytes == null ? null : readRoles(rolesFile, rolesBytes);
-    List<Rule> rules = readRules(rulesFile, rulesBytes, roles, rolesFile);
+    Map<String, String> ids = new HashMap<>();
+    List<Rule> rules = new ArrayList<>(readRules(rulesFile, rulesBytes, roles, rolesFile, ids));
+    StringBuilder text = new StringBuilder(new String(rulesBytes, StandardCharsets.UTF_8)).append('\u0000')
+        .append(rolesBytes == null ? "" : new String(rolesBytes, StandardCharsets.UTF_8));
+    for (Map.Entry<String, byte[]> f : more.entrySet()) {
+      rules.addAll(readRules(dir.resolve(f.getKey()), f.getValue(), roles, rolesFile, ids));
+      text.append('\u0000').append(f.getKey()).append('\u0000').append(new String(f.getValue(), StandardCharsets.UTF_8));
+    }
     if (!problems.isEmpty()) {
       return null;
     }
-    String version = Hashes.sha256Hex(new String(rulesBytes, StandardCharsets.UTF_8) + "\u0000"
-        + (rolesBytes == null ? "" : new String(rolesBytes, StandardCharsets.UTF_8)), 6);
+    String version = Hashes.sha256Hex(text.toString(), 6);
     return roles == null
         ? new Policy(version, Map.of(), List.of(), Policy.DEFAULT_ROLE, rules)
         : new Policy(version, roles.roles, roles.agents, roles.defaultRole, rules);
@@ -237,7 +270,8 @@ public final class PolicyLoader {
 
   // ---------------------------------------------------------------- rules.yaml
 
-  private List<Rule> readRules(Path file, byte[] bytes, Roles roles, Path rolesFile) {
+  /** The rules of one rules file; {@code ids} (id -> where it was first given) spans every file. */
+  private List<Rule> readRules(Path file, byte[] bytes, Roles roles, Path rolesFile, Map<String, String> ids) {
     YamlNode root = parse(file, bytes).orElse(null);
     List<Rule> out = new ArrayList<>();
     if (root == null) {
@@ -252,7 +286,6 @@ public final class PolicyLoader {
       root.file().problem(rulesEntry == null ? 1 : rulesEntry.value().line(), "needs a top-level \"rules:\" list");
       return out;
     }
-    Map<String, Integer> ids = new HashMap<>();
     int index = 0;
     for (YamlNode node : rulesEntry.value().list("rules")) {
       index++;
@@ -264,7 +297,7 @@ public final class PolicyLoader {
     return out;
   }
 
-  private Rule readRule(YamlNode node, int index, Map<String, Integer> ids, Roles roles, Path rolesFile) {
+  private Rule readRule(YamlNode node, int index, Map<String, String> ids, Roles roles, Path rolesFile) {
     if (!node.isMapping()) {
       node.problem("rule " + index + ": must be a mapping (id, detector, ...)");
       return null;
@@ -280,9 +313,12 @@ public final class PolicyLoader {
       return null;
     }
     String where = "rule " + id;
-    Integer firstLine = ids.putIfAbsent(id, node.line());
-    if (firstLine != null) {
-      value.apply("id").problem(where + ": duplicate id (first at line " + firstLine + ")");
+    String here = node.file().name() + ":" + node.line();
+    String first = ids.putIfAbsent(id, here);
+    if (first != null) {
+      boolean sameFile = first.startsWith(node.file().name() + ":");
+      value.apply("id").problem(where + ": duplicate id (first at " + (sameFile ? "line " + first.substring(first.lastIndexOf(':') + 1)
+          : first) + ")");
       return null;
     }
     int before = problems.size();

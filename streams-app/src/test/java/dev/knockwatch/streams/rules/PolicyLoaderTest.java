@@ -237,4 +237,36 @@ class PolicyLoaderTest {
         rules + ":8: rule scan: enabled must be true or false",
         rules + ":11: rule off: threshold must be a whole number of at least 1, not \"0\"");
   }
+
+  @Test
+  void rulesSplitAcrossFilesLoadTogetherWithOneIdSpace() throws IOException {
+    write("""
+        rules:
+          - {id: retry, detector: count, threshold: 5}
+        """);
+    Files.writeString(dir.resolve("network.rules.yaml"), """
+        rules:
+          - {id: scan, detector: value-count, threshold: 10}
+        """);
+    Files.writeString(dir.resolve("notes.yaml"), "not: rules\n"); // only *.rules.yaml are rules
+    Policy p = PolicyLoader.load(dir);
+    assertThat(p.rules()).extracting(Rule::id).containsExactly("retry", "scan");
+    PolicyFiles published = PolicyLoader.files(dir);
+    assertThat(published.moreRules()).containsOnlyKeys("network.rules.yaml");
+    assertThat(PolicyLoader.load(published, "elsewhere").rules()).extracting(Rule::id).containsExactly("retry", "scan");
+    assertThat(PolicyLoader.load(published, "elsewhere").version()).isEqualTo(p.version());
+
+    Files.writeString(dir.resolve("network.rules.yaml"), """
+        rules:
+          - {id: scan, detector: value-count, threshold: 12}
+        """);
+    assertThat(PolicyLoader.load(dir).version()).as("a change in any rules file is a new version").isNotEqualTo(p.version());
+
+    Files.writeString(dir.resolve("zz.rules.yaml"), """
+        rules:
+          - {id: retry, detector: count, threshold: 3}
+        """);
+    assertThat(PolicyLoader.check(dir)).containsExactly(dir.resolve("zz.rules.yaml") + ":2: rule retry: duplicate id (first at "
+        + dir.resolve("rules.yaml") + ":2)");
+  }
 }
