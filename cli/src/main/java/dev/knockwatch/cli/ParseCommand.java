@@ -46,6 +46,10 @@ final class ParseCommand implements Callable<Integer> {
       description = "For --type squid: squid, combined, knock, or a logformat string (default: each line tried as all three).")
   String logformat;
 
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json",
+      description = "json (knockwatch's event, the default), ocsf (OCSF " + dev.knockwatch.events.export.Ocsf.VERSION + ": Network Activity or File System Activity with the security-control profile) or ecs (Elastic Common Schema).")
+  String format;
+
   @Parameters(paramLabel = "FILE", description = "The log file.")
   Path file;
 
@@ -63,7 +67,13 @@ final class ParseCommand implements Callable<Integer> {
     InputTree tree = InputTree.of(file);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (EventSink printing = new PrintingSink(out, err)) {
+    java.util.function.Function<ViolationEvent, String> writer = switch (format) {
+      case "json" -> Json::write;
+      case "ocsf" -> e -> dev.knockwatch.events.export.Ocsf.event(e).toString();
+      case "ecs" -> e -> dev.knockwatch.events.export.Ecs.event(e).toString();
+      default -> throw new UsageException("--format " + format + " is not one of json, ocsf, ecs");
+    };
+    try (EventSink printing = new PrintingSink(out, err, writer)) {
       IngestAgent agent = IngestAgent.forType(tree.root(), tree.only(), t, parsers(t),
           printing, "parse");
       while (agent.pollOnce() > 0) {
@@ -96,10 +106,11 @@ final class ParseCommand implements Callable<Integer> {
   }
 
   /** Events to stdout as JSON lines, rejected lines to stderr as {@code file:offset: code: reason}. */
-  private record PrintingSink(PrintWriter out, PrintWriter err) implements EventSink {
+  private record PrintingSink(PrintWriter out, PrintWriter err, java.util.function.Function<ViolationEvent, String> writer)
+      implements EventSink {
     @Override
     public void publish(ViolationEvent event) {
-      out.println(Json.write(event));
+      out.println(writer.apply(event));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.knockwatch.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -105,6 +107,23 @@ class KnockwatchTest {
     Run r = run("parse", "--type", "strace", renamed.toString());
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("\"source\":\"strace\"", "\"host\":\"93.184.215.14\"", "\"errno\":\"ENETUNREACH\"");
+  }
+
+  @Test
+  void parsePrintsOcsfAndEcs(@TempDir Path dir) throws IOException {
+    Path file = Files.createDirectories(dir.resolve("ci-7")).resolve("xhfHytmXL-L6RsYw2CrSjA.strace");
+    Files.writeString(file, "13139 connect(3, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr(\"93.184.215.14\")}, 16)"
+        + " = -1 ENETUNREACH (Network is unreachable)\n");
+    JsonNode ocsf = dev.knockwatch.events.Json.MAPPER.readTree(run("parse", "--format", "ocsf", file.toString()).out());
+    assertThat(ocsf.get("class_uid").asInt()).isEqualTo(4001);
+    assertThat(ocsf.get("disposition").asText()).isEqualTo("Blocked");
+    assertThat(ocsf.at("/dst_endpoint/ip").asText()).isEqualTo("93.184.215.14");
+    JsonNode ecs = dev.knockwatch.events.Json.MAPPER.readTree(run("parse", "--format", "ecs", file.toString()).out());
+    assertThat(ecs.at("/event/type/0").asText()).isEqualTo("denied");
+    assertThat(ecs.at("/labels/command_id").asText()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+    Run bad = run("parse", "--format", "cef", file.toString());
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).isEqualTo("knockwatch: --format cef is not one of json, ocsf, ecs" + System.lineSeparator());
   }
 
   @Test
