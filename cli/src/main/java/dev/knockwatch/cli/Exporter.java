@@ -1,0 +1,154 @@
+package dev.knockwatch.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.events.export.Ecs;
+import dev.knockwatch.events.export.Ocsf;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The export stage: every refusal on {@code knockwatch.violations} and every alert record on
+ * {@code knockwatch.alerts} (read committed), in OCSF or ECS, to a topic a SIEM's connector reads,
+ * keyed by commandId. At least once: a batch's offsets are committed after Kafka took its records.
+ * A record that is no event or alert is skipped and counted.
+ */
+final class Exporter implements Runnable, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Exporter.class);
+
+  enum Format { OCSF, ECS }
+
+  private final KafkaConsumer<String, byte[]> consumer;
+  private final KafkaProducer<String, byte[]> producer;
+  private final Format format;
+  private final String topic;
+  final AtomicLong exported = new AtomicLong();
+  final AtomicLong skipped = new AtomicLong();
+  private volatile boolean running = true;
+
+  Exporter(String bootstrap, Map<String, Object> clientProps, Format format, String topic, String group) {
+    this.format = format;
+    this.topic = topic;
+    Map<String, Object> c = new HashMap<>(clientProps);
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    this.consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
+    Map<String, Object> p = new HashMap<>(clientProps);
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+    this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  /** Creates the export topic when it is missing (the broker's defaults); a topic that exists is kept as it is. */
+  static void ensureTopic(String bootstrap, Map<String, Object> clientProps, String topic)
+      throws InterruptedException, ExecutionException {
+    Map<String, Object> a = new HashMap<>(clientProps);
+    a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(a)) {
+      if (!admin.listTopics().names().get().contains(topic)) {
+        try {
+          admin.createTopics(List.of(new NewTopic(topic, Optional.of(Topics.VIOLATIONS.partitions()), Optional.empty())))
+              .all().get();
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw e;
+          }
+        }
+      }
+    }
+  }
+
+  /** The record in the export format; empty when it is no event or alert. */
+  Optional<byte[]> map(ConsumerRecord<String, byte[]> r) {
+    if (r.value() == null) {
+      return Optional.empty();
+    }
+    try {
+      ObjectNode out;
+      if (r.topic().equals(Topics.VIOLATIONS.name())) {
+        ViolationEvent e = Json.MAPPER.readValue(r.value(), ViolationEvent.class);
+        out = format == Format.OCSF ? Ocsf.event(e) : Ecs.event(e);
+      } else {
+        Alert a = Json.MAPPER.readValue(r.value(), Alert.class);
+        out = format == Format.OCSF ? Ocsf.finding(a) : Ecs.alert(a);
+      }
+      return Optional.of(out.toString().getBytes(StandardCharsets.UTF_8));
+    } catch (java.io.IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public void run() {
+    try {
+      consumer.subscribe(List.of(Topics.VIOLATIONS.name(), Topics.ALERTS.name()));
+      while (running) {
+        var records = consumer.poll(Duration.ofMillis(500));
+        for (ConsumerRecord<String, byte[]> r : records) {
+          Optional<byte[]> mapped = map(r);
+          if (mapped.isEmpty()) {
+            if (skipped.incrementAndGet() == 1) {
+              log.warn("export: {}-{}@{} is no event or alert: skipped (counted from now on)", r.topic(), r.partition(),
+                  r.offset());
+            }
+            continue;
+          }
+          producer.send(new ProducerRecord<>(topic, r.key(), mapped.get()));
+          exported.incrementAndGet();
+        }
+        if (!records.isEmpty()) {
+          producer.flush(); // throws if a record was not taken: the offsets stay, the batch goes again
+          consumer.commitSync();
+        }
+      }
+    } catch (WakeupException e) {
+      // closing
+    } finally {
+      consumer.close();
+      producer.close(Duration.ofSeconds(10));
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    consumer.wakeup();
+  }
+
+  static Set<String> formats() {
+    return Set.of("ocsf", "ecs");
+  }
+}
