@@ -10,7 +10,6 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import dev.knockwatch.testkit.TopicReader;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -30,25 +29,27 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ./knockwatch export} on a real broker, run as a user runs it: the refusals and alerts on
  * the topics come out in OCSF (and ECS) on the export topic, keyed by command; a record that is no
- * event is skipped; SIGTERM stops it cleanly.
+ * event is skipped; SIGTERM stops it cleanly. A broker of its own: the export reads whole topics,
+ * and its unreadable record must not reach the suite's shared ones.
  */
 @Tag("integration")
-@ExtendWith(EmbeddedKafkaExtension.class)
 class ExportTest {
 
   static final Instant T0 = Instant.parse("2026-11-29T18:45:00Z");
   static final String CMD = "ExportTestCommand00001";
 
   @TempDir static Path dir;
+  static EmbeddedKafkaBroker broker;
 
   @BeforeAll
-  static void publish(EmbeddedKafkaBroker broker) throws Exception {
+  static void publish() throws Exception {
+    broker = EmbeddedKafkaBroker.start(java.nio.file.Files.createDirectories(dir.resolve("kafka")), 0);
+    broker.createTopics();
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       ViolationEvent net = ViolationEvent.builder().eventId("x-net").commandId(CMD).agentId("ci-runner-1")
@@ -66,7 +67,12 @@ class ExportTest {
     }
   }
 
-  private static List<JsonNode> exported(EmbeddedKafkaBroker broker, String topic, int count) {
+  @org.junit.jupiter.api.AfterAll
+  static void stop() {
+    broker.close();
+  }
+
+  private static List<JsonNode> exported(String topic, int count) {
     return TopicReader.readUntil(broker, topic, new StringDeserializer(), r -> true, count).stream()
         .map(ConsumerRecord::value).map(v -> {
           try {
@@ -78,12 +84,12 @@ class ExportTest {
   }
 
   @Test
-  void theLauncherExportsRefusalsAndAlertsAsOcsfAndStopsOnSigterm(EmbeddedKafkaBroker broker) throws Exception {
+  void theLauncherExportsRefusalsAndAlertsAsOcsfAndStopsOnSigterm() throws Exception {
     try (Launched export = Launched.start(Launched.REPO, dir.resolve("ocsf"), Map.of(), "export",
         "--bootstrap-servers", broker.bootstrapServers())) {
       export.awaitLine("knockwatch export: knockwatch.violations and knockwatch.alerts as ocsf to knockwatch.export.ocsf",
           Duration.ofMinutes(2));
-      List<JsonNode> records = exported(broker, "knockwatch.export.ocsf", 3);
+      List<JsonNode> records = exported("knockwatch.export.ocsf", 3);
       assertThat(records).extracting(r -> r.get("class_uid").asInt()).containsExactlyInAnyOrder(4001, 1001, 2004);
       assertThat(records).allSatisfy(r -> assertThat(r.at("/metadata/version").asText()).isEqualTo("1.3.0"));
       assertThat(TopicReader.readToEnd(broker, "knockwatch.export.ocsf", new StringDeserializer(), r -> true))
@@ -94,13 +100,13 @@ class ExportTest {
   }
 
   @Test
-  void ecsToANamedTopic(EmbeddedKafkaBroker broker) throws Exception {
+  void ecsToANamedTopic() throws Exception {
     Exporter.ensureTopic(broker.bootstrapServers(), Map.of(), "siem.ecs");
     try (Exporter exporter = new Exporter(broker.bootstrapServers(), Map.of(), Exporter.Format.ECS, "siem.ecs",
         "export-test-ecs")) {
       Thread t = new Thread(exporter);
       t.start();
-      List<JsonNode> records = exported(broker, "siem.ecs", 3);
+      List<JsonNode> records = exported("siem.ecs", 3);
       Set<String> kinds = records.stream().map(r -> r.at("/event/kind").asText()).collect(Collectors.toSet());
       assertThat(kinds).containsExactlyInAnyOrder("event", "alert");
       assertThat(records).filteredOn(r -> r.at("/event/kind").asText().equals("event"))
