@@ -54,6 +54,16 @@ public record Alert(
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
   public record Meta(List<String> tags, String runbook, java.util.Map<String, String> labels,
       java.util.Map<String, String> annotations) {
+    /** An ATT&CK technique id as a tag: {@code attack.t1046} (Sigma's form), {@code T1046} or {@code T1046.001}. */
+    public static final java.util.regex.Pattern ATTACK_TECHNIQUE =
+        java.util.regex.Pattern.compile("(?i)(?:attack\\.)?(t\\d{4}(?:\\.\\d{3})?)");
+
+    /** The technique id of an ATT&CK tag, e.g. {@code T1046} for {@code attack.t1046}; null for any other tag. */
+    public static String attackTechnique(String tag) {
+      java.util.regex.Matcher m = ATTACK_TECHNIQUE.matcher(tag);
+      return m.matches() ? m.group(1).toUpperCase(java.util.Locale.ROOT) : null;
+    }
+
     public Meta {
       tags = tags == null ? List.of() : List.copyOf(tags);
       labels = labels == null ? java.util.Map.of() : java.util.Map.copyOf(labels);

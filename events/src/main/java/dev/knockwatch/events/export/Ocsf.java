@@ -158,9 +158,8 @@ public final class Ocsf {
     if (a.meta() != null) {
       // the rule's tags as labels, its ATT&CK ones as attacks, its runbook as the remediation's reference
       a.meta().tags().forEach(t -> ((ObjectNode) o.get("metadata")).withArray("labels").add(t));
-      a.meta().tags().stream().filter(t -> t.matches("(?i)(attack\\.)?t\\d{4}(\\.\\d{3})?"))
-          .forEach(t -> info.withArray("attacks").addObject().putObject("technique")
-              .put("uid", t.replaceFirst("(?i)^attack\\.", "").toUpperCase(Locale.ROOT)));
+      a.meta().tags().stream().map(Alert.Meta::attackTechnique).filter(java.util.Objects::nonNull)
+          .forEach(t -> info.withArray("attacks").addObject().putObject("technique").put("uid", t));
       if (a.meta().runbook() != null) {
         o.putObject("remediation").put("desc", "the rule's runbook").putArray("references").add(a.meta().runbook());
       }

@@ -57,8 +57,6 @@ public final class PolicyLoader {
   private static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match", "except",
       "resolveAfter", "description", "enabled", "tags", "runbook", "labels", "annotations");
-  /** An ATT&CK technique id, as a tag: {@code attack.t1046} (Sigma's form) or {@code T1046.001}. */
-  private static final Pattern ATTACK_TAG = Pattern.compile("(?i)(?:attack\\.)?t\\d{4}(?:\\.\\d{3})?");
   private static final Pattern LOOKS_LIKE_ATTACK = Pattern.compile("(?i)(?:attack\\.t|t)\\d.*");
   private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]{0,62}");
   private static final Map<Detector, Set<String>> DETECTOR_KEYS = Map.of(
@@ -465,7 +463,7 @@ public final class PolicyLoader {
         String tag = t.string(where + ": tags");
         if (tag == null || tag.isBlank() || tag.length() > 64) {
           t.problem(where + ": a tag is 1 to 64 characters");
-        } else if (LOOKS_LIKE_ATTACK.matcher(tag).matches() && !ATTACK_TAG.matcher(tag).matches()) {
+        } else if (LOOKS_LIKE_ATTACK.matcher(tag).matches() && Alert.Meta.attackTechnique(tag) == null) {
           t.problem(where + ": tag \"" + tag + "\" is not an ATT&CK technique id (attack.t1046, T1046 or T1046.001)");
         } else {
           tags.add(tag);
