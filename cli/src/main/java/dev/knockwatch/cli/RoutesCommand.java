@@ -5,7 +5,6 @@ import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.pipeline.Routing;
 import java.io.PrintWriter;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -34,17 +34,20 @@ final class RoutesCommand implements Callable<Integer> {
 
   @Command(name = "test", mixinStandardHelpOptions = true,
       description = {"Print the receivers an alert with these labels would reach (comma-separated, first line),",
-          "then each route that sent it there. With --expect, exit 1 unless they are exactly those."})
+          "then the route of the tree that sent it to each, by its path (root, 1, 2.1, ...).",
+          "With --expect, exit 1 unless they are exactly those."})
   static final class Test implements Callable<Integer> {
 
-    static final Set<String> LABELS = Set.of("rule", "severity", "role", "agent", "command");
+    static final Set<String> FIELDS = Set.of("rule", "alertname", "severity", "role", "agent", "command");
+    private static final Pattern LABEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     @Spec CommandSpec spec;
 
     @Mixin RulesOption rulesOption;
 
     @Option(names = "--labels", paramLabel = "KEY=VALUE", split = ",", required = true,
-        description = "The alert's labels: rule, severity, role, agent, command (e.g. rule=off-role-host,severity=page).")
+        description = {"The alert's labels: rule (or alertname), severity, role, agent, command, and any label a rule",
+            "sets (e.g. rule=off-role-host,severity=page,team=platform)."})
     Map<String, String> labels = new LinkedHashMap<>();
 
     @Option(names = "--expect", paramLabel = "RECEIVER", split = ",",
@@ -56,9 +59,13 @@ final class RoutesCommand implements Callable<Integer> {
       if (!Files.isDirectory(rulesOption.dir)) {
         throw new UsageException("rules directory " + rulesOption.dir + " does not exist");
       }
-      for (String key : labels.keySet()) {
-        if (!LABELS.contains(key)) {
-          throw new UsageException("--labels " + key + " is not a label (known: agent, command, role, rule, severity)");
+      Map<String, String> ruleLabels = new LinkedHashMap<>();
+      for (Map.Entry<String, String> e : labels.entrySet()) {
+        if (!LABEL.matcher(e.getKey()).matches()) {
+          throw new UsageException("--labels " + e.getKey() + " is not a label name (letters, digits and _)");
+        }
+        if (!FIELDS.contains(e.getKey())) {
+          ruleLabels.put(e.getKey(), e.getValue());
         }
       }
       Alert.Severity severity = null;
@@ -71,21 +78,18 @@ final class RoutesCommand implements Callable<Integer> {
         }
       }
       ReceiversConfig config = ReceiversConfig.load(rulesOption.dir);
-      Alert alert = new Alert(null, labels.get("rule"), severity, Alert.Status.FIRING, labels.get("command"),
-          labels.get("agent"), labels.get("role"), null, null, 1, null, null, null, null, null, List.of(), List.of(),
-          null, null, null, null, null);
-      List<Routing.Target> targets = new Routing(config.routes()).targets(alert);
+      Alert alert = new Alert(null, labels.getOrDefault("rule", labels.get("alertname")), severity, Alert.Status.FIRING,
+          labels.get("command"), labels.get("agent"), labels.get("role"), null, null, 1, null, null, null, null, null,
+          List.of(), List.of(), null, null, null, null, null, new Alert.Meta(List.of(), null, ruleLabels, Map.of()));
+      List<Routing.Target> targets = new Routing(config.route()).targets(alert);
       Set<String> receivers = new LinkedHashSet<>();
       targets.forEach(t -> receivers.add(t.receiver()));
       PrintWriter out = spec.commandLine().getOut();
       out.println(receivers.isEmpty() ? "(no receiver)" : String.join(",", receivers));
-      List<String> seen = new ArrayList<>();
+      Set<String> seen = new LinkedHashSet<>();
       for (Routing.Target t : targets) {
-        int index = config.routes().indexOf(t.route()) + 1;
-        String line = "  route " + index + ": " + t.route().describe();
-        if (!seen.contains(line)) {
-          seen.add(line);
-          out.println(line);
+        if (seen.add(t.path())) {
+          out.println("  " + (t.path().equals("root") ? "root" : "route " + t.path()) + ": " + t.route().describe());
         }
       }
       out.flush();

@@ -181,7 +181,8 @@ class KnockwatchTest {
     assertThat(r.out()).contains("8 rules, 4 roles, policy ")
         .contains("  persistent-retry: count 5 in any 5m -> warning; except role guard-probe\n")
         .contains("roles:\n", "  guard-probe: no host\n", "  ci-runner-* -> ci\n", "  anyone else -> default\n")
-        .contains("routes (first match wins unless it continues):\n  - any alert -> console; updates every 5m at most\n")
+        .contains("route (a child takes an alert it matches, the first one unless it continues):\n"
+            + "  root: any alert -> console; updates every 5m at most\n")
         .as("no Java record dumps").doesNotContain("Route[", "Console[", "Rule[");
   }
 

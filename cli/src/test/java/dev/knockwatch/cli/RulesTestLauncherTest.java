@@ -112,15 +112,25 @@ class RulesTestLauncherTest {
       Ran page = runWith("routes-page", env, "routes", "test", "--labels", "rule=off-role-host,severity=page");
       assertThat(page.exitCode()).as(page.err()).isZero();
       assertThat(page.out()).isEqualTo("oncall,soc-slack,console\n"
-          + "  route 1: severity critical|page -> oncall, soc-slack, and on to the next routes; updates every 5m at most\n"
-          + "  route 3: any alert -> console; updates every 5m at most\n");
+          + "  route 1: severity=~\"page|critical\" -> oncall, soc-slack, and on to the next routes; updates every 5m at most\n"
+          + "  route 3: any alert -> console; updates every 4h at most\n");
       assertThat(page.out() + page.err()).doesNotContain("R0UT1NGK3Y", "hooks.slack.test");
       Ran warning = runWith("routes-warning", env, "routes", "test", "--labels", "severity=warning",
           "--expect", "soc-slack");
       assertThat(warning.exitCode()).as(warning.err()).isZero();
+      Ran ci = runWith("routes-ci", env, "routes", "test", "--labels", "severity=warning,role=ci,agent=ci-nightly");
+      assertThat(ci.exitCode()).as(ci.err()).isZero();
+      assertThat(ci.out()).as("a nested route, its receiver and grouping inherited").isEqualTo("soc-slack\n"
+          + "  route 2.1: role=\"ci\", agent!~\"ci-runner-.*\" -> soc-slack; grouped by rule, waiting 30s, then every 5m;"
+          + " updates every 12h at most\n");
       Ran wrong = runWith("routes-wrong", env, "routes", "test", "--labels", "severity=warning", "--expect", "oncall");
       assertThat(wrong.exitCode()).isEqualTo(1);
       assertThat(wrong.err()).contains("knockwatch: expected oncall, got soc-slack");
+      Ran check = runWith("check-tree", env, "rules", "check", "alert-rules");
+      assertThat(check.exitCode()).as(check.err()).isZero();
+      assertThat(check.out()).contains("route (a child takes an alert it matches, the first one unless it continues):\n"
+          + "  root: any alert -> console; updates every 4h at most\n"
+          + "    1: severity=~\"page|critical\" -> oncall, soc-slack, and on to the next routes; updates every 5m at most\n");
     } finally {
       Files.delete(rules.resolve("receivers.yaml"));
     }

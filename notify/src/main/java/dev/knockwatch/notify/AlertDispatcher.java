@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * stages route -> mute -> dedup -> throttle -> group -> budget -> (each receiver's queue)
  * retry -> send, in the shape of Alertmanager's notify pipeline ({@link #handle}).
  * <ul>
- *   <li><b>route</b> ({@link Routing}): the first route of receivers.yaml that matches (and the
- *       next ones while a route says {@code continue}) names the receivers;</li>
+ *   <li><b>route</b> ({@link Routing}): the route tree of receivers.yaml, as Alertmanager's,
+ *       names the receivers and the node whose timing each goes by;</li>
  *   <li><b>mute</b> ({@link Mute}): a shadow-mode rule's alert, one an active silence on
  *       {@code knockwatch.silences} matches, or one a firing alert inhibits (receivers.yaml's
  *       {@code inhibitRules}, {@link Inhibition}) goes to no receiver; a silenced or inhibited
@@ -57,9 +57,11 @@ import org.slf4j.LoggerFactory;
  *   <li><b>throttle</b> ({@link Throttle}): a count update within the route's
  *       {@code repeatInterval} of the last notification is recorded as throttled, not sent;
  *       firing and resolved always go;</li>
- *   <li><b>group</b>: routes with {@code groupBy} send one digest per group ({@link Grouper});</li>
+ *   <li><b>group</b>: routes with {@code groupBy} send one digest per group ({@link Grouper}),
+ *       first after {@code groupWait}, then at most every {@code groupInterval};</li>
  *   <li><b>budget</b>: past its share of a receiver's minute ({@link FloodBudget}), a command's
- *       (or rule's) next notifications wait in one digest of that command (or rule) a minute
+ *       (or rule's) next notifications wait in one digest of that command (or rule) a minute, and
+ *       past the receiver's {@code maxPerMinute} all of them wait in one digest a minute
  *       (not on the console: a terminal has no rate limit);</li>
  *   <li><b>retry, send</b>: each receiver has its own queue and thread ({@link ReceiverQueue}),
  *       most severe first, then oldest.</li>
@@ -88,7 +90,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   private final Backoff backoff;
   private final Map<String, ReceiverQueue> queues = new LinkedHashMap<>();
   private final Grouper grouper = new Grouper();
-  private final FloodBudget budget = new FloodBudget();
+  private final FloodBudget budget;
   /** The console receivers: a terminal has no rate limit to protect, and every page is a line of its own. */
   private final java.util.Set<String> unbudgeted;
   private final Map<TopicPartition, TreeMap<Long, Pending>> inFlight = new ConcurrentHashMap<>();
@@ -127,7 +129,8 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), Json.serde(Alert.class).deserializer());
     this.config = config;
-    this.routing = new Routing(config.routes());
+    this.routing = new Routing(config.route());
+    this.budget = new FloodBudget(config::maxPerMinute);
     this.inhibition = new Inhibition(config.inhibitRules());
     this.unbudgeted = config.receivers().stream().filter(r -> r instanceof dev.knockwatch.notify.config.Receiver.Console)
         .map(dev.knockwatch.notify.config.Receiver::name).collect(java.util.stream.Collectors.toSet());
@@ -252,26 +255,37 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     }
   }
 
-  /** group (a route with groupBy), fold (past the receiver's flood budget), or send now. */
+  /**
+   * Send again (a notification intended and never recorded), group (a route with groupBy), fold
+   * (past the receiver's flood budget), or send now.
+   */
   private void dispatch(Routing.Target target, Notification.Event event, Alert alert, Pending pending) {
     String receiver = target.receiver();
     Route route = target.route();
     long now = System.nanoTime();
+    Notification n = Notification.of(receiver, event, alert, null);
     String fold;
-    if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
+    if (intended(n)) {
+      // the last process stopped between sending this very notification and recording it: the
+      // same notification again, alone and with its idempotency key, marked; never in a digest
+      submit(n.asPossibleRepeat(), List.of(pending));
+    } else if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
       grouper.add(receiver, route, event, alert, pending, now);
     } else if (!unbudgeted.contains(receiver) && (fold = budget.fold(receiver, alert, now)) != null) {
-      // past its command's (or rule's) share of the minute: in that command's digest
+      // past its command's (or rule's, or the receiver's) share of the minute: in that digest
       NotifyMetrics.NOTIFICATIONS.labels(receiver, "folded").inc();
       grouper.add(receiver, Route.overflow(receiver, fold, route.repeatInterval()), event, alert, pending, now);
     } else {
-      Notification n = Notification.of(receiver, event, alert, null);
-      NotificationLog.Entry intent = notificationLog.openIntent(receiver, alert.fingerprint());
-      // the last process stopped between sending this very notification and recording it
-      boolean repeat = intent != null && intent.event().equals(event.name().toLowerCase(Locale.ROOT))
-          && intent.status().equals(alert.status().name().toLowerCase(Locale.ROOT)) && intent.count() == alert.count();
-      submit(repeat ? n.asPossibleRepeat() : n, List.of(pending));
+      submit(n, List.of(pending));
     }
+  }
+
+  /** Whether this receiver's notification of this alert, in this state, was intended and never recorded. */
+  private boolean intended(Notification n) {
+    Alert a = n.alerts().get(0);
+    NotificationLog.Entry intent = notificationLog.openIntent(n.receiver(), a.fingerprint());
+    return intent != null && intent.event().equals(n.event().name().toLowerCase(Locale.ROOT))
+        && intent.status().equals(a.status().name().toLowerCase(Locale.ROOT)) && intent.count() == a.count();
   }
 
   /** The key of what was decided for a receiver and an alert's fingerprint ({@link #decided}). */

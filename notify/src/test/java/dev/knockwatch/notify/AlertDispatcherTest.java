@@ -8,6 +8,7 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
 import dev.knockwatch.events.Glob;
@@ -48,6 +49,12 @@ class AlertDispatcherTest {
     }
   }
 
+  /** A root over one route: what {@code matcher} matches goes to {@code receiver}, no grouping. */
+  static Route route(String matcher, String receiver, Duration repeatInterval) {
+    return Route.root(List.of(new Route(List.of(Matcher.parse(matcher)), List.of(receiver), false, List.of(),
+        Duration.ZERO, Duration.ZERO, repeatInterval, List.of())));
+  }
+
   @Test
   void aValueThatIsNotAnAlertIsSkippedShadowAlertsAreNotPagedAndTheAlertsAfterThemAreDelivered(EmbeddedKafkaBroker broker) throws Exception {
     Instant t0 = Instant.parse("2026-11-29T18:45:00Z");
@@ -64,9 +71,8 @@ class AlertDispatcherTest {
     Recording recording = new Recording();
     double skippedBefore = NotifyMetrics.SKIPPED.get();
     // only this test's rules: the broker, and its alerts topic, serve the whole class
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
-        List.of(Glob.of("persistent-retry"), Glob.of("trial-rule")), Set.of(), List.of(), List.of("recording"), false,
-        List.of(), Duration.ZERO, Duration.ZERO)), null);
+    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"persistent-retry|trial-rule\"",
+        "recording", Duration.ZERO), null);
     AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", null, Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
     Thread t = new Thread(dispatcher);
@@ -100,8 +106,7 @@ class AlertDispatcherTest {
     try (HttpRecorder slack = new HttpRecorder()) {
       ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Slack("soc-slack",
           new dev.knockwatch.notify.config.Secret(slack.url("/hook")), null, null, slack.url("/api/"), Duration.ofMillis(40))),
-          List.of(new Route(Set.of(), List.of(Glob.of("off-role-host")), Set.of(), List.of(), List.of("soc-slack"), false,
-              List.of(), Duration.ZERO, Duration.ofMinutes(5))), null);
+          route("rule=\"off-role-host\"", "soc-slack", Duration.ofMinutes(5)), null);
       AlertDispatcher first = new AlertDispatcher(broker.bootstrapServers(), "restart-test", null, Map.of(), config,
           Notifiers.create(config, System.out), Backoff.DEFAULT);
       new Thread(first).start();
@@ -146,9 +151,8 @@ class AlertDispatcherTest {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), loud.fingerprint(), Json.write(loud))).get(30, TimeUnit.SECONDS);
     }
     Recording recording = new Recording();
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
-        List.of(Glob.of("muted-rule"), Glob.of("loud-rule")), Set.of(), List.of(), List.of("recording"), false,
-        List.of(), Duration.ZERO, Duration.ZERO)), null);
+    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"muted-rule|loud-rule\"",
+        "recording", Duration.ZERO), null);
     AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "silence-test", null, Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
     new Thread(dispatcher).start();
@@ -192,12 +196,10 @@ class AlertDispatcherTest {
       }
     }
     Recording recording = new Recording();
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), List.of(new Route(Set.of(),
-        List.of(Glob.of("inhibit-test-off-role"), Glob.of("inhibit-test-retry")), Set.of(), List.of(), List.of("recording"), false,
-        List.of(), Duration.ZERO, Duration.ZERO)), null, List.of(new dev.knockwatch.notify.config.InhibitRule(
-            new dev.knockwatch.notify.config.AlertMatch(Set.of(), List.of(Glob.of("inhibit-test-off-role")), Set.of(), List.of()),
-            new dev.knockwatch.notify.config.AlertMatch(Set.of(), List.of(Glob.of("inhibit-test-retry")), Set.of(), List.of()),
-            List.of("command"))));
+    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"inhibit-test-off-role|inhibit-test-retry\"",
+        "recording", Duration.ZERO), null, List.of(new dev.knockwatch.notify.config.InhibitRule(
+            List.of(Matcher.parse("rule=\"inhibit-test-off-role\"")), List.of(Matcher.parse("rule=\"inhibit-test-retry\"")),
+            List.of("command"))), Map.of());
     double inhibitedBefore = NotifyMetrics.NOTIFICATIONS.labels("recording", "inhibited").get();
     AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-inhibit-test", null, Map.of(),
         config, List.of(recording), Backoff.DEFAULT);

@@ -10,6 +10,7 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
@@ -57,11 +58,12 @@ class FloodTest {
     }
   }
 
+  /** A dispatcher sending the alerts whose rule matches the regex {@code rule} to {@code hook}. */
   private static AlertDispatcher dispatcher(EmbeddedKafkaBroker broker, String group, String rule, HttpRecorder hook,
       List<String> groupBy) {
     ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Webhook("hook", URI.create(hook.url("/hook")), null)),
-        List.of(new Route(Set.of(), List.of(Glob.of(rule)), Set.of(), List.of(), List.of("hook"), false, groupBy,
-            Duration.ofSeconds(2), Duration.ofMinutes(5))), null);
+        Route.root(List.of(new Route(List.of(Matcher.of("rule", Matcher.Op.REGEX, rule)), List.of("hook"), false, groupBy,
+            Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofMinutes(5), List.of()))), null);
     return new AlertDispatcher(broker.bootstrapServers(), group, null, Map.of(), config, Notifiers.create(config, System.out),
         Backoff.DEFAULT);
   }
@@ -99,7 +101,7 @@ class FloodTest {
     flood.add(alert("bury-page", 8, 1, Alert.Severity.PAGE));
     publish(broker, flood);
     try (HttpRecorder hook = new HttpRecorder()) {
-      runToEnd(broker, dispatcher(broker, "flood-bury", "bury-*", hook, List.of()), Duration.ofSeconds(150));
+      runToEnd(broker, dispatcher(broker, "flood-bury", "bury-.*", hook, List.of()), Duration.ofSeconds(150));
       List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
       int page = -1;
       for (int i = 0; i < posts.size(); i++) {
@@ -111,6 +113,33 @@ class FloodTest {
           .isBetween(0, dev.knockwatch.notify.pipeline.FloodBudget.PER_COMMAND + 1);
       assertThat(posts.stream().mapToInt(p -> p.get("alerts").size()).sum()).isEqualTo(2_001);
       assertThat(posts.size()).isLessThanOrEqualTo(dev.knockwatch.notify.pipeline.FloodBudget.PER_COMMAND + 10);
+    }
+  }
+
+  /**
+   * 40 warnings of 40 commands, each its own rule, on a route with no groupBy: past the receiver's
+   * maxPerMinute (10) the other 30 arrive in one digest, not as 30 more posts.
+   */
+  @Test
+  void pastAReceiversMaxPerMinuteTheRestComeAsOneDigest(EmbeddedKafkaBroker broker) throws Exception {
+    publish(broker, java.util.stream.IntStream.range(0, 40).mapToObj(i -> alert("cap-" + i, 100 + i, 5)).toList());
+    try (HttpRecorder hook = new HttpRecorder()) {
+      ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Webhook("hook", URI.create(hook.url("/hook")), null)),
+          Route.root(List.of(new Route(List.of(Matcher.parse("rule=~\"cap-.*\"")), List.of("hook"), false, List.of(),
+              Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofMinutes(5), List.of()))), null, List.of(),
+          Map.of("hook", 10));
+      AlertDispatcher d = new AlertDispatcher(broker.bootstrapServers(), "flood-cap", null, Map.of(), config,
+          Notifiers.create(config, System.out), Backoff.DEFAULT);
+      new Thread(d).start();
+      try {
+        hook.await(r -> true, 11, Duration.ofSeconds(120)); // the ten alone and the digest a minute later
+      } finally {
+        d.close();
+      }
+      List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
+      assertThat(posts).hasSize(11);
+      assertThat(posts.subList(0, 10)).allSatisfy(p -> assertThat(p.get("alerts")).hasSize(1));
+      assertThat(posts.get(10).get("alerts")).hasSize(30);
     }
   }
 

@@ -6,6 +6,7 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.config.ReceiversConfig;
+import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.streams.rules.Policy;
 import java.io.BufferedWriter;
 import java.lang.management.ManagementFactory;
@@ -96,7 +97,7 @@ final class LatencyHarness {
     Window window;
     try (Pipeline pipeline = Pipeline.start(new Pipeline.Settings(broker.bootstrapServers(), Map.of(), logs,
             tmp.resolve("latency-var"), policy, APP_ID, "bench-latency-notify", Pipeline.POLL_INTERVAL, null),
-            new ReceiversConfig(List.of(), List.of(), null), List.of());
+            new ReceiversConfig(List.of(), Route.root(List.of()), null), List.of());
          Watchers watchers = Watchers.start(broker.bootstrapServers(), probes)) {
       window = write(logs, probes, watchers.lag, seconds);
       probes.awaitAlerts(Duration.ofSeconds(10));

@@ -3,6 +3,7 @@ package dev.knockwatch.notify.alertmanager;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Sanitize;
@@ -39,18 +40,10 @@ public final class AlertmanagerPayload {
 
   private AlertmanagerPayload() {}
 
-  /** The labels of an alert, in a fixed order; absent fields are left out. */
+  /** The labels of an alert ({@link Matcher#labels}, what routes match), each value sanitized and bounded. */
   public static Map<String, String> labels(Alert a) {
     Map<String, String> labels = new LinkedHashMap<>();
-    put(labels, "alertname", a.rule(), MAX_LABEL_CHARS);
-    put(labels, "severity", a.severity() == null ? null : a.severity().name().toLowerCase(Locale.ROOT), MAX_LABEL_CHARS);
-    put(labels, "agent", a.agentId(), MAX_LABEL_CHARS);
-    put(labels, "role", a.role(), MAX_LABEL_CHARS);
-    put(labels, "command", a.commandId(), MAX_LABEL_CHARS);
-    labels.put("source", "knockwatch");
-    if (a.meta() != null && a.meta().labels() != null) {
-      new java.util.TreeMap<>(a.meta().labels()).forEach((k, v) -> labels.putIfAbsent(k, v)); // the rule's own, after ours
-    }
+    Matcher.labels(a).forEach((k, v) -> put(labels, k, v, MAX_LABEL_CHARS));
     return labels;
   }
 

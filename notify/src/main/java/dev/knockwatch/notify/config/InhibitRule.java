@@ -11,14 +11,30 @@ import java.util.Objects;
  * The target alert itself is untouched: detection still raises it and its command's timeline
  * still lists it; only its notifications are muted (recorded as inhibited).
  */
-public record InhibitRule(AlertMatch source, AlertMatch target, List<String> equal) {
+public record InhibitRule(List<Matcher> source, List<Matcher> target, List<String> equal) {
+
+  public InhibitRule {
+    source = List.copyOf(source);
+    target = List.copyOf(target);
+    equal = List.copyOf(equal);
+  }
+
+  /** Whether {@code a} matches every source matcher. */
+  public boolean isSource(Alert a) {
+    return source.stream().allMatch(m -> m.matches(a));
+  }
+
+  /** Whether {@code a} matches every target matcher. */
+  public boolean isTarget(Alert a) {
+    return target.stream().allMatch(m -> m.matches(a));
+  }
 
   /** Whether a firing {@code source} mutes {@code target} under this rule (never an alert itself). */
   public boolean inhibits(Alert source, Alert target) {
     if (source.fingerprint() != null && source.fingerprint().equals(target.fingerprint())) {
       return false;
     }
-    if (!this.source.matches(source) || !this.target.matches(target)) {
+    if (!isSource(source) || !isTarget(target)) {
       return false;
     }
     for (String field : equal) {
@@ -30,8 +46,12 @@ public record InhibitRule(AlertMatch source, AlertMatch target, List<String> equ
     return true;
   }
 
-  /** {@code rule off-role-host mutes rule persistent-retry of the same command}. */
+  /** {@code rule="off-role-host" mutes rule="persistent-retry" of the same command}. */
   public String describe() {
-    return source.describe() + " mutes " + target.describe() + (equal.isEmpty() ? "" : " of the same " + String.join(", ", equal));
+    return describe(source) + " mutes " + describe(target) + (equal.isEmpty() ? "" : " of the same " + String.join(", ", equal));
+  }
+
+  private static String describe(List<Matcher> matchers) {
+    return matchers.isEmpty() ? "any alert" : String.join(", ", matchers.stream().map(Matcher::toString).toList());
   }
 }

@@ -1,5 +1,7 @@
 package dev.knockwatch.notify.config;
 
+import static dev.knockwatch.notify.config.RouteReader.value;
+
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
@@ -27,18 +29,23 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code receivers.yaml} in the alert-rules directory: the receivers, the routes, and the
- * console link ({@code publicUrl}). String values may use {@code ${VAR}} and
+ * {@code receivers.yaml} in the alert-rules directory: the receivers, the route tree (or the
+ * flat list of routes it replaced, read as the children of a root with no receiver), the inhibit
+ * rules, and the console link ({@code publicUrl}). String values may use {@code ${VAR}} and
  * {@code ${VAR:-default}} from the environment; each secret also has a {@code *File} form
  * ({@code webhookUrlFile}, {@code botTokenFile}, {@code routingKeyFile}, {@code secretFile}) that
  * reads it from a file. Every problem is collected; none of them quotes a secret's value.
  * Without the file, every alert goes to the console.
  */
-public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, String publicUrl,
-    List<InhibitRule> inhibitRules) {
+public record ReceiversConfig(List<Receiver> receivers, Route route, String publicUrl,
+    List<InhibitRule> inhibitRules, Map<String, Integer> maxPerMinute) {
 
-  public ReceiversConfig(List<Receiver> receivers, List<Route> routes, String publicUrl) {
-    this(receivers, routes, publicUrl, List.of());
+  public ReceiversConfig {
+    maxPerMinute = Map.copyOf(maxPerMinute);
+  }
+
+  public ReceiversConfig(List<Receiver> receivers, Route route, String publicUrl) {
+    this(receivers, route, publicUrl, List.of(), Map.of());
   }
 
   public static final String FILE = "receivers.yaml";
@@ -48,21 +55,17 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
   private static final Pattern VAR = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
   private static final Map<String, Set<String>> KEYS = Map.of(
       "slack", Set.of("name", "type", "webhookUrl", "webhookUrlFile", "botToken", "botTokenFile", "channel", "apiUrl",
-          "minInterval"),
-      "pagerduty", Set.of("name", "type", "routingKey", "routingKeyFile", "url"),
-      "webhook", Set.of("name", "type", "url", "secret", "secretFile", "format"),
-      "alertmanager", Set.of("name", "type", "url"),
+          "minInterval", "maxPerMinute"),
+      "pagerduty", Set.of("name", "type", "routingKey", "routingKeyFile", "url", "maxPerMinute"),
+      "webhook", Set.of("name", "type", "url", "secret", "secretFile", "format", "maxPerMinute"),
+      "alertmanager", Set.of("name", "type", "url", "maxPerMinute"),
       "console", Set.of("name", "type"));
-  private static final Set<String> ROUTE_KEYS = Set.of("match", "receivers", "continue", "groupBy", "groupWait",
-      "repeatInterval");
-  private static final Set<String> MATCH_KEYS = Set.of("severity", "rule", "role", "agent");
-  private static final Set<String> INHIBIT_KEYS = Set.of("source", "target", "equal");
+  /** Past this many notifications in a minute, a receiver's next ones are folded into one digest a minute. */
+  public static final int DEFAULT_MAX_PER_MINUTE = 60;
 
   /** Every alert to one console receiver: what {@code up} does without receivers.yaml. */
   public static ReceiversConfig consoleOnly() {
-    return new ReceiversConfig(List.of(new Receiver.Console("console")), List.of(new Route(Set.of(), List.of(),
-        Set.of(), List.of(), List.of("console"), false, List.of(), Route.DEFAULT_GROUP_WAIT,
-        Route.DEFAULT_REPEAT_INTERVAL)), null);
+    return new ReceiversConfig(List.of(new Receiver.Console("console")), Route.leaf(List.of(), List.of("console")), null);
   }
 
   public static ReceiversConfig load(Path dir) {
@@ -91,8 +94,12 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
   public String dump() {
     StringBuilder b = new StringBuilder("receivers:\n");
     receivers.forEach(r -> b.append("  ").append(r.name()).append(": ").append(describe(r)).append('\n'));
-    b.append("routes (first match wins unless it continues):\n");
-    routes.forEach(r -> b.append("  - ").append(r.describe()).append('\n'));
+    if (!maxPerMinute.isEmpty()) {
+      b.append("maxPerMinute (past it, one digest a minute):\n");
+      new java.util.TreeMap<>(maxPerMinute).forEach((k, v) -> b.append("  ").append(k).append(": ").append(v).append('\n'));
+    }
+    b.append("route (a child takes an alert it matches, the first one unless it continues):\n");
+    tree(b, route, "root", "  ");
     if (!inhibitRules.isEmpty()) {
       b.append("inhibitRules (while a source fires, its targets are not notified):\n");
       inhibitRules.forEach(r -> b.append("  - ").append(r.describe()).append('\n'));
@@ -101,6 +108,18 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
       b.append("publicUrl: ").append(publicUrl).append('\n');
     }
     return b.toString();
+  }
+
+  private static void tree(StringBuilder b, Route r, String path, String indent) {
+    b.append(indent).append(path).append(": ").append(r.describe()).append('\n');
+    for (int i = 0; i < r.routes().size(); i++) {
+      tree(b, r.routes().get(i), (path.equals("root") ? "" : path + ".") + (i + 1), indent + "  ");
+    }
+  }
+
+  /** The receivers alerts may reach past {@link #DEFAULT_MAX_PER_MINUTE} or their own cap; 0 is no cap. */
+  public int maxPerMinute(String receiver) {
+    return maxPerMinute.getOrDefault(receiver, receiver(receiver) instanceof Receiver.Console ? 0 : DEFAULT_MAX_PER_MINUTE);
   }
 
   private static String describe(Receiver r) {
@@ -125,6 +144,7 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
   /** One pass over the file's nodes: every problem is a problem of its {@link YamlFile}, at its line. */
   private static final class Reader {
     private final Map<String, String> env;
+    private final Map<String, Integer> maxPerMinute = new LinkedHashMap<>();
     private YamlFile file;
 
     Reader(Map<String, String> env) {
@@ -137,10 +157,10 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         root.problem("expected a mapping with receivers and routes");
         return null;
       }
-      Map<String, Entry> top = root.mapping(null, Set.of("receivers", "routes", "publicUrl", "inhibitRules")).orElseThrow();
+      Map<String, Entry> top = root.mapping(null, Set.of("receivers", "route", "routes", "publicUrl", "inhibitRules")).orElseThrow();
       List<Receiver> receivers = new ArrayList<>();
       Set<String> names = new LinkedHashSet<>();
-      List<YamlNode> rs = list(top.get("receivers"), "receivers");
+      List<YamlNode> rs = RouteReader.list(top.get("receivers"), "receivers");
       for (int i = 0; i < rs.size(); i++) {
         YamlNode node = rs.get(i);
         YamlNode nameNode = node.isMapping() ? value(node, "name") : null;
@@ -157,28 +177,31 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
           receivers.add(r);
         }
       }
-      List<Route> routes = new ArrayList<>();
-      List<YamlNode> ro = list(top.get("routes"), "routes");
-      if (ro.isEmpty() && !receivers.isEmpty()) {
-        (top.containsKey("routes") ? top.get("routes").key() : root).problem("routes: none, so no alert would reach a receiver");
-      }
-      for (int i = 0; i < ro.size(); i++) {
-        Route r = route(ro.get(i), "route " + (i + 1), names);
-        if (r != null) {
-          routes.add(r);
+      RouteReader routing = new RouteReader(names);
+      Route route = null;
+      if (top.containsKey("route") && top.containsKey("routes")) {
+        top.get("routes").key().problem("give route (the tree) or routes (the flat list), not both");
+      } else if (top.containsKey("route")) {
+        route = routing.tree(top.get("route").value());
+      } else {
+        List<YamlNode> ro = RouteReader.list(top.get("routes"), "routes");
+        if (ro.isEmpty() && !receivers.isEmpty()) {
+          (top.containsKey("routes") ? top.get("routes").key() : root).problem(
+              "route: none, so no alert would reach a receiver");
         }
+        route = routing.flat(ro);
       }
       String publicUrl = top.containsKey("publicUrl") ? string(top.get("publicUrl").value(), "publicUrl") : null;
       List<InhibitRule> inhibitRules = new ArrayList<>();
-      List<YamlNode> ir = list(top.get("inhibitRules"), "inhibitRules");
+      List<YamlNode> ir = RouteReader.list(top.get("inhibitRules"), "inhibitRules");
       for (int i = 0; i < ir.size(); i++) {
-        InhibitRule r = inhibitRule(ir.get(i), "inhibit rule " + (i + 1));
+        InhibitRule r = routing.inhibitRule(ir.get(i), "inhibit rule " + (i + 1));
         if (r != null) {
           inhibitRules.add(r);
         }
       }
       return file.problemCount() > 0 ? null
-          : new ReceiversConfig(List.copyOf(receivers), List.copyOf(routes), publicUrl, List.copyOf(inhibitRules));
+          : new ReceiversConfig(List.copyOf(receivers), route, publicUrl, List.copyOf(inhibitRules), maxPerMinute);
     }
 
     private Receiver receiver(YamlNode node, String where) {
@@ -208,6 +231,15 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         }
       }
       int before = file.problemCount();
+      YamlNode cap = value(node, "maxPerMinute");
+      if (cap != null) {
+        String text = cap.text();
+        if (text == null || !text.matches("[0-9]{1,5}") || Integer.parseInt(text) < 1) {
+          cap.problem(where + ": maxPerMinute: expected a whole number from 1 to 99999");
+        } else {
+          maxPerMinute.put(name, Integer.parseInt(text));
+        }
+      }
       Receiver r = switch (type) {
         case "slack" -> {
           Secret webhook = secret(node, "webhookUrl", where);
@@ -261,114 +293,6 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         default -> new Receiver.Console(name);
       };
       return file.problemCount() > before ? null : r;
-    }
-
-    private Route route(YamlNode node, String where, Set<String> receivers) {
-      if (!node.isMapping()) {
-        node.problem(where + ": expected a mapping with match and receivers");
-        return null;
-      }
-      Map<String, Entry> m = node.mapping(where, ROUTE_KEYS).orElseThrow();
-      int before = file.problemCount();
-      YamlNode matchNode = value(node, "match");
-      AlertMatch match = matchNode == null ? AlertMatch.ANY : match(matchNode, where + ": match");
-      List<String> to = new ArrayList<>();
-      YamlNode toNode = value(node, "receivers");
-      for (YamlNode r : toNode == null ? List.<YamlNode>of() : strings(toNode, where + ": receivers")) {
-        to.add(r.text());
-        if (!receivers.contains(r.text())) {
-          r.problem(where + ": receiver \"" + r.text() + "\" is not defined");
-        }
-      }
-      if (to.isEmpty()) {
-        (toNode == null ? node : toNode).problem(where + ": receivers: none given");
-      }
-      List<String> groupBy = new ArrayList<>();
-      YamlNode groupNode = value(node, "groupBy");
-      for (YamlNode g : groupNode == null ? List.<YamlNode>of() : strings(groupNode, where + ": groupBy")) {
-        groupBy.add(g.text());
-        if (!Route.GROUP_FIELDS.contains(g.text())) {
-          g.problem(where + ": groupBy: \"" + g.text() + "\" (one of " + String.join(", ", new TreeSet<>(Route.GROUP_FIELDS)) + ")");
-        }
-      }
-      Duration groupWait = m.containsKey("groupWait")
-          ? m.get("groupWait").value().duration(where + ": groupWait").orElse(Duration.ZERO) : Route.DEFAULT_GROUP_WAIT;
-      Duration repeat = m.containsKey("repeatInterval")
-          ? m.get("repeatInterval").value().duration(where + ": repeatInterval").orElse(Duration.ZERO)
-          : Route.DEFAULT_REPEAT_INTERVAL;
-      YamlNode contNode = value(node, "continue");
-      boolean cont = false;
-      if (contNode != null) {
-        Optional<Boolean> b = contNode.bool();
-        if (b.isEmpty()) {
-          contNode.problem(where + ": continue: expected true or false");
-        }
-        cont = b.orElse(false);
-      }
-      return file.problemCount() > before ? null : new Route(match.severities(), match.rules(), match.roles(),
-          match.agents(), List.copyOf(to), cont, List.copyOf(groupBy), groupWait, repeat);
-    }
-
-    /** {@code severity}, {@code rule} (globs), {@code role}, {@code agent} (globs), each one value or a list. */
-    private AlertMatch match(YamlNode matchNode, String where) {
-      Set<Alert.Severity> severities = EnumSet.noneOf(Alert.Severity.class);
-      List<Glob> rules = new ArrayList<>();
-      Set<String> roles = new LinkedHashSet<>();
-      List<Glob> agents = new ArrayList<>();
-      if (!matchNode.isMapping()) {
-        matchNode.problem(where + ": expected a mapping of severity, rule, role, agent");
-        return AlertMatch.ANY;
-      }
-      for (Entry e : matchNode.entries(where)) {
-        if (!MATCH_KEYS.contains(e.name())) {
-          e.key().problem(where + ": unknown key \"" + e.name() + "\" (known: agent, role, rule, severity)");
-          continue;
-        }
-        for (YamlNode v : strings(e.value(), where + ": " + e.name())) {
-          String text = v.text();
-          switch (e.name()) {
-            case "severity" -> {
-              try {
-                severities.add(Alert.Severity.valueOf(text.toUpperCase(Locale.ROOT)));
-              } catch (IllegalArgumentException ex) {
-                v.problem(where + ": severity \"" + text + "\" (one of info, warning, page, critical)");
-              }
-            }
-            case "rule" -> rules.add(Glob.of(text));
-            case "role" -> roles.add(text);
-            default -> agents.add(Glob.of(text));
-          }
-        }
-      }
-      return new AlertMatch(Set.copyOf(severities), List.copyOf(rules), Set.copyOf(roles), List.copyOf(agents));
-    }
-
-    /** {@code source} and {@code target} (matches, both required) and {@code equal} (fields). */
-    private InhibitRule inhibitRule(YamlNode node, String where) {
-      Map<String, Entry> keys = node.mapping(where, INHIBIT_KEYS).orElse(null);
-      if (keys == null) {
-        return null;
-      }
-      int before = file.problemCount();
-      AlertMatch source = null;
-      AlertMatch target = null;
-      if (!keys.containsKey("source") || !keys.containsKey("target")) {
-        node.problem(where + ": needs a source and a target (each a match: severity, rule, role, agent)");
-      } else {
-        source = match(keys.get("source").value(), where + ": source");
-        target = match(keys.get("target").value(), where + ": target");
-      }
-      List<String> equal = new ArrayList<>();
-      if (keys.containsKey("equal")) {
-        for (YamlNode f : strings(keys.get("equal").value(), where + ": equal")) {
-          if (!Route.GROUP_FIELDS.contains(f.text())) {
-            f.problem(where + ": equal: \"" + f.text() + "\" (one of " + String.join(", ", new TreeSet<>(Route.GROUP_FIELDS)) + ")");
-          } else {
-            equal.add(f.text());
-          }
-        }
-      }
-      return file.problemCount() > before ? null : new InhibitRule(source, target, List.copyOf(equal));
     }
 
     /** {@code key} or {@code keyFile}, expanded; null when neither is given. */
@@ -456,30 +380,6 @@ public record ReceiversConfig(List<Receiver> receivers, List<Route> routes, Stri
         value(m, key).problem(where + ": " + key + ": not a URL");
         return null;
       }
-    }
-
-    /** A mapping's value for {@code key}; null when the key is absent or its value is YAML's null. */
-    private static YamlNode value(YamlNode mapping, String key) {
-      return mapping.entries("").stream().filter(e -> key.equals(e.name())).map(Entry::value)
-          .filter(v -> !v.isNull()).findFirst().orElse(null);
-    }
-
-    private static List<YamlNode> list(Entry entry, String what) {
-      return entry == null || entry.value().isNull() ? List.of() : entry.value().list(what);
-    }
-
-    /** One string or a list of strings; a problem for each item that is not a string. */
-    private static List<YamlNode> strings(YamlNode v, String what) {
-      if (v.isNull()) {
-        return List.of();
-      }
-      List<YamlNode> out = new ArrayList<>();
-      for (YamlNode item : v.oneOrMany(what)) {
-        if (item.string(what) != null) {
-          out.add(item);
-        }
-      }
-      return out;
     }
   }
 

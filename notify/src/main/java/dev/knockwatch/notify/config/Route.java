@@ -2,46 +2,69 @@ package dev.knockwatch.notify.config;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Durations;
-import dev.knockwatch.events.Glob;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * Which alerts go to which receivers. Routes are tried in order; the first that matches wins
- * unless it says {@code continue: true}.
+ * A node of the route tree, as Alertmanager's {@code route}: an alert that matches every one of
+ * its {@code matchers} is tried against its child {@code routes} in order; the first child that
+ * matches takes it (and the next ones too while a matching child says {@code continue}); when no
+ * child matches, this node's receivers get it. The root matches every alert. Each node's
+ * settings are already inherited: a child that does not set receivers, groupBy, groupWait,
+ * groupInterval or repeatInterval has its parent's.
  *
- * @param severities empty: any
- * @param rules rule id globs; empty: any
- * @param roles empty: any
- * @param agents agent id globs; empty: any
- * @param groupBy alert fields (rule, role, agent, severity, command) whose equal values share one message
- *     when several alerts fire within {@code groupWait}; empty: no grouping
+ * @param groupBy alert fields (rule, role, agent, severity, command) whose equal values share one
+ *     message when several alerts fire within {@code groupWait}; empty: no grouping
+ * @param groupInterval how long a group that has sent waits before it sends the alerts that joined it since
  * @param repeatInterval how long after a notification of an alert its count updates are held back
  */
 public record Route(
-    Set<Alert.Severity> severities,
-    List<Glob> rules,
-    Set<String> roles,
-    List<Glob> agents,
+    List<Matcher> matchers,
     List<String> receivers,
     boolean continueMatching,
     List<String> groupBy,
     Duration groupWait,
-    Duration repeatInterval) {
+    Duration groupInterval,
+    Duration repeatInterval,
+    List<Route> routes) {
 
   public static final Set<String> GROUP_FIELDS = Set.of("rule", "role", "agent", "severity", "command");
   public static final Duration DEFAULT_REPEAT_INTERVAL = Duration.ofMinutes(5);
   public static final Duration DEFAULT_GROUP_WAIT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_GROUP_INTERVAL = Duration.ofMinutes(5);
 
-  public boolean matches(Alert a) {
-    return new AlertMatch(severities, rules, roles, agents).matches(a);
+  public Route {
+    matchers = List.copyOf(matchers);
+    receivers = List.copyOf(receivers);
+    groupBy = List.copyOf(groupBy);
+    routes = List.copyOf(routes);
   }
 
-  /** The route that folds one receiver's alerts past its {@code FloodBudget} into a digest a minute, by {@code field}. */
+  /** A leaf sending what {@code matchers} match to {@code receivers}, with the default timing. */
+  public static Route leaf(List<Matcher> matchers, List<String> receivers) {
+    return new Route(matchers, receivers, false, List.of(), DEFAULT_GROUP_WAIT, DEFAULT_GROUP_INTERVAL,
+        DEFAULT_REPEAT_INTERVAL, List.of());
+  }
+
+  /** A root with no receiver of its own over {@code routes}: what a flat list of routes is. */
+  public static Route root(List<Route> routes) {
+    return new Route(List.of(), List.of(), false, List.of(), DEFAULT_GROUP_WAIT, DEFAULT_GROUP_INTERVAL,
+        DEFAULT_REPEAT_INTERVAL, routes);
+  }
+
+  public boolean matches(Alert a) {
+    return matchers.stream().allMatch(m -> m.matches(a));
+  }
+
+  /**
+   * The route that folds one receiver's alerts past its {@code FloodBudget} into a digest a
+   * minute, by {@code field}; all of them in one when the field is {@code receiver}.
+   */
   public static Route overflow(String receiver, String field, Duration repeatInterval) {
-    return new Route(Set.of(), List.of(), Set.of(), List.of(), List.of(receiver), false, List.of(field),
-        Duration.ofMinutes(1), repeatInterval);
+    return new Route(List.of(), List.of(receiver), false, field.equals("receiver") ? List.of() : List.of(field),
+        Duration.ofMinutes(1), Duration.ofMinutes(1), repeatInterval, List.of());
   }
 
   /** The value of {@code groupBy} for this alert: alerts with equal keys share a message. */
@@ -64,12 +87,13 @@ public record Route(
     };
   }
 
-  /** What the route matches, where it sends, and how: {@code severity page -> oncall; updates every 5m at most}. */
+  /** What the node matches, where it sends, and how: {@code severity="page" -> oncall; updates every 5m at most}. */
   public String describe() {
-    return new AlertMatch(severities, rules, roles, agents).describe() + " -> " + String.join(", ", receivers)
+    return (matchers.isEmpty() ? "any alert" : matchers.stream().map(Matcher::toString).collect(Collectors.joining(", ")))
+        + " -> " + (receivers.isEmpty() ? "no receiver" : String.join(", ", receivers))
         + (continueMatching ? ", and on to the next routes" : "")
         + (groupBy.isEmpty() ? "" : "; grouped by " + String.join(", ", groupBy) + ", waiting "
-            + Durations.format(groupWait))
+            + Durations.format(groupWait) + ", then every " + Durations.format(groupInterval))
         + "; updates every " + Durations.format(repeatInterval) + " at most";
   }
 }

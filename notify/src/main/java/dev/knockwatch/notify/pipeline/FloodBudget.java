@@ -6,12 +6,14 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 
 /**
- * How many notifications one command, and one rule, may send one receiver a minute: past
- * {@value #PER_COMMAND} for a command, or {@value #PER_RULE} for a rule, the next ones of that
+ * How many notifications one command, one rule, and all of them may send one receiver a minute:
+ * past {@value #PER_COMMAND} for a command, or {@value #PER_RULE} for a rule, the next ones of that
  * command (or rule) are folded into one digest a minute, so no agent's flood fills the queue that
- * another command's page waits in (docs/RELIABILITY.md). Bounded: at most the cap's send times per
+ * another command's page waits in (docs/RELIABILITY.md); past the receiver's own cap
+ * ({@code maxPerMinute}), every next one is folded into one digest of the receiver a minute. Bounded: at most the cap's send times per
  * key, keys dropped once their minute has passed.
  */
 public final class FloodBudget {
@@ -23,10 +25,17 @@ public final class FloodBudget {
   /** receiver NUL "c"|"r" NUL command or rule -> when the last sends of the minute were let through */
   private final Map<String, ArrayDeque<Long>> sent = new HashMap<>();
   private long lastPruneNanos;
+  private final ToIntFunction<String> maxPerMinute;
+
+  /** @param maxPerMinute a receiver's cap on notifications a minute; 0 for none */
+  public FloodBudget(ToIntFunction<String> maxPerMinute) {
+    this.maxPerMinute = maxPerMinute;
+  }
 
   /**
    * Null when the notification may go on its own now (and it is counted); else the group field
-   * ({@code command} or {@code rule}) to fold it by.
+   * ({@code command} or {@code rule}) to fold it by, or {@code receiver} to fold it with all the
+   * receiver's others.
    */
   public String fold(String receiver, Alert a, long nowNanos) {
     prune(nowNanos);
@@ -38,8 +47,14 @@ public final class FloodBudget {
     if (byRule.size() >= PER_RULE) {
       return "rule";
     }
+    int cap = maxPerMinute.applyAsInt(receiver);
+    ArrayDeque<Long> all = window(receiver + "\u0000a", nowNanos);
+    if (cap > 0 && all.size() >= cap) {
+      return "receiver";
+    }
     byCommand.addLast(nowNanos);
     byRule.addLast(nowNanos);
+    all.addLast(nowNanos);
     return null;
   }
 

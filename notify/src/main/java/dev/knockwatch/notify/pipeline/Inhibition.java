@@ -32,7 +32,7 @@ public final class Inhibition {
     if (rules.isEmpty() || a.fingerprint() == null) {
       return;
     }
-    boolean source = rules.stream().anyMatch(r -> r.source().matches(a));
+    boolean source = rules.stream().anyMatch(r -> r.isSource(a));
     if (source && a.status() == Alert.Status.FIRING && !Boolean.TRUE.equals(a.shadow())) {
       firingSources.put(a.fingerprint(), a);
     } else {
@@ -43,7 +43,7 @@ public final class Inhibition {
   /** The rule and source that inhibit {@code target} now, if any. */
   public Optional<By> of(Alert target) {
     for (InhibitRule r : rules) {
-      if (!r.target().matches(target)) {
+      if (!r.isTarget(target)) {
         continue;
       }
       for (Alert source : firingSources.values()) {

@@ -55,9 +55,13 @@ class ReceiversConfigTest {
     assertThat(slack.minInterval()).isEqualTo(Duration.ofSeconds(1));
     Receiver.PagerDuty pd = (Receiver.PagerDuty) c.receiver("oncall");
     assertThat(pd.url()).isEqualTo(URI.create("https://events.pagerduty.com/v2/enqueue"));
-    assertThat(c.routes().get(0).severities()).isEqualTo(Set.of(Alert.Severity.PAGE, Alert.Severity.CRITICAL));
-    assertThat(c.routes().get(1).groupBy()).containsExactly("rule");
-    assertThat(c.routes().get(1).repeatInterval()).isEqualTo(Duration.ofHours(4));
+    // the flat list, migrated: the children of a root with no receiver
+    assertThat(c.route().receivers()).isEmpty();
+    assertThat(c.route().routes().get(0).matchers()).hasToString("[severity=~\"page|critical\"]");
+    assertThat(c.route().routes().get(1).groupBy()).containsExactly("rule");
+    assertThat(c.route().routes().get(1).repeatInterval()).isEqualTo(Duration.ofHours(4));
+    assertThat(c.route().routes().get(1).groupInterval()).as("a flat route's groupInterval is its groupWait")
+        .isEqualTo(Duration.ofSeconds(30));
     assertThat(c.publicUrl()).isEqualTo("https://knockwatch.internal:8080");
   }
 
@@ -117,7 +121,8 @@ class ReceiversConfigTest {
   void withoutTheFileEveryAlertGoesToTheConsole() {
     ReceiversConfig c = ReceiversConfig.load(dir, Map.of());
     assertThat(c.receivers()).containsExactly(new Receiver.Console("console"));
-    assertThat(c.routes()).singleElement().satisfies(r -> assertThat(r.receivers()).containsExactly("console"));
+    assertThat(c.route().receivers()).containsExactly("console");
+    assertThat(c.route().routes()).isEmpty();
   }
 
   @Test
@@ -125,8 +130,17 @@ class ReceiversConfigTest {
     Files.copy(Path.of("../alert-rules/receivers.example.yaml"), dir.resolve("receivers.yaml"));
     ReceiversConfig c = ReceiversConfig.load(dir, ENV);
     assertThat(c.receivers()).extracting(Receiver::name).containsExactly("soc-slack", "oncall", "console");
-    assertThat(c.routes()).hasSize(3);
-    assertThat(c.routes().get(0).continueMatching()).isTrue();
+    assertThat(c.route().receivers()).containsExactly("console");
+    assertThat(c.route().routes()).hasSize(3);
+    assertThat(c.route().routes().get(0).continueMatching()).isTrue();
+    Route ci = c.route().routes().get(1).routes().get(0);
+    assertThat(ci.receivers()).as("inherited").containsExactly("soc-slack");
+    assertThat(ci.groupBy()).as("inherited").containsExactly("rule");
+    assertThat(ci.groupInterval()).as("inherited from the root").isEqualTo(Duration.ofMinutes(5));
+    assertThat(ci.repeatInterval()).isEqualTo(Duration.ofHours(12));
+    assertThat(c.maxPerMinute("soc-slack")).isEqualTo(20);
+    assertThat(c.maxPerMinute("oncall")).isEqualTo(ReceiversConfig.DEFAULT_MAX_PER_MINUTE);
+    assertThat(c.maxPerMinute("console")).as("a terminal has no rate limit").isZero();
     assertThat(c.publicUrl()).isEqualTo("http://127.0.0.1:8080");
   }
 
@@ -162,10 +176,10 @@ class ReceiversConfigTest {
     ReceiversConfig c = ReceiversConfig.load(write(Files.readString(Path.of("../alert-rules/receivers.example.yaml"))), ENV);
     assertThat(c.inhibitRules()).singleElement().satisfies(r -> {
       assertThat(r.equal()).containsExactly("command");
-      assertThat(r.describe()).isEqualTo("rule off-role-host mutes rule persistent-retry of the same command");
+      assertThat(r.describe()).isEqualTo("rule=\"off-role-host\" mutes rule=\"persistent-retry\" of the same command");
     });
     assertThat(c.dump()).contains("inhibitRules (while a source fires, its targets are not notified):\n"
-        + "  - rule off-role-host mutes rule persistent-retry of the same command\n");
+        + "  - rule=\"off-role-host\" mutes rule=\"persistent-retry\" of the same command\n");
     Path bad = write("""
         receivers:
           - {name: console, type: console}
@@ -178,9 +192,77 @@ class ReceiversConfigTest {
         """);
     assertThatThrownBy(() -> ReceiversConfig.load(bad, Map.of()))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-            bad.resolve("receivers.yaml") + ":6: inhibit rule 1: needs a source and a target (each a match: severity, rule, role, agent)",
+            bad.resolve("receivers.yaml") + ":6: inhibit rule 1: needs a source and a target (each matchers, or a match of severity, rule, role, agent)",
             bad.resolve("receivers.yaml") + ":7: inhibit rule 1: equal: \"host\" (one of agent, command, role, rule, severity)",
             bad.resolve("receivers.yaml") + ":8: inhibit rule 2: unknown key \"colour\" (known: equal, source, target)",
             bad.resolve("receivers.yaml") + ":8: inhibit rule 2: source: severity \"urgent\" (one of info, warning, page, critical)"));
+  }
+
+  @Test
+  void aTreeInheritsItsParentsSettingsAndNamesEveryProblemAtItsLine() throws IOException {
+    ReceiversConfig c = ReceiversConfig.load(write("""
+        receivers:
+          - {name: console, type: console}
+          - {name: pager, type: webhook, url: "https://pager.test/x", maxPerMinute: 5}
+        route:
+          receiver: console
+          groupBy: [rule]
+          groupWait: 10s
+          routes:
+            - matchers: ['severity="page"', 'agent!~"test-.*"']
+              receiver: pager
+              groupInterval: 1m
+              routes:
+                - matchers: [role=ci]
+                  groupBy: [command]
+        """), Map.of());
+    Route page = c.route().routes().get(0);
+    Route ci = page.routes().get(0);
+    assertThat(ci.receivers()).containsExactly("pager");
+    assertThat(ci.groupBy()).containsExactly("command");
+    assertThat(ci.groupWait()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(ci.groupInterval()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(ci.repeatInterval()).isEqualTo(Route.DEFAULT_REPEAT_INTERVAL);
+    assertThat(c.route().groupInterval()).isEqualTo(Route.DEFAULT_GROUP_INTERVAL);
+    assertThat(c.maxPerMinute("pager")).isEqualTo(5);
+    assertThat(c.dump()).contains("""
+        route (a child takes an alert it matches, the first one unless it continues):
+          root: any alert -> console; grouped by rule, waiting 10s, then every 5m; updates every 5m at most
+            1: severity="page", agent!~"test-.*" -> pager; grouped by rule, waiting 10s, then every 1m; updates every 5m at most
+              1.1: role="ci" -> pager; grouped by command, waiting 10s, then every 1m; updates every 5m at most
+        """);
+
+    Path bad = write("""
+        receivers:
+          - {name: console, type: console, maxPerMinute: 5}
+          - {name: hook, type: webhook, url: "https://h.test/", maxPerMinute: lots}
+        route:
+          matchers: ['severity="page"']
+          routes:
+            - matchers: ['agent=~"(unclosed"', 'severity ~ page', rule=x]
+              receiver: nobody
+              groupInterval: later
+              routes:
+                - {receiver: console, receivers: [hook], colour: red}
+        routes:
+          - receivers: [console]
+        """);
+    assertThatThrownBy(() -> ReceiversConfig.load(bad, Map.of()))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            bad.resolve("receivers.yaml") + ":2: receiver console: unknown key \"maxPerMinute\" for a console receiver",
+            bad.resolve("receivers.yaml") + ":3: receiver hook: maxPerMinute: expected a whole number from 1 to 99999",
+            bad.resolve("receivers.yaml") + ":12: give route (the tree) or routes (the flat list), not both"));
+    Path badTree = write(Files.readString(bad.resolve("receivers.yaml")).replace("routes:\n  - receivers: [console]\n", "")
+        .replace(", maxPerMinute: 5", "").replace("maxPerMinute: lots", "maxPerMinute: 7"));
+    assertThatThrownBy(() -> ReceiversConfig.load(badTree, Map.of()))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            badTree.resolve("receivers.yaml") + ":5: route: the root route takes every alert: it has no matchers, match or continue",
+            badTree.resolve("receivers.yaml") + ":5: route: receivers: none given (the root's receiver gets every alert no child route takes)",
+            badTree.resolve("receivers.yaml") + ":7: route 1: matchers: agent=~: \"(unclosed\" is not a regular expression (Unclosed group)",
+            badTree.resolve("receivers.yaml") + ":7: route 1: matchers: \"severity ~ page\" is not a matcher (like severity=\"page\", rule!=\"x\", agent=~\"ci-.*\")",
+            badTree.resolve("receivers.yaml") + ":8: route 1: receiver \"nobody\" is not defined",
+            badTree.resolve("receivers.yaml") + ":9: route 1: groupInterval \"later\" is not a duration (like 30s, 5m, 1h)",
+            badTree.resolve("receivers.yaml") + ":11: route 1.1: unknown key \"colour\" (known: continue, groupBy, groupInterval, groupWait, match, matchers, receiver, receivers, repeatInterval, routes)",
+            badTree.resolve("receivers.yaml") + ":11: route 1.1: give receiver or receivers, not both"));
   }
 }

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 class GrouperTest {
 
-  private static final Route BY_RULE = new Route(Set.of(), List.of(), Set.of(), List.of(), List.of("slack"), false,
-      List.of("rule"), Duration.ofSeconds(30), Duration.ofMinutes(5));
+  private static final Route BY_RULE = new Route(List.of(), List.of("slack"), false, List.of("rule"),
+      Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(5), List.of());
   private static final long WAIT = Duration.ofSeconds(30).toNanos();
 
   private static Alert command(String commandId, String rule) {
@@ -56,5 +56,40 @@ class GrouperTest {
     assertThat(all).extracting(d -> d.notification().receiver() + "/" + d.notification().event() + "/"
         + d.notification().alerts().size()).containsExactly("slack/FIRING/2", "pager/FIRING/1", "slack/RESOLVED/1");
     assertThat(g.isEmpty()).isTrue();
+  }
+
+  @Test
+  void aGroupThatSentWaitsItsGroupIntervalNotItsGroupWait() {
+    long interval = Duration.ofMinutes(2).toNanos();
+    Grouper g = new Grouper();
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("A", "r"), new Pending(0), 0);
+    assertThat(g.due(WAIT, false)).hasSize(1);
+    // B joins the group that just sent: it leaves groupInterval after that send, not groupWait after it came
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("B", "r"), new Pending(1), WAIT + 1);
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("C", "r"), new Pending(2), WAIT + 2);
+    assertThat(g.due(2 * WAIT + 2, false)).as("groupWait after B is not enough").isEmpty();
+    assertThat(g.due(WAIT + interval - 1, false)).isEmpty();
+    assertThat(g.due(WAIT + interval, false)).singleElement()
+        .satisfies(d -> assertThat(d.notification().alerts()).extracting(Alert::commandId).containsExactly("B", "C"));
+    // a group that has not sent for longer than its interval is new again: groupWait
+    long later = WAIT + 2 * interval + 1;
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("D", "r"), new Pending(3), later);
+    assertThat(g.due(later + WAIT - 1, false)).isEmpty();
+    assertThat(g.due(later + WAIT, false)).hasSize(1);
+    // another group key has no interval to wait out
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("E", "other"), new Pending(4), later + WAIT);
+    assertThat(g.due(later + 2 * WAIT, false)).hasSize(1);
+  }
+
+  @Test
+  void anAlertReadTwiceIsInItsDigestOnceAndBothReadsAreDone() {
+    Grouper g = new Grouper();
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("A", "r"), new Pending(0), 0);
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("B", "r"), new Pending(1), 0);
+    g.add("slack", BY_RULE, Notification.Event.FIRING, command("A", "r"), new Pending(2), 1); // read again after a rebalance
+    assertThat(g.due(WAIT + 1, false)).singleElement().satisfies(d -> {
+      assertThat(d.notification().alerts()).extracting(Alert::commandId).containsExactly("A", "B");
+      assertThat(d.pendings()).hasSize(3);
+    });
   }
 }

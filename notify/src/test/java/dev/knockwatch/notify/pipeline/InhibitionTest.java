@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Glob;
-import dev.knockwatch.notify.config.AlertMatch;
+import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.notify.config.InhibitRule;
 import java.time.Instant;
 import java.util.List;
@@ -19,8 +19,7 @@ import org.junit.jupiter.api.Test;
 class InhibitionTest {
 
   static final InhibitRule OFF_ROLE_MUTES_RETRY = new InhibitRule(
-      new AlertMatch(Set.of(), List.of(Glob.of("off-role-host")), Set.of(), List.of()),
-      new AlertMatch(Set.of(), List.of(Glob.of("persistent-retry")), Set.of(), List.of()), List.of("command"));
+      List.of(Matcher.parse("rule=off-role-host")), List.of(Matcher.parse("rule=\"persistent-retry\"")), List.of("command"));
 
   private static Alert alert(String rule, String command, Alert.Status status, Boolean shadow) {
     Alert.Severity severity = rule.equals("off-role-host") ? Alert.Severity.PAGE : Alert.Severity.WARNING;
