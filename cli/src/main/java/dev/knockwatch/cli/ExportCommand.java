@@ -1,7 +1,6 @@
 package dev.knockwatch.cli;
 
 import java.io.PrintWriter;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -35,12 +34,9 @@ final class ExportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!Exporter.formats().contains(format)) {
-      throw new UsageException("--format " + format + " is not one of ocsf, ecs");
-    }
-    Exporter.Format f = Exporter.Format.valueOf(format.toUpperCase(Locale.ROOT));
-    String to = topic != null ? topic : "knockwatch.export." + format;
-    String as = group != null ? group : "knockwatch-export-" + format;
+    Exporter.Format f = Exporter.Format.of("--format", format);
+    String to = topic != null ? topic : f.defaultTopic();
+    String as = group != null ? group : f.defaultGroup();
     cluster.awaitReady();
     Exporter.ensureTopic(cluster.bootstrapServers, cluster.clientProps(), to);
     Exporter exporter = new Exporter(cluster.bootstrapServers, cluster.clientProps(), f, to, as);

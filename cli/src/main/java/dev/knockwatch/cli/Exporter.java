@@ -13,7 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
@@ -44,7 +43,34 @@ final class Exporter implements Runnable, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Exporter.class);
 
-  enum Format { OCSF, ECS }
+  enum Format {
+    OCSF, ECS;
+
+    /** {@code ocsf} or {@code ecs}, as the options spell it. */
+    String id() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** The topic written unless one is named: {@code knockwatch.export.ocsf}. */
+    String defaultTopic() {
+      return "knockwatch.export." + id();
+    }
+
+    /** The consumer group unless one is named: {@code knockwatch-export-ocsf}. */
+    String defaultGroup() {
+      return "knockwatch-export-" + id();
+    }
+
+    /** The format an option names; a usage error naming {@code option} otherwise. */
+    static Format of(String option, String value) {
+      for (Format f : values()) {
+        if (f.id().equals(value)) {
+          return f;
+        }
+      }
+      throw new UsageException(option + " " + value + " is not one of ocsf, ecs");
+    }
+  }
 
   private final KafkaConsumer<String, byte[]> consumer;
   private final KafkaProducer<String, byte[]> producer;
@@ -91,21 +117,27 @@ final class Exporter implements Runnable, AutoCloseable {
     }
   }
 
+  /** A record as the export topic takes it: keyed by its command, in the export format. */
+  record Mapped(String commandId, byte[] value) {}
+
   /** The record in the export format; empty when it is no event or alert. */
-  Optional<byte[]> map(ConsumerRecord<String, byte[]> r) {
+  Optional<Mapped> map(ConsumerRecord<String, byte[]> r) {
     if (r.value() == null) {
       return Optional.empty();
     }
     try {
       ObjectNode out;
+      String commandId;
       if (r.topic().equals(Topics.VIOLATIONS.name())) {
         ViolationEvent e = Json.MAPPER.readValue(r.value(), ViolationEvent.class);
         out = format == Format.OCSF ? Ocsf.event(e) : Ecs.event(e);
+        commandId = e.commandId();
       } else {
         Alert a = Json.MAPPER.readValue(r.value(), Alert.class);
         out = format == Format.OCSF ? Ocsf.finding(a) : Ecs.alert(a);
+        commandId = a.commandId(); // the alerts topic is keyed by fingerprint; a SIEM reads a command's records in order
       }
-      return Optional.of(out.toString().getBytes(StandardCharsets.UTF_8));
+      return Optional.of(new Mapped(commandId, out.toString().getBytes(StandardCharsets.UTF_8)));
     } catch (java.io.IOException | RuntimeException e) {
       return Optional.empty();
     }
@@ -118,7 +150,7 @@ final class Exporter implements Runnable, AutoCloseable {
       while (running) {
         var records = consumer.poll(Duration.ofMillis(500));
         for (ConsumerRecord<String, byte[]> r : records) {
-          Optional<byte[]> mapped = map(r);
+          Optional<Mapped> mapped = map(r);
           if (mapped.isEmpty()) {
             if (skipped.incrementAndGet() == 1) {
               log.warn("export: {}-{}@{} is no event or alert: skipped (counted from now on)", r.topic(), r.partition(),
@@ -126,7 +158,7 @@ final class Exporter implements Runnable, AutoCloseable {
             }
             continue;
           }
-          producer.send(new ProducerRecord<>(topic, r.key(), mapped.get()));
+          producer.send(new ProducerRecord<>(topic, mapped.get().commandId(), mapped.get().value()));
           exported.incrementAndGet();
         }
         if (!records.isEmpty()) {
@@ -146,9 +178,5 @@ final class Exporter implements Runnable, AutoCloseable {
   public void close() {
     running = false;
     consumer.wakeup();
-  }
-
-  static Set<String> formats() {
-    return Set.of("ocsf", "ecs");
   }
 }

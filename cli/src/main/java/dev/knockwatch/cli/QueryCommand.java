@@ -1,9 +1,13 @@
 package dev.knockwatch.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.events.export.Ecs;
+import dev.knockwatch.events.export.Ocsf;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -15,7 +19,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -43,10 +50,21 @@ final class QueryCommand implements Callable<Integer> {
       description = "A file holding the API's bearer token (else KNOCKWATCH_API_TOKEN).")
   Path tokenFile;
 
-  @Option(names = "--json", description = "The API's JSON as it is.") boolean json;
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+      description = {"table (default); json: the API's JSON as it is; ocsf or ecs: one record a line, each event of the",
+          "timeline (OCSF Network or File System Activity; ECS), then each alert (OCSF Detection Finding; ECS)."})
+  String format;
+
+  @Option(names = "--json", description = "The same as --format json.") boolean json;
 
   @Override
   public Integer call() throws Exception {
+    if (json) {
+      format = "json";
+    }
+    if (!List.of("table", "json", "ocsf", "ecs").contains(format)) {
+      throw new UsageException("--format " + format + " is not one of table, json, ocsf, ecs");
+    }
     CommandId.problem(commandId).ifPresent(p -> {
       throw new UsageException("not a command id: " + p);
     });
@@ -66,7 +84,18 @@ final class QueryCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     switch (r.statusCode()) {
-      case 200 -> out.print(json ? r.body() + "\n" : table(Json.MAPPER.readTree(r.body())));
+      case 200 -> out.print(switch (format) {
+        case "json" -> r.body() + "\n";
+        case "table" -> table(Json.MAPPER.readTree(r.body()));
+        default -> {
+          try {
+            yield records(Json.MAPPER.readTree(r.body()), format.equals("ocsf"));
+          } catch (IOException | RuntimeException e) {
+            throw new UsageException("the query API's answer is not a timeline knockwatch can map ("
+                + e.getClass().getSimpleName() + ")");
+          }
+        }
+      });
       case 401 -> throw new UsageException("the query API refused the token");
       case 404 -> throw new UsageException("unknown command " + commandId);
       case 503 -> throw new UsageException("the timeline is rebalancing; try again in a moment");
@@ -102,6 +131,46 @@ final class QueryCommand implements Callable<Integer> {
           text(e, "kind"), text(e, "action"), target, text(e, "reason")));
     }
     return b.toString();
+  }
+
+  /**
+   * The timeline as OCSF or ECS records, one a line: each event, then each alert as the API
+   * summarises it (rule, severity, status, count, times, summary, runbook, tags) with the
+   * command's agent and role.
+   */
+  static String records(JsonNode t, boolean ocsf) throws IOException {
+    StringBuilder b = new StringBuilder();
+    for (JsonNode e : t.path("timeline")) {
+      ViolationEvent v = Json.MAPPER.treeToValue(e, ViolationEvent.class);
+      b.append(Json.MAPPER.writeValueAsString(ocsf ? Ocsf.event(v) : Ecs.event(v))).append('\n');
+    }
+    for (Iterator<Map.Entry<String, JsonNode>> it = t.path("alerts").fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode a = e.getValue();
+      List<String> tags = new ArrayList<>();
+      a.path("tags").forEach(tag -> tags.add(tag.asText()));
+      Alert alert = new Alert(e.getKey(), string(a, "rule"), enumOf(Alert.Severity.class, a, "severity"),
+          enumOf(Alert.Status.class, a, "status"), string(t, "commandId"), string(t, "agentId"), string(t, "role"), null,
+          null, a.path("count").asLong(), null, null, instant(a, "firstSeen"), instant(a, "lastSeen"), string(a, "summary"),
+          List.of(), List.of(), null, null, null, null, null, new Alert.Meta(tags, string(a, "runbook"), null, null));
+      b.append(Json.MAPPER.writeValueAsString(ocsf ? Ocsf.finding(alert) : Ecs.alert(alert))).append('\n');
+    }
+    return b.toString();
+  }
+
+  private static String string(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v == null || v.isNull() ? null : v.asText();
+  }
+
+  private static Instant instant(JsonNode n, String field) {
+    String v = string(n, field);
+    return v == null ? null : Instant.parse(v);
+  }
+
+  private static <E extends Enum<E>> E enumOf(Class<E> type, JsonNode n, String field) {
+    String v = string(n, field);
+    return v == null ? null : Enum.valueOf(type, v.toUpperCase(java.util.Locale.ROOT));
   }
 
   private static void counts(StringBuilder b, JsonNode m) {

@@ -69,6 +69,11 @@ final class UpCommand implements Callable<Integer> {
   @Option(names = "--no-probes", description = "Do not run the guard probes (at start and every 10 min) and the demo limit probe.")
   boolean noProbes;
 
+  @Option(names = "--export", paramLabel = "FORMAT", defaultValue = "${env:KNOCKWATCH_EXPORT}",
+      description = {"Also run the export stage: every refusal and alert, in ocsf or ecs, to knockwatch.export.FORMAT",
+          "for a SIEM's connector, as `knockwatch export` (env KNOCKWATCH_EXPORT; default: off)."})
+  String export;
+
   @Option(names = "--fresh", description = "Wipe the broker's data, the ingest checkpoints and the streams state first (not the logs).")
   boolean fresh;
 
@@ -95,6 +100,7 @@ final class UpCommand implements Callable<Integer> {
           + "speaks plaintext on 127.0.0.1 and takes no client settings");
     }
     Map<String, Object> clientProps = kafka.props();
+    Exporter.Format exportFormat = export == null || export.isBlank() ? null : Exporter.Format.of("--export", export);
     if (fresh) {
       for (String part : List.of("kafka", "ingest", "streams")) {
         EmbeddedKafkaBroker.wipe(var.resolve(part));
@@ -161,6 +167,17 @@ final class UpCommand implements Callable<Integer> {
       watcher.close();
       watcherThread.interrupt();
     });
+    if (exportFormat != null) {
+      Exporter.ensureTopic(bootstrap, clientProps, exportFormat.defaultTopic());
+      Exporter exporter = new Exporter(bootstrap, clientProps, exportFormat, exportFormat.defaultTopic(),
+          exportFormat.defaultGroup());
+      Thread exportThread = new Thread(exporter, "knockwatch-export");
+      exportThread.start();
+      running.add(0, () -> {
+        exporter.close();
+        exportThread.join(15_000);
+      });
+    }
     timeline.awaitRunning(Duration.ofSeconds(120));
 
     out.println("knockwatch is up");
@@ -178,6 +195,8 @@ final class UpCommand implements Callable<Integer> {
         + ", idle commands kept " + Durations.format(api.retention()) + ")");
     out.println("  api      " + queryApi.scheme() + "://" + api.bind + ":" + port + "/api/v1/commands/{commandId}"
         + (port != api.port ? " (port " + api.port + " was taken)" : "") + "; bearer token " + token.describe());
+    out.println("  export   " + (exportFormat == null ? "off (--export ocsf|ecs: refusals and alerts for a SIEM)"
+        : "refusals and alerts as " + exportFormat.id() + " to " + exportFormat.defaultTopic()));
     if (noProbes) {
       out.println("  probes   off (--no-probes)");
     } else {

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.testkit.HttpRecorder;
 import dev.knockwatch.testkit.HttpRecorder.Answer;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +39,48 @@ class QueryCommandTest {
       assertThat(r.out()).contains("command  " + ID, "agent    ci-runner-1 (role ci)", "refused  evil.example:443 ×2, x.example:80 ×1",
           "firing", "off-role-host", "network-outbound").doesNotContain("\u001b");
       assertThat(api.requests().get(0).header("Authorization")).isEqualTo("Bearer s3cr3t-t0k3n-0123456789");
+    }
+  }
+
+  @Test
+  void ocsfAndEcsAreOneRecordALineEventsThenAlerts() throws Exception {
+    try (HttpRecorder api = new HttpRecorder()) {
+      Answer timeline = new Answer(200, Map.of("Content-Type", "application/json"), TIMELINE);
+      api.script("/api/v1/commands/" + ID, timeline, timeline, new Answer(200, Map.of(), "{\"alerts\":{\"x\":{\"severity\":\"loud\"}}}"));
+      Path token = Files.writeString(dir.resolve("token"), "s3cr3t-t0k3n-0123456789\n");
+      KnockwatchTest.Run ocsf = KnockwatchTest.run("query", ID, "--format", "ocsf", "--api", api.url(""), "--token-file",
+          token.toString());
+      assertThat(ocsf.code()).as(ocsf.err()).isZero();
+      assertThat(ocsf.out()).doesNotContain("\u001b");
+      List<JsonNode> records = ocsf.out().lines().map(QueryCommandTest::read).toList();
+      assertThat(records).hasSize(2);
+      assertThat(records.get(0).path("class_uid").asInt()).isEqualTo(4001);
+      assertThat(records.get(0).path("disposition").asText()).isEqualTo("Blocked");
+      assertThat(records.get(0).path("dst_endpoint").path("port").asInt()).isEqualTo(443);
+      assertThat(records.get(1).path("class_uid").asInt()).isEqualTo(2004);
+      assertThat(records.get(1).path("finding_info").path("uid").asText()).isEqualTo("a53d44ed59dc6a19");
+      assertThat(records.get(1).path("severity").asText()).isEqualTo("High");
+      KnockwatchTest.Run ecs = KnockwatchTest.run("query", ID, "--format", "ecs", "--api", api.url(""), "--token-file",
+          token.toString());
+      assertThat(ecs.code()).as(ecs.err()).isZero();
+      assertThat(ecs.out().lines().map(QueryCommandTest::read).map(r -> r.path("event").path("kind").asText()).toList())
+          .containsExactly("event", "alert");
+      KnockwatchTest.Run odd = KnockwatchTest.run("query", ID, "--format", "ocsf", "--api", api.url(""), "--token-file",
+          token.toString());
+      assertThat(odd.code()).isEqualTo(2);
+      assertThat(odd.err()).isEqualTo("knockwatch: the query API's answer is not a timeline knockwatch can map"
+          + " (IllegalArgumentException)\n");
+      KnockwatchTest.Run bad = KnockwatchTest.run("query", ID, "--format", "cef", "--api", api.url(""));
+      assertThat(bad.code()).isEqualTo(2);
+      assertThat(bad.err()).contains("--format cef is not one of table, json, ocsf, ecs");
+    }
+  }
+
+  private static JsonNode read(String line) {
+    try {
+      return dev.knockwatch.events.Json.MAPPER.readTree(line);
+    } catch (java.io.IOException e) {
+      throw new AssertionError(line, e);
     }
   }
 

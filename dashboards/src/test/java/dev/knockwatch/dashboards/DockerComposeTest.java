@@ -54,7 +54,10 @@ class DockerComposeTest {
   void theStackHasEveryPart() {
     assertThat(services).containsKeys("kafka-1", "kafka-2", "kafka-3", "topics", "ingest", "streams", "notify",
         "prometheus", "alertmanager", "grafana");
-    assertThat(knockwatchServices()).containsExactly("ingest", "notify", "streams", "topics");
+    assertThat(knockwatchServices()).containsExactly("export", "ingest", "notify", "streams", "topics");
+    assertThat(services.get("export").get("profiles")).as("the export stage only when asked for").isEqualTo(List.of("export"));
+    assertThat(services.get("export").get("command")).isEqualTo(List.of("export"));
+    assertThat(env("export")).containsEntry("KNOCKWATCH_EXPORT_FORMAT", "${KNOCKWATCH_EXPORT_FORMAT:-ocsf}");
     assertThat(services.get("topics").get("restart")).isEqualTo("no");
     assertThat(services.get("prometheus").get("profiles")).isEqualTo(List.of("monitoring"));
     assertThat(services.get("alertmanager").get("profiles")).isEqualTo(List.of("monitoring"));
