@@ -32,10 +32,10 @@ try {
   const title = await page.textContent('#t-id');
   if (title !== commandId) { fail('the timeline shows ' + title); }
   await page.waitForSelector('#recent tbody tr');
-  const firing = await page.$$eval('#firing tbody tr', (trs) => trs.length);
+  const firing = await page.$$eval('#alert-groups tbody tr', (trs) => trs.length);
   if (firing < 1) { fail('no firing alert listed'); }
   // the firing alert's rule runbook is a link; the hostile command's odd runbook is none, its tag text
-  const runbooks = await page.$$eval('#firing tbody tr td:nth-child(6) a', (as) => as.map((a) => a.href));
+  const runbooks = await page.$$eval('#alert-groups tbody tr td:nth-child(11) a', (as) => as.map((a) => a.href));
   if (!runbooks.includes('https://runbooks.example/off-role')) { fail('no runbook link: ' + JSON.stringify(runbooks)); }
   const scripted = await page.$$eval('a', (as) => as.filter((a) => !/^https?:/.test(a.href) && a.getAttribute('href') !== '#').length);
   if (scripted !== 0) { fail(scripted + ' link(s) to something other than http(s)'); }

@@ -33,12 +33,14 @@ function rows(table, items, fill) {
   }
 }
 
+// a command as a link that keeps the view's filters, so the URL can be shared and reloaded
 function commandLink(td, id) {
   td.textContent = '';
   const a = document.createElement('a');
-  a.href = '#';
+  const params = state();
+  params.set('command', id);
+  a.href = '#' + params.toString();
   a.textContent = id;
-  a.addEventListener('click', (e) => { e.preventDefault(); $('command').value = id; show(id); });
   td.appendChild(a);
 }
 
@@ -89,8 +91,9 @@ function strip(events) {
   }
 }
 
-async function show(id) {
-  $('message').textContent = '';
+// the command's timeline; quiet: a refresh, which leaves an error of its own unsaid
+async function show(id, quiet) {
+  if (!quiet) { $('message').textContent = ''; }
   try {
     const t = await api('/api/v1/commands/' + encodeURIComponent(id));
     $('timeline').hidden = false;
@@ -107,13 +110,16 @@ async function show(id) {
       cell(tr, e.reason);
     });
   } catch (err) {
-    $('timeline').hidden = true;
-    $('message').textContent = err.message;
+    if (!quiet) {
+      $('timeline').hidden = true;
+      $('message').textContent = err.message;
+    }
   }
 }
 
-// deep links: #command=ID and #agent=GLOB&role=NAME, as every page (ConsoleLink) and Grafana's
-// drill-down link them, and #/commands/ID, the form pages sent before
+// The view's state lives in the URL fragment (#status=firing&agent=ci-*&command=ID ...), so any
+// view can be shared and reloaded; #command=ID and #agent=GLOB&role=NAME are what pages
+// (ConsoleLink) and Grafana's drill-down link, and #/commands/ID the form pages sent before.
 function linked() {
   const hash = location.hash.slice(1);
   const old = /^\/commands\/([^/?#&]+)$/.exec(hash);
@@ -123,17 +129,111 @@ function linked() {
   return new URLSearchParams(hash);
 }
 
+const SEVERITIES = ['critical', 'page', 'warning', 'info'];
+const RANGES = { '15m': 15 * 60e3, '1h': 3600e3, '24h': 86400e3, '7d': 7 * 86400e3 };
+
+function checkedSeverities() {
+  return [...document.querySelectorAll('#filters input[name=severity]')].filter((c) => c.checked).map((c) => c.value);
+}
+
+// the filters' state as URL parameters (defaults left out), with the command shown, if any
+function state() {
+  const p = new URLSearchParams();
+  if ($('f-status').value !== 'firing') { p.set('status', $('f-status').value || 'any'); }
+  const sev = checkedSeverities();
+  if (sev.length !== SEVERITIES.length) { p.set('severity', sev.join(',')); }
+  for (const [k, id] of [['rule', 'f-rule'], ['agent', 'f-agent'], ['role', 'f-role'], ['range', 'f-range']]) {
+    if ($(id).value.trim()) { p.set(k, $(id).value.trim()); }
+  }
+  if ($('f-probes').checked) { p.set('probes', '1'); }
+  if (!$('f-refresh').checked) { p.set('refresh', '0'); }
+  const shown = linked().get('command');
+  if (shown) { p.set('command', shown); }
+  return p;
+}
+
+// the URL's state into the filters
+function restore(p) {
+  const status = p.get('status');
+  $('f-status').value = status === 'any' ? '' : (status === 'resolved' ? 'resolved' : 'firing');
+  const sev = p.has('severity') ? p.get('severity').split(',') : SEVERITIES;
+  document.querySelectorAll('#filters input[name=severity]').forEach((c) => { c.checked = sev.includes(c.value); });
+  $('f-rule').value = p.get('rule') || '';
+  $('f-agent').value = p.get('agent') || '';
+  $('f-role').value = p.get('role') || '';
+  $('f-range').value = RANGES[p.get('range')] ? p.get('range') : '';
+  $('f-probes').checked = p.get('probes') === '1';
+  $('f-refresh').checked = p.get('refresh') !== '0';
+}
+
+function query(extra) {
+  const q = new URLSearchParams(extra);
+  const p = state();
+  for (const k of ['rule', 'agent', 'role']) { if (p.get(k)) { q.set(k, p.get(k)); } }
+  if (RANGES[p.get('range')]) { q.set('since', new Date(Date.now() - RANGES[p.get('range')]).toISOString()); }
+  if (!$('f-probes').checked) { q.set('probes', 'false'); }
+  return q;
+}
+
+function alertRow(tr, a) {
+  if (a.probe) { tr.className = 'probe'; }
+  const rule = cell(tr, a.rule);
+  if (a.probe) {
+    const b = document.createElement('span'); b.className = 'badge'; b.textContent = 'probe'; rule.appendChild(b);
+  }
+  cell(tr, a.status); cell(tr, a.agentId); cell(tr, a.role); commandLink(cell(tr, ''), a.commandId);
+  cell(tr, a.firstSeen); cell(tr, a.lastSeen); cell(tr, a.count); cell(tr, a.fingerprint, 'wide'); cell(tr, a.summary);
+  runbook(cell(tr, ''), a);
+}
+
+const ALERT_COLUMNS = ['rule', 'status', 'agent', 'role', 'command', 'first seen', 'last seen', 'count', 'fingerprint',
+  'summary', 'runbook, tags'];
+
+// the alerts, one table per severity (most severe first, as the API sorts them); a table that
+// already exists keeps its place and only its rows are replaced, so a refresh does not move the page
+function alertGroups(alerts) {
+  const groups = $('alert-groups');
+  $('alerts-none').hidden = alerts.length > 0;
+  for (const sev of SEVERITIES) {
+    const mine = alerts.filter((a) => a.severity === sev);
+    let section = groups.querySelector('section[data-severity="' + sev + '"]');
+    if (mine.length === 0) { if (section) { section.remove(); } continue; }
+    if (!section) {
+      section = document.createElement('section');
+      section.className = 'group';
+      section.dataset.severity = sev;
+      const h = document.createElement('h3');
+      const table = document.createElement('table');
+      const head = document.createElement('tr');
+      for (const c of ALERT_COLUMNS) {
+        const th = document.createElement('th'); th.textContent = c; if (c === 'fingerprint') { th.className = 'wide'; }
+        head.appendChild(th);
+      }
+      table.append(document.createElement('thead'), document.createElement('tbody'));
+      table.tHead.appendChild(head);
+      section.append(h, table);
+      const next = SEVERITIES.slice(SEVERITIES.indexOf(sev) + 1)
+        .map((s) => groups.querySelector('section[data-severity="' + s + '"]')).find((x) => x);
+      groups.insertBefore(section, next || null);
+    }
+    section.querySelector('h3').textContent = sev + ' (' + mine.length + ')';
+    section.querySelector('h3').className = sev;
+    rows(section.querySelector('table'), mine, alertRow);
+  }
+}
+
 async function lists() {
   try {
-    const firing = await api('/api/v1/alerts?status=firing');
-    rows($('firing').querySelector('table'), firing.alerts || [], (tr, a) => {
-      cell(tr, a.severity, a.severity); cell(tr, a.rule); commandLink(cell(tr, ''), a.commandId); cell(tr, a.count);
-      cell(tr, a.summary); runbook(cell(tr, ''), a);
-    });
-    const q = new URLSearchParams({ limit: '50' });
-    for (const k of ['agent', 'role']) { if (linked().get(k)) { q.set(k, linked().get(k)); } }
-    const recent = await api('/api/v1/commands?' + q.toString());
+    const q = query({ limit: '500' });
+    const status = $('f-status').value;
+    if (status) { q.set('status', status); }
+    const sev = checkedSeverities();
+    if (sev.length !== SEVERITIES.length) { q.set('severity', sev.join(',') || 'none'); }
+    const alerts = sev.length === 0 ? { alerts: [] } : await api('/api/v1/alerts?' + q.toString());
+    alertGroups(alerts.alerts || []);
+    const recent = await api('/api/v1/commands?' + query({ limit: '50' }).toString());
     rows($('recent').querySelector('table'), recent.commands || [], (tr, c) => {
+      if (c.probe) { tr.className = 'probe'; }
       commandLink(cell(tr, ''), c.commandId); cell(tr, c.agentId); cell(tr, c.role); cell(tr, c.events);
       cell(tr, c.alerts); cell(tr, c.lastSeen);
     });
@@ -142,13 +242,32 @@ async function lists() {
   }
 }
 
+// a filter changed: into the URL (replacing the entry, not adding one per keystroke), then the lists
+function filtered() {
+  history.replaceState(null, '', '#' + state().toString());
+  lists();
+}
+
+let refresher = null;
+function refreshing() {
+  clearInterval(refresher);
+  refresher = $('f-refresh').checked ? setInterval(() => {
+    if (!token()) { return; }
+    lists();
+    const id = linked().get('command');
+    if (id && !$('timeline').hidden) { show(id, true); }
+  }, 5000) : null;
+}
+
 function signedIn() {
   $('signin').hidden = true;
   $('search').hidden = false;
   $('app').hidden = false;
+  restore(linked());
   lists();
+  refreshing();
   const id = linked().get('command');
-  if (id) { $('command').value = id; show(id); }
+  if (id) { $('command').value = id; show(id); } else { $('timeline').hidden = true; }
 }
 
 function signOut(why) {
@@ -166,8 +285,21 @@ document.addEventListener('DOMContentLoaded', () => {
     $('token').value = '';
     signedIn();
   });
-  $('search').addEventListener('submit', (e) => { e.preventDefault(); show($('command').value.trim()); });
-  $('signout').addEventListener('click', () => signOut(''));
+  $('search').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const p = state();
+    p.set('command', $('command').value.trim());
+    location.hash = p.toString();
+  });
+  $('filters').addEventListener('submit', (e) => e.preventDefault());
+  $('filters').addEventListener('change', (e) => { if (e.target.id === 'f-refresh') { refreshing(); } filtered(); });
+  let typing = null;
+  $('filters').addEventListener('input', (e) => {
+    if (e.target.type !== 'text') { return; }
+    clearTimeout(typing);
+    typing = setTimeout(filtered, 300);
+  });
+  $('signout').addEventListener('click', () => { clearInterval(refresher); signOut(''); });
   if (token()) { signedIn(); }
   // a link opened in a tab that already shows the console changes only the fragment
   window.addEventListener('hashchange', () => { if (token()) { signedIn(); } });

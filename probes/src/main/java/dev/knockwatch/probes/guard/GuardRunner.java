@@ -27,7 +27,7 @@ import java.util.function.Function;
 public final class GuardRunner {
 
   /** The agent the guard probes run as; roles.yaml maps it to the role guard-probe. */
-  public static final String AGENT_ID = "knockwatch-guard";
+  public static final String AGENT_ID = dev.knockwatch.events.ProbeAgents.GUARD;
   static final Duration PROBE_TIMEOUT = Duration.ofSeconds(60);
 
   private final SrtBridge bridge;

@@ -23,7 +23,7 @@ import java.util.Locale;
 public record LimitPlan(Pattern pattern, double rate, Duration duration, long maxAttempts, int commands,
     List<String> hosts, List<String> agents, Duration window, int under) {
 
-  public static final String DEFAULT_AGENT = "knockwatch-limit";
+  public static final String DEFAULT_AGENT = dev.knockwatch.events.ProbeAgents.LIMIT;
   private static final java.util.regex.Pattern HOST_PORT =
       java.util.regex.Pattern.compile("([A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*\\.?|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5}");
 

@@ -10,6 +10,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.Json;
+import dev.knockwatch.events.ProbeAgents;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.timeline.CommandSummary;
 import dev.knockwatch.streams.timeline.TimelineProcessor;
@@ -425,22 +426,20 @@ public final class QueryApi implements AutoCloseable {
 
   private void commands(HttpExchange ex, Map<String, String> q) throws IOException {
     int limit = intParam(q, "limit", 50);
-    Instant since = q.containsKey("since") ? instant(q.get("since")) : null;
+    ListFilter filter = ListFilter.of(q);
     List<CommandSummary> found = new ArrayList<>();
     try (KeyValueIterator<String, CommandSummary> it = commandsStore().all()) {
       it.forEachRemaining(kv -> {
-        CommandSummary s = kv.value;
-        if ((q.get("agent") == null || q.get("agent").equals(s.agentId()))
-            && (q.get("role") == null || q.get("role").equals(s.role()))
-            && (since == null || s.lastSeen() != null && !s.lastSeen().isBefore(since))) {
-          found.add(s);
+        if (filter.command(kv.value)) {
+          found.add(kv.value);
         }
       });
     }
     List<JsonNode> rows = new ArrayList<>();
     found.forEach(s -> rows.add(Json.MAPPER.createObjectNode().put("commandId", s.commandId())
         .put("agentId", s.agentId()).put("role", s.role()).put("events", s.events())
-        .put("lastSeen", s.lastSeen() == null ? null : s.lastSeen().toString()).put("alerts", s.alerts().size())));
+        .put("lastSeen", s.lastSeen() == null ? null : s.lastSeen().toString()).put("alerts", s.alerts().size())
+        .put("probe", ProbeAgents.is(s.agentId()))));
     fromOthers(ex, "commands").forEach(rows::add);
     rows.sort(Comparator.comparing((JsonNode r) -> r.path("lastSeen").asText("")).reversed());
     ObjectNode out = Json.MAPPER.createObjectNode();
@@ -449,24 +448,26 @@ public final class QueryApi implements AutoCloseable {
     send(ex, 200, out);
   }
 
+  /** The alerts that pass the {@link ListFilter}, most severe first, then most recently seen. */
   private void alerts(HttpExchange ex, Map<String, String> q) throws IOException {
-    String status = q.get("status");
-    if (status != null && !status.equals("firing") && !status.equals("resolved")) {
-      throw new BadRequest("status is firing or resolved");
-    }
-    ArrayNode list = Json.MAPPER.createArrayNode();
+    int limit = intParam(q, "limit", MAX_LIMIT);
+    ListFilter filter = ListFilter.of(q);
+    List<JsonNode> rows = new ArrayList<>();
     try (KeyValueIterator<String, CommandSummary> it = commandsStore().all()) {
       it.forEachRemaining(kv -> kv.value.alerts().forEach((fp, a) -> {
-        if (status == null || a.status().name().equalsIgnoreCase(status)) {
+        if (filter.alert(kv.value, a)) {
           ObjectNode o = Json.MAPPER.valueToTree(a);
-          o.put("fingerprint", fp).put("commandId", kv.key);
-          list.add(o);
+          o.put("fingerprint", fp).put("commandId", kv.key).put("agentId", kv.value.agentId())
+              .put("role", kv.value.role()).put("probe", ProbeAgents.is(kv.value.agentId()));
+          rows.add(o);
         }
       }));
     }
-    fromOthers(ex, "alerts").forEach(list::add);
+    fromOthers(ex, "alerts").forEach(rows::add);
+    rows.sort(ListFilter.ALERT_ORDER);
     ObjectNode out = Json.MAPPER.createObjectNode();
-    out.set("alerts", list);
+    ArrayNode list = out.putArray("alerts");
+    rows.stream().limit(limit).forEach(list::add);
     send(ex, 200, out);
   }
 
@@ -537,14 +538,6 @@ public final class QueryApi implements AutoCloseable {
       return n;
     } catch (NumberFormatException e) {
       throw new BadRequest(name + " is a number");
-    }
-  }
-
-  private static Instant instant(String v) {
-    try {
-      return Instant.parse(v);
-    } catch (RuntimeException e) {
-      throw new BadRequest("since is an ISO-8601 instant, e.g. 2026-11-30T01:00:00Z");
     }
   }
 

@@ -64,6 +64,14 @@ class TimelineApiTest {
   static final List<StreamsApp> apps = new ArrayList<>();
   static final List<QueryApi> apis = new ArrayList<>();
 
+  /** A command of the limit probe: listed only when probes are asked for. */
+  static final String PROBE = "TimelineApiProbeCommand1";
+
+  static Alert alert(String fingerprint, String rule, Alert.Severity severity, String command, String agent, Instant at) {
+    return new Alert(fingerprint, rule, severity, Alert.Status.FIRING, command, agent, "default", "evil.example", 443, 1,
+        null, null, at, at, rule + " of " + command, List.of(), null, null, null, null, null, null);
+  }
+
   static String id(int i) {
     return String.format("TimelineApiCommand%04d", i);
   }
@@ -96,6 +104,17 @@ class TimelineApiTest {
           null, null, 1, null, null, T0, T0, "wrote .bashrc", List.of(), null, null, null, null, null, null,
           new Alert.Meta(List.of("<img src=x onerror=alert(2)>"), "javascript:alert(3)", Map.of(), Map.of()));
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), odd.fingerprint(), Json.write(odd)));
+      // for the lists' filters and order: a critical and a warning, and a probe command with a page of its own
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), "apifp3", Json.write(alert("apifp3", "sensitive-address",
+          Alert.Severity.CRITICAL, id(7), "ci-runner-1", T0.plusSeconds(70)))));
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), "apifp4", Json.write(alert("apifp4", "persistent-retry",
+          Alert.Severity.WARNING, id(8), "ci-runner-0", T0.plusSeconds(80)))));
+      ViolationEvent probe = ViolationEvent.builder().eventId("e-probe").commandId(PROBE).agentId("knockwatch-limit")
+          .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("example.com").port(443)
+          .observedAt(T0.plusSeconds(500)).build();
+      p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null, probe.observedAt().toEpochMilli(), PROBE, Json.write(probe)));
+      p.send(new ProducerRecord<>(Topics.ALERTS.name(), "apifp5", Json.write(alert("apifp5", "off-role-host",
+          Alert.Severity.PAGE, PROBE, "knockwatch-limit", T0.plusSeconds(500)))));
       p.flush();
     }
     for (int n = 0; n < 2; n++) {
@@ -249,7 +268,7 @@ class TimelineApiTest {
     }
     // the list gathers both instances' commands, newest first, from either of them
     for (QueryApi api : apis) {
-      JsonNode list = await(api, "/api/commands?limit=1000").get("commands");
+      JsonNode list = await(api, "/api/commands?limit=1000&probes=false").get("commands");
       assertThat(list).hasSize(COMMANDS);
       assertThat(list.get(0).get("commandId").asText()).isEqualTo(id(COMMANDS - 1));
     }
@@ -275,9 +294,56 @@ class TimelineApiTest {
     assertThat(c.get("alerts").get("apifp1").get("tags").toString()).isEqualTo("[\"attack.t1041\"]");
     for (QueryApi api : apis) {
       List<String> firing = new ArrayList<>();
-      await(api, "/api/alerts?status=firing").get("alerts").forEach(x -> firing.add(x.get("fingerprint").asText()));
+      await(api, "/api/alerts?status=firing&severity=page&probes=false").get("alerts")
+          .forEach(x -> firing.add(x.get("fingerprint").asText()));
       assertThat(firing).containsExactly("apifp1");
     }
+  }
+
+  /**
+   * The lists' filters: severity, rule and agent globs, role, a last-seen range, status, probes
+   * left out on request; the alerts most severe first, then most recently seen.
+   */
+  @Test
+  void theListsFilterSortAndLeaveOutProbes() throws Exception {
+    for (QueryApi api : apis) {
+      JsonNode all = awaitAlerts(api, "/api/v1/alerts?status=firing", 4);
+      assertThat(all.findValuesAsText("fingerprint")).as("critical, pages newest first, warning")
+          .containsExactly("apifp3", "apifp5", "apifp1", "apifp4");
+      assertThat(all.get(1).get("probe").asBoolean()).isTrue();
+      assertThat(all.get(1).get("agentId").asText()).isEqualTo("knockwatch-limit");
+      assertThat(fingerprints(api, "/api/v1/alerts?status=firing&probes=false")).containsExactly("apifp3", "apifp1", "apifp4");
+      assertThat(fingerprints(api, "/api/v1/alerts?severity=critical,warning")).containsExactly("apifp3", "apifp4");
+      assertThat(fingerprints(api, "/api/v1/alerts?rule=*-host")).containsExactly("apifp5", "apifp1");
+      assertThat(fingerprints(api, "/api/v1/alerts?agent=ci-*&status=firing")).containsExactly("apifp3", "apifp1", "apifp4");
+      assertThat(fingerprints(api, "/api/v1/alerts?status=resolved")).containsExactly("apifp2");
+      assertThat(fingerprints(api, "/api/v1/alerts?since=" + T0.plusSeconds(60) + "&until=" + T0.plusSeconds(100)))
+          .containsExactly("apifp3", "apifp4");
+      assertThat(fingerprints(api, "/api/v1/alerts?status=firing&limit=2")).containsExactly("apifp3", "apifp5");
+      JsonNode agents = await(api, "/api/v1/commands?agent=ci-runner-?&limit=1000").get("commands");
+      assertThat(agents).hasSize(COMMANDS);
+      assertThat(await(api, "/api/v1/commands?agent=knockwatch-*").get("commands").findValuesAsText("commandId"))
+          .containsExactly(PROBE);
+      for (String bad : List.of("severity=urgent", "since=yesterday", "until=2026", "probes=maybe", "limit=0")) {
+        HttpResponse<String> r = get(api, "/api/v1/alerts?" + bad, TOKEN);
+        assertThat(r.statusCode()).as(bad).isEqualTo(400);
+      }
+    }
+  }
+
+  private static List<String> fingerprints(QueryApi api, String path) throws Exception {
+    return await(api, path).get("alerts").findValuesAsText("fingerprint");
+  }
+
+  /** The alert list once it has {@code n} alerts (the timeline catching up with the alerts topic). */
+  private static JsonNode awaitAlerts(QueryApi api, String path, int n) throws Exception {
+    Instant deadline = Instant.now().plusSeconds(90);
+    JsonNode list = await(api, path).get("alerts");
+    while (list.size() < n && Instant.now().isBefore(deadline)) {
+      Thread.sleep(200);
+      list = await(api, path).get("alerts");
+    }
+    return list;
   }
 
   @Test
@@ -362,7 +428,7 @@ class TimelineApiTest {
         Thread.sleep(100);
       }
     }
-    assertThat(await(apis.get(0), "/api/commands?limit=1000").get("commands")).hasSize(COMMANDS);
+    assertThat(await(apis.get(0), "/api/commands?limit=1000&probes=false").get("commands")).hasSize(COMMANDS);
     System.out.println("answers that said 503 while the survivor took over: " + unavailable);
   }
 }
