@@ -177,13 +177,22 @@ function query(extra) {
 
 function alertRow(tr, a) {
   if (a.probe) { tr.className = 'probe'; }
-  const rule = cell(tr, a.rule);
+  const rule = cell(tr, a.rule, 'short');
   if (a.probe) {
     const b = document.createElement('span'); b.className = 'badge'; b.textContent = 'probe'; rule.appendChild(b);
   }
-  cell(tr, a.status); cell(tr, a.agentId); cell(tr, a.role); commandLink(cell(tr, ''), a.commandId);
-  cell(tr, a.firstSeen); cell(tr, a.lastSeen); cell(tr, a.count); cell(tr, a.fingerprint, 'wide'); cell(tr, a.summary);
+  cell(tr, a.status, 'short'); cell(tr, a.agentId, 'short'); cell(tr, a.role, 'short'); commandLink(cell(tr, ''), a.commandId);
+  when(cell(tr, ''), a.firstSeen); when(cell(tr, ''), a.lastSeen); cell(tr, a.count, 'short');
+  cell(tr, a.fingerprint, 'wide short');
+  cell(tr, a.summary);
   runbook(cell(tr, ''), a);
+}
+
+// an instant to the second, date and time apart so the cell wraps between them; the full value in its tooltip
+function when(td, iso) {
+  if (!iso) { td.textContent = '-'; return; }
+  td.textContent = iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  td.title = iso;
 }
 
 const ALERT_COLUMNS = ['rule', 'status', 'agent', 'role', 'command', 'first seen', 'last seen', 'count', 'fingerprint',

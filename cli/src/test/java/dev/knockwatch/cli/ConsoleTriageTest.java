@@ -1,0 +1,117 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 29: the console as an analyst triages with it. {@code ./knockwatch up} on a copy of the
+ * checkout, refusals seeded in its {@code var/logs} the way sandboxes write them (a critical, pages,
+ * a warning, and the limit probe's own commands), one resolved alert on the alerts topic; then
+ * {@code triage.test.mjs} in Debian's Chromium: alerts grouped by severity with their times and
+ * fingerprints, probe traffic hidden until asked, a glob filter that lands in the URL and survives a
+ * reload, a command opened by a click, a new alert appearing by itself without losing the place,
+ * and the resolved history. Screenshots of the views go to {@code target/console/}.
+ */
+@Tag("integration")
+class ConsoleTriageTest {
+
+  static final String TOKEN = "console-triage-test-token-0123456789";
+  static final String PAGE = "TriageOffRoleCommand01";
+  static final String CRITICAL = "TriageMetadataCommand1";
+  static final String WARNING = "TriageRetriesCommand01";
+  static final String PROBE = "TriageLimitProbeComman";
+  static final String LATE = "TriageLateCommand00001";
+
+  @TempDir Path dir;
+
+  static String refusal(String command, String target, Instant at) {
+    return "{\"line\":\"deny network-outbound " + target + " (host is not on the allow list)\",\"commandId\":\"" + command
+        + "\",\"timestamp\":\"" + at + "\"}\n";
+  }
+
+  static void write(Path checkout, String agent, String command, String target, int times) throws Exception {
+    Path logs = Files.createDirectories(checkout.resolve("var/logs/" + agent));
+    StringBuilder lines = new StringBuilder();
+    Instant now = Instant.now();
+    for (int i = 0; i < times; i++) {
+      lines.append(refusal(command, target, now.plusMillis(i)));
+    }
+    Files.writeString(logs.resolve(command + ".violations.jsonl"), lines, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void anAnalystGoesFromAPageToWhatTheCommandTriedWithoutTypingAnId() throws Exception {
+    Path browser = Launched.REPO.resolve("streams-app/src/test/browser");
+    assertThat(browser.resolve("node_modules/playwright-core")).as("npm ci in " + browser + " (./knockwatch test does it)")
+        .exists();
+    Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
+    int api = Launched.freePort();
+    int kafka = Launched.freePort();
+    try (Launched up = Launched.start(checkout, dir.resolve("run"), Map.of("KNOCKWATCH_API_TOKEN", TOKEN), "up",
+        "--no-probes", "--api-port", String.valueOf(api), "--kafka-port", String.valueOf(kafka),
+        "--metrics-port", String.valueOf(Launched.freePort()))) {
+      up.awaitLine("Ctrl-C to stop.", FirstRunTest.FIRST_START);
+      write(checkout, "ci-runner-1", PAGE, "exfil.evil.test:443", 1);
+      write(checkout, "ci-runner-2", CRITICAL, "169.254.169.254:80", 1);
+      write(checkout, "assistant-7", WARNING, "api.github.com:443", 6);
+      write(checkout, "knockwatch-limit", PROBE, "example.com:443", 6);
+      try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+          "127.0.0.1:" + kafka), new StringSerializer(), new StringSerializer())) {
+        Alert resolved = new Alert("triage-resolved-01", "fs-guard", Alert.Severity.PAGE, Alert.Status.RESOLVED, PAGE,
+            "ci-runner-1", "ci", null, null, 1, null, null, Instant.now().minusSeconds(600),
+            Instant.now().minusSeconds(300), "wrote /home/agent/.bashrc", List.of(), null, null, null, null, null, null);
+        p.send(new ProducerRecord<>(Topics.ALERTS.name(), resolved.fingerprint(), Json.write(resolved))).get();
+      }
+      awaitAlerts(api, 5); // sensitive-address, 2 off-role pages, persistent-retry, the resolved one (and the probe's)
+
+      Path shots = Files.createDirectories(Path.of("target/console").toAbsolutePath());
+      Process node = new ProcessBuilder("node", browser.resolve("triage.test.mjs").toString(), "http://127.0.0.1:" + api,
+          TOKEN, checkout.resolve("var/logs").toString(), shots.toString(), LATE).redirectErrorStream(true).start();
+      String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(node.waitFor(5, TimeUnit.MINUTES)).isTrue();
+      assertThat(node.exitValue()).as(output).isZero();
+      assertThat(output).contains("triage ok");
+      up.stop(Duration.ofSeconds(90));
+    }
+  }
+
+  /** Until the alerts list (probes included) has at least {@code n} alerts. */
+  private static void awaitAlerts(int api, int n) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api + "/api/v1/alerts"))
+        .header("Authorization", "Bearer " + TOKEN).build();
+    Instant deadline = Instant.now().plusSeconds(120);
+    while (true) {
+      HttpResponse<String> r = http.send(get, HttpResponse.BodyHandlers.ofString());
+      JsonNode alerts = r.statusCode() == 200 ? Json.MAPPER.readTree(r.body()).path("alerts") : null;
+      if (alerts != null && alerts.size() >= n) {
+        return;
+      }
+      assertThat(Instant.now()).as("%d alerts within 120 s: %s", n, r.body()).isBefore(deadline);
+      Thread.sleep(500);
+    }
+  }
+}

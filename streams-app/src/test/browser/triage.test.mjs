@@ -1,0 +1,115 @@
+// The console as an analyst triages with it, against a running `up` with seeded refusals.
+// Usage: node triage.test.mjs BASE_URL TOKEN LOGS_DIR SCREENSHOT_DIR LATE_COMMAND_ID
+import { chromium } from 'playwright-core';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const [base, token, logs, shots, late] = process.argv.slice(2);
+const fail = (why) => { console.error('FAIL: ' + why); process.exitCode = 1; };
+const RANK = { critical: 4, page: 3, warning: 2, info: 1 };
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--headless=new'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const dialogs = [];
+  page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const agents = () => page.$$eval('#alert-groups tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent));
+
+  await page.goto(base + '/');
+  await page.fill('#token', token);
+  await page.click('#signin-form button[type=submit]');
+  await page.waitForSelector('#alert-groups section');
+
+  // 1. grouped by severity, most severe first; each alert with its times, count and fingerprint
+  const groups = await page.$$eval('#alert-groups section', (ss) => ss.map((s) => s.dataset.severity));
+  const sorted = [...groups].sort((a, b) => RANK[b] - RANK[a]);
+  if (JSON.stringify(groups) !== JSON.stringify(sorted)) { fail('groups out of order: ' + groups); }
+  if (groups[0] !== 'critical' || !groups.includes('page') || !groups.includes('warning')) { fail('groups: ' + groups); }
+  const cells = await page.$$eval('#alert-groups tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  for (const c of cells) {
+    if (c.length !== 11) { fail('a row of ' + c.length + ' cells: ' + c); }
+    if (!/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/.test(c[5]) || !/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/.test(c[6])) {
+      fail('no first/last seen: ' + c);
+    }
+    if (!/^[0-9a-z-]{6,}$/.test(c[8])) { fail('no fingerprint: ' + c); }
+  }
+  const titles = await page.$$eval('#alert-groups tbody tr td:nth-child(6)', (tds) => tds.map((td) => td.title));
+  if (!titles.every((t) => /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(t))) { fail('no full instant in the tooltip: ' + titles); }
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (wide > 1280) { fail('the page is ' + wide + ' px wide at 1280'); }
+  const heading = await page.textContent('#alert-groups section[data-severity=critical] h3');
+  if (!/^critical \(\d+\)$/.test(heading)) { fail('the critical group says ' + heading); }
+
+  // 2. probe traffic hidden by default, shown and marked on request
+  if ((await agents()).includes('knockwatch-limit')) { fail('probe alerts shown by default'); }
+  await page.check('#f-probes');
+  await page.waitForFunction(() => [...document.querySelectorAll('#alert-groups tbody tr td:nth-child(3)')]
+    .some((td) => td.textContent === 'knockwatch-limit'));
+  const badges = await page.$$eval('#alert-groups tr.probe .badge', (bs) => bs.map((b) => b.textContent));
+  if (badges.length === 0 || badges.some((b) => b !== 'probe')) { fail('probe rows not marked: ' + badges); }
+  if (!page.url().includes('probes=1')) { fail('the probe toggle is not in the URL: ' + page.url()); }
+  await page.uncheck('#f-probes');
+  await page.waitForFunction(() => ![...document.querySelectorAll('#alert-groups tbody tr td:nth-child(3)')]
+    .some((td) => td.textContent === 'knockwatch-limit'));
+
+  // 3. a glob filter, in the URL, kept across a reload
+  await page.fill('#f-agent', 'ci-*');
+  await page.waitForFunction(() => {
+    const a = [...document.querySelectorAll('#alert-groups tbody tr td:nth-child(3)')].map((td) => td.textContent);
+    return a.length > 0 && a.every((x) => x.startsWith('ci-'));
+  });
+  if (!decodeURIComponent(page.url()).includes('agent=ci-*')) { fail('the agent filter is not in the URL: ' + page.url()); }
+  const filtered = (await agents()).length;
+  const shared = page.url();
+  await page.reload();
+  await page.waitForSelector('#alert-groups section');
+  if (await page.inputValue('#f-agent') !== 'ci-*') { fail('the filter did not survive a reload'); }
+  const again = await agents();
+  if (again.length !== filtered || !again.every((x) => x.startsWith('ci-'))) { fail('after a reload: ' + again); }
+  await page.screenshot({ path: join(shots, 'alerts.png'), fullPage: true });
+
+  // 4. a command opened by a click; the URL names it and keeps the filter
+  const link = await page.$('#alert-groups section[data-severity=page] tbody tr td:nth-child(5) a');
+  const id = await link.textContent();
+  await link.click();
+  await page.waitForSelector('#timeline:not([hidden])');
+  if (await page.textContent('#t-id') !== id) { fail('the timeline shows ' + await page.textContent('#t-id') + ', not ' + id); }
+  const url = decodeURIComponent(page.url());
+  if (!url.includes('command=' + id) || !url.includes('agent=ci-*')) { fail('the URL after the click: ' + url); }
+  await page.waitForSelector('#t-events tbody tr');
+  await page.screenshot({ path: join(shots, 'timeline.png'), fullPage: true });
+
+  // 5. a new alert appears by itself; the filter and the scroll position stay
+  await page.evaluate(() => window.scrollTo(0, 300));
+  const scrolled = await page.evaluate(() => window.scrollY);
+  mkdirSync(join(logs, 'ci-runner-3'), { recursive: true });
+  writeFileSync(join(logs, 'ci-runner-3', late + '.violations.jsonl'), JSON.stringify({
+    line: 'deny network-outbound late.evil.test:443 (host is not on the allow list)',
+    commandId: late, timestamp: new Date().toISOString() }) + '\n');
+  await page.waitForFunction((c) => [...document.querySelectorAll('#alert-groups tbody tr td:nth-child(5)')]
+    .some((td) => td.textContent === c), late, { timeout: 90000 });
+  if (await page.inputValue('#f-agent') !== 'ci-*') { fail('a refresh reset the filter'); }
+  const after = await page.evaluate(() => window.scrollY);
+  if (after !== scrolled) { fail('a refresh moved the page from ' + scrolled + ' to ' + after); }
+
+  // 6. the resolved history
+  await page.selectOption('#f-status', 'resolved');
+  await page.waitForFunction(() => {
+    const s = [...document.querySelectorAll('#alert-groups tbody tr td:nth-child(2)')].map((td) => td.textContent);
+    return s.length > 0 && s.every((x) => x === 'resolved');
+  });
+  const rules = await page.$$eval('#alert-groups tbody tr td:nth-child(1)', (tds) => tds.map((td) => td.textContent));
+  if (!rules.includes('fs-guard')) { fail('the resolved alert is not listed: ' + rules); }
+  if (!page.url().includes('status=resolved')) { fail('the status is not in the URL: ' + page.url()); }
+
+  if (dialogs.length > 0) { fail('a dialog opened: ' + dialogs.join(', ')); }
+  if (errors.length > 0) { fail('page errors: ' + errors.join(', ')); }
+  if (process.exitCode !== 1) { console.log('triage ok: groups ' + groups.join(', ') + '; ' + filtered + ' alert(s) of ci-*'); }
+} finally {
+  await browser.close();
+}
