@@ -32,7 +32,7 @@ try {
   if (groups[0] !== 'critical' || !groups.includes('page') || !groups.includes('warning')) { fail('groups: ' + groups); }
   const cells = await page.$$eval('#alert-groups tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
   for (const c of cells) {
-    if (c.length !== 11) { fail('a row of ' + c.length + ' cells: ' + c); }
+    if (c.length !== 12) { fail('a row of ' + c.length + ' cells: ' + c); }
     if (!/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/.test(c[5]) || !/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/.test(c[6])) {
       fail('no first/last seen: ' + c);
     }
@@ -97,7 +97,27 @@ try {
   const after = await page.evaluate(() => window.scrollY);
   if (after !== scrolled) { fail('a refresh moved the page from ' + scrolled + ' to ' + after); }
 
-  // 6. the resolved history
+  // 6. a silence from an alert: prefilled, created with the token, listed, expired
+  const row = await page.$('#alert-groups section[data-severity=page] tbody tr');
+  const silenced = await row.$eval('td:nth-child(5)', (td) => td.textContent);
+  await (await row.$('button')).click();
+  await page.waitForSelector('#silence:not([hidden])');
+  if (await page.inputValue('#s-rule') !== 'off-role-host' || await page.inputValue('#s-commandId') !== silenced) {
+    fail('the silence form is not prefilled from the alert');
+  }
+  if (await page.evaluate(() => document.activeElement.id) !== 's-comment') { fail('the focus is not on the comment'); }
+  await page.keyboard.type('known: ticket 42');
+  await page.fill('#s-by', 'analyst');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((c) => [...document.querySelectorAll('#silences tbody tr')].some((tr) =>
+    tr.cells[0].textContent === 'active' && tr.cells[1].textContent === 'rule=off-role-host, commandId=' + c
+    && tr.cells[4].textContent === 'analyst'), silenced);
+  await page.screenshot({ path: join(shots, 'silences.png'), fullPage: true });
+  await page.click('#silences tbody tr button');
+  await page.waitForFunction(() => [...document.querySelectorAll('#silences tbody tr')].every((tr) =>
+    tr.cells[0].textContent === 'expired'));
+
+  // 7. the resolved history
   await page.selectOption('#f-status', 'resolved');
   await page.waitForFunction(() => {
     const s = [...document.querySelectorAll('#alert-groups tbody tr td:nth-child(2)')].map((td) => td.textContent);

@@ -7,8 +7,10 @@ const $ = (id) => document.getElementById(id);
 
 function token() { return sessionStorage.getItem(KEY); }
 
-async function api(path) {
-  const r = await fetch(path, { headers: { Authorization: 'Bearer ' + token() } });
+async function api(path, method, payload) {
+  const init = { method: method || 'GET', headers: { Authorization: 'Bearer ' + token() } };
+  if (payload !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(payload); }
+  const r = await fetch(path, init);
   if (r.status === 401) { signOut('The token was refused.'); throw new Error('401'); }
   const body = await r.json().catch(() => ({}));
   if (!r.ok) { throw new Error(body.error || ('HTTP ' + r.status)); }
@@ -186,6 +188,13 @@ function alertRow(tr, a) {
   cell(tr, a.fingerprint, 'wide short');
   cell(tr, a.summary);
   runbook(cell(tr, ''), a);
+  const act = cell(tr, '');
+  act.textContent = '';
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = 'silence…';
+  b.addEventListener('click', () => silenceFrom(a));
+  act.appendChild(b);
 }
 
 // an instant to the second, date and time apart so the cell wraps between them; the full value in its tooltip
@@ -196,7 +205,63 @@ function when(td, iso) {
 }
 
 const ALERT_COLUMNS = ['rule', 'status', 'agent', 'role', 'command', 'first seen', 'last seen', 'count', 'fingerprint',
-  'summary', 'runbook, tags'];
+  'summary', 'runbook, tags', ''];
+
+// the new-silence form, prefilled from an alert: its rule and command (agent and role left to add)
+function silenceFrom(a) {
+  $('silence').hidden = false;
+  $('s-rule').value = a.rule || '';
+  $('s-commandId').value = a.commandId || '';
+  $('s-agentId').value = '';
+  $('s-role').value = '';
+  $('s-comment').focus();
+}
+
+// the silences, active and pending first as the API lists them; an expired one stays a day
+async function silences() {
+  const list = await api('/api/v1/silences');
+  const shown = (list.silences || []).filter((s) => s.state !== 'expired' || Date.now() - Date.parse(s.endsAt) < 86400e3);
+  rows($('silences').querySelector('table'), shown, (tr, s) => {
+    cell(tr, s.state, 'short');
+    cell(tr, Object.entries(s.matchers || {}).map(([k, v]) => k + '=' + v).join(', '));
+    when(cell(tr, ''), s.startsAt); when(cell(tr, ''), s.endsAt); cell(tr, s.createdBy); cell(tr, s.comment);
+    const act = cell(tr, '');
+    act.textContent = '';
+    if (s.state !== 'expired') {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = 'expire';
+      b.addEventListener('click', async () => {
+        try {
+          await api('/api/v1/silences/' + encodeURIComponent(s.id), 'DELETE');
+          await silences();
+        } catch (err) {
+          $('message').textContent = err.message;
+        }
+      });
+      act.appendChild(b);
+    }
+  });
+}
+
+async function silence(e) {
+  e.preventDefault();
+  const matchers = {};
+  for (const k of ['rule', 'commandId', 'agentId', 'role']) {
+    const v = $('s-' + k).value.trim();
+    if (v) { matchers[k] = v; }
+  }
+  try {
+    const s = await api('/api/v1/silences', 'POST', { matchers, duration: $('s-duration').value,
+      createdBy: $('s-by').value.trim(), comment: $('s-comment').value.trim() });
+    $('message').textContent = 'Silenced until ' + s.endsAt + '.';
+    $('silence').hidden = true;
+    $('silence-form').reset();
+    await silences();
+  } catch (err) {
+    $('message').textContent = err.message;
+  }
+}
 
 // the alerts, one table per severity (most severe first, as the API sorts them); a table that
 // already exists keeps its place and only its rows are replaced, so a refresh does not move the page
@@ -240,6 +305,8 @@ async function lists() {
     if (sev.length !== SEVERITIES.length) { q.set('severity', sev.join(',') || 'none'); }
     const alerts = sev.length === 0 ? { alerts: [] } : await api('/api/v1/alerts?' + q.toString());
     alertGroups(alerts.alerts || []);
+    // a query API without the silences (a streams stage apart from notify) has no such section
+    await silences().then(() => { $('silences').hidden = false; }, () => { $('silences').hidden = true; });
     const recent = await api('/api/v1/commands?' + query({ limit: '50' }).toString());
     rows($('recent').querySelector('table'), recent.commands || [], (tr, c) => {
       if (c.probe) { tr.className = 'probe'; }
@@ -301,6 +368,8 @@ document.addEventListener('DOMContentLoaded', () => {
     location.hash = p.toString();
   });
   $('filters').addEventListener('submit', (e) => e.preventDefault());
+  $('silence-form').addEventListener('submit', silence);
+  $('s-cancel').addEventListener('click', () => { $('silence').hidden = true; });
   $('filters').addEventListener('change', (e) => { if (e.target.id === 'f-refresh') { refreshing(); } filtered(); });
   let typing = null;
   $('filters').addEventListener('input', (e) => {
