@@ -39,7 +39,7 @@ try {
   if (!runbooks.includes('https://runbooks.example/off-role')) { fail('no runbook link: ' + JSON.stringify(runbooks)); }
   const scripted = await page.$$eval('a', (as) => as.filter((a) => !/^https?:/.test(a.href) && a.getAttribute('href') !== '#').length);
   if (scripted !== 0) { fail(scripted + ' link(s) to something other than http(s)'); }
-  const tags = await page.$$eval('#t-alerts tbody tr td:nth-child(6)', (tds) => tds.map((td) => td.textContent));
+  const tags = await page.$$eval('#t-alerts tbody tr td:nth-child(8)', (tds) => tds.map((td) => td.textContent));
   if (!tags.some((t) => t.includes('<img src=x onerror=alert(2)>'))) { fail('the tag is not shown as text: ' + JSON.stringify(tags)); }
   const stored = await page.evaluate(() => sessionStorage.getItem('knockwatch-token'));
   if (stored !== token) { fail('the token is not kept in sessionStorage'); }

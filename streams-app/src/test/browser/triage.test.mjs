@@ -1,10 +1,10 @@
 // The console as an analyst triages with it, against a running `up` with seeded refusals.
-// Usage: node triage.test.mjs BASE_URL TOKEN LOGS_DIR SCREENSHOT_DIR LATE_COMMAND_ID
+// Usage: node triage.test.mjs BASE_URL TOKEN LOGS_DIR SCREENSHOT_DIR LATE_COMMAND_ID SECRET_IN_THE_COMMANDS
 import { chromium } from 'playwright-core';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [base, token, logs, shots, late] = process.argv.slice(2);
+const [base, token, logs, shots, late, secret] = process.argv.slice(2);
 const fail = (why) => { console.error('FAIL: ' + why); process.exitCode = 1; };
 const RANK = { critical: 4, page: 3, warning: 2, info: 1 };
 
@@ -82,6 +82,22 @@ try {
   const url = decodeURIComponent(page.url());
   if (!url.includes('command=' + id) || !url.includes('agent=ci-*')) { fail('the URL after the click: ' + url); }
   await page.waitForSelector('#t-events tbody tr');
+  // the time strip: a mark per refusal and per alert, with tooltips; labelled ticks; the command text; the raw event's origin
+  const marks = await page.$$eval('#strip .mark', (ms) => ms.map((m) => m.title));
+  if (marks.length < 1 || !marks.every((t) => / srt-violation network-outbound \S+:\d+/.test(t))) { fail('marks: ' + marks); }
+  const alertMarks = await page.$$eval('#strip .alert-mark', (ms) => ms.map((m) => m.title));
+  if (!alertMarks.some((t) => t.startsWith('off-role-host firing (page), first seen '))) { fail('alert marks: ' + alertMarks); }
+  const ticks = await page.$$eval('#strip .tick', (ts) => ts.map((t) => t.textContent));
+  if (ticks.length !== 3 || !ticks.every((t) => /^\d\d:\d\d:\d\dZ$/.test(t))) { fail('ticks: ' + ticks); }
+  const lefts = await page.$$eval('#strip .mark, #strip .alert-mark', (ms) => ms.map((m) => parseFloat(m.style.left)));
+  if (!lefts.every((l) => l >= 0 && l <= 100)) { fail('marks off the strip: ' + lefts); }
+  const origin = await page.$$eval('#t-events tbody tr td:nth-child(8)', (tds) => tds.map((td) => td.textContent));
+  if (!origin.every((o) => /\.violations\.jsonl@\d+/.test(o))) { fail('no raw event origin: ' + origin); }
+  const dts = await page.$$eval('#t-summary dt', (ds) => ds.map((d) => d.textContent));
+  if (dts[0] !== 'command') { fail('no command text in the summary: ' + dts); }
+  const ran = await page.textContent('#t-summary dd');
+  if (!ran.startsWith('curl -H ') || ran.includes(secret)) { fail('the command text, redacted: ' + ran); }
+  if ((await page.content()).includes(secret)) { fail('the credential in the command is on the page'); }
   await page.screenshot({ path: join(shots, 'timeline.png'), fullPage: true });
 
   // 5. a new alert appears by itself; the filter and the scroll position stay

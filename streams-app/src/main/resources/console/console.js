@@ -71,7 +71,9 @@ function summary(s) {
   const dl = $('t-summary');
   dl.replaceChildren();
   const counts = (m) => Object.entries(m || {}).map(([k, v]) => k + ' ×' + v).join(', ') || '-';
-  for (const [label, value] of [['agent', s.agentId], ['role', s.role], ['first seen', s.firstSeen],
+  const last = (s.timeline || []).filter((e) => e.commandText).slice(-1)[0];
+  for (const [label, value] of [['command', last ? last.commandText : null], ['agent', s.agentId], ['role', s.role],
+      ['first seen', s.firstSeen],
       ['last seen', s.lastSeen], ['events', s.events], ['refused', counts(s.targets)], ['reasons', counts(s.reasons)],
       ['sources', counts(s.sources)]]) {
     const dt = document.createElement('dt'); dt.textContent = label;
@@ -80,16 +82,44 @@ function summary(s) {
   }
 }
 
-function strip(events) {
+const WINDOW = 5 * 60e3;
+
+function hms(t) { return new Date(t).toISOString().slice(11, 19) + 'Z'; }
+
+// the events and alerts on a time axis: each refusal a mark by kind and source, each alert a mark
+// at its first sighting with its rule and state, five-minute window boundaries, labelled ticks;
+// every mark's tooltip is a title, set as text
+function strip(events, alerts) {
   const el = $('strip');
   el.replaceChildren();
-  const times = events.map((e) => Date.parse(e.observedAt)).filter((t) => !isNaN(t));
-  if (times.length === 0) { return; }
-  const lo = Math.min(...times), hi = Math.max(...times), span = Math.max(1, hi - lo);
-  for (const t of times) {
-    const mark = document.createElement('span');
-    mark.style.left = (((t - lo) / span) * 99).toFixed(2) + '%';
-    el.appendChild(mark);
+  const marks = events.map((e) => ({ t: Date.parse(e.observedAt), e })).filter((m) => !isNaN(m.t));
+  const alertMarks = alerts.map((a) => ({ t: Date.parse(a.firstSeen), a })).filter((m) => !isNaN(m.t));
+  const all = marks.concat(alertMarks).map((m) => m.t);
+  if (all.length === 0) { return; }
+  let lo = Math.min(...all), hi = Math.max(...all);
+  const pad = Math.max(1000, (hi - lo) * 0.02);
+  lo -= pad; hi += pad;
+  const x = (t) => (((t - lo) / (hi - lo)) * 100).toFixed(2) + '%';
+  const add = (cls, left, title, text) => {
+    const s = document.createElement('span');
+    s.className = cls;
+    s.style.left = left;
+    if (title) { s.title = title; }
+    if (text) { s.textContent = text; }
+    el.appendChild(s);
+    return s;
+  };
+  for (let w = Math.ceil(lo / WINDOW) * WINDOW; w <= hi; w += WINDOW) { add('window', x(w), 'five-minute window from ' + hms(w)); }
+  for (const [f, cls] of [[0, 'tick start'], [0.5, 'tick'], [1, 'tick end']]) { add(cls, x(lo + (hi - lo) * f), null, hms(lo + (hi - lo) * f)); }
+  for (const m of marks) {
+    const e = m.e;
+    add('mark ' + (e.kind === 'filesystem' ? 'fs' : 'net'), x(m.t),
+      e.observedAt + ' ' + (e.source || '') + ' ' + (e.action || '') + ' ' + target(e) + (e.reason ? ' (' + e.reason + ')' : ''));
+  }
+  for (const m of alertMarks) {
+    const a = m.a;
+    add('alert-mark ' + (a.severity || ''), x(m.t), a.rule + ' ' + a.status + ' (' + a.severity + '), first seen ' + a.firstSeen
+      + ', last seen ' + a.lastSeen + ', count ' + a.count, '▲');
   }
 }
 
@@ -101,15 +131,16 @@ async function show(id, quiet) {
     $('timeline').hidden = false;
     $('t-id').textContent = t.commandId;
     summary(t);
-    strip(t.timeline || []);
+    strip(t.timeline || [], Object.values(t.alerts || {}));
     rows($('t-alerts'), Object.values(t.alerts || {}), (tr, a) => {
-      cell(tr, a.status); cell(tr, a.severity, a.severity); cell(tr, a.rule); cell(tr, a.count); cell(tr, a.summary);
-      runbook(cell(tr, ''), a);
+      cell(tr, a.status); cell(tr, a.severity, a.severity); cell(tr, a.rule); when(cell(tr, ''), a.firstSeen);
+      when(cell(tr, ''), a.lastSeen); cell(tr, a.count); cell(tr, a.summary); runbook(cell(tr, ''), a);
     });
     $('t-omitted').textContent = t.omitted > 0 ? '(' + t.omitted + ' in the middle not kept)' : '';
     rows($('t-events'), t.timeline || [], (tr, e) => {
       cell(tr, e.observedAt); cell(tr, e.source); cell(tr, e.kind); cell(tr, e.action); cell(tr, target(e));
-      cell(tr, e.reason);
+      cell(tr, e.reason); cell(tr, e.commandText);
+      cell(tr, e.origin ? e.origin.file + '@' + e.origin.offset + (e.origin.ingestHost ? ' on ' + e.origin.ingestHost : '') : null);
     });
   } catch (err) {
     if (!quiet) {

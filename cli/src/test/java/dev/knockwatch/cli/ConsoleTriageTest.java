@@ -47,9 +47,13 @@ class ConsoleTriageTest {
 
   @TempDir Path dir;
 
+  /** What the agent ran, with a credential in it that ingest redacts before anything stores it. */
+  static final String SECRET = "s3cr3t-t0k3n-abcdefghijklmnop";
+
   static String refusal(String command, String target, Instant at) {
     return "{\"line\":\"deny network-outbound " + target + " (host is not on the allow list)\",\"commandId\":\"" + command
-        + "\",\"timestamp\":\"" + at + "\"}\n";
+        + "\",\"command\":\"curl -H 'Authorization: Bearer " + SECRET + "' https://" + target + "/\",\"timestamp\":\""
+        + at + "\"}\n";
   }
 
   static void write(Path checkout, String agent, String command, String target, int times) throws Exception {
@@ -89,7 +93,7 @@ class ConsoleTriageTest {
 
       Path shots = Files.createDirectories(Path.of("target/console").toAbsolutePath());
       Process node = new ProcessBuilder("node", browser.resolve("triage.test.mjs").toString(), "http://127.0.0.1:" + api,
-          TOKEN, checkout.resolve("var/logs").toString(), shots.toString(), LATE).redirectErrorStream(true).start();
+          TOKEN, checkout.resolve("var/logs").toString(), shots.toString(), LATE, SECRET).redirectErrorStream(true).start();
       String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(node.waitFor(5, TimeUnit.MINUTES)).isTrue();
       assertThat(node.exitValue()).as(output).isZero();
