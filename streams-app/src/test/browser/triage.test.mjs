@@ -1,11 +1,11 @@
 // The console as an analyst triages with it, against a running `up` with seeded refusals.
-// Usage: node triage.test.mjs BASE_URL TOKEN LOGS_DIR SCREENSHOT_DIR LATE_COMMAND_ID SECRET_IN_THE_COMMANDS
+// Usage: node triage.test.mjs BASE_URL TOKEN LOGS_DIR SCREENSHOT_DIR LATE_COMMAND_ID SECRET_IN_THE_COMMANDS HOSTILE_COMMAND_ID
 import { chromium } from 'playwright-core';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [base, token, logs, shots, late, secret] = process.argv.slice(2);
-const fail = (why) => { console.error('FAIL: ' + why); process.exitCode = 1; };
+const [base, token, logs, shots, late, secret, hostile] = process.argv.slice(2);
+const fail = (why) => { console.error(("FAIL: " + why).slice(0, 400)); process.exitCode = 1; };
 const RANK = { critical: 4, page: 3, warning: 2, info: 1 };
 
 const browser = await chromium.launch({
@@ -142,6 +142,44 @@ try {
   const rules = await page.$$eval('#alert-groups tbody tr td:nth-child(1)', (tds) => tds.map((td) => td.textContent));
   if (!rules.includes('fs-guard')) { fail('the resolved alert is not listed: ' + rules); }
   if (!page.url().includes('status=resolved')) { fail('the status is not in the URL: ' + page.url()); }
+
+  // 8. hostile values as text, the layout holding: markup, a bidi override, 64 KiB without a space
+  await page.goto(base + '/#status=any&command=' + hostile);
+  await page.waitForSelector('#t-events tbody tr');
+  await page.waitForSelector('#alert-groups section[data-severity=critical]');
+  const made = await page.evaluate(() => ({ img: document.querySelectorAll('img').length,
+    script: document.querySelectorAll('script').length, b: document.querySelectorAll('b').length }));
+  if (made.img !== 0 || made.script !== 1 || made.b !== 0) { fail('elements made from data: ' + JSON.stringify(made)); }
+  const shownHost = await page.textContent('#t-events tbody tr td:nth-child(5)');
+  if (shownHost !== '<img src=x onerror=alert(1)>:443') { fail('the hostile host as text: ' + shownHost); }
+  const hostileRules = await page.$$eval('#alert-groups tbody tr td:nth-child(1)', (tds) => tds.map((td) => td.textContent));
+  if (!hostileRules.includes('<b>off-role-host</b>')) { fail('the hostile rule as text: ' + hostileRules); }
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (width > 1280) { fail('64 KiB strings widened the page to ' + width + ' px'); }
+
+  // 9. keyboard: from the filters to an alert's command and its timeline, without the mouse
+  await page.goto(base + '/#');
+  await page.waitForSelector('#alert-groups section');
+  await page.focus('#f-refresh');
+  let reached = false;
+  for (let i = 0; i < 60 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await page.evaluate(() => document.activeElement.tagName === 'A'
+      && document.activeElement.closest('#alert-groups') !== null);
+  }
+  if (!reached) { fail('Tab never reached an alert\'s command link'); }
+  const target = await page.evaluate(() => document.activeElement.textContent);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#timeline:not([hidden])');
+  if (await page.textContent('#t-id') !== target) { fail('Enter on ' + target + ' opened ' + await page.textContent('#t-id')); }
+
+  // 10. a phone-width screen: the page does not scroll sideways (wide tables scroll in place)
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(base + '/#status=any');
+  await page.waitForSelector('#alert-groups section');
+  const phone = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (phone > 390) { fail('at 390 px the page is ' + phone + ' px wide'); }
+  await page.screenshot({ path: join(shots, 'phone.png'), fullPage: false });
 
   if (dialogs.length > 0) { fail('a dialog opened: ' + dialogs.join(', ')); }
   if (errors.length > 0) { fail('page errors: ' + errors.join(', ')); }

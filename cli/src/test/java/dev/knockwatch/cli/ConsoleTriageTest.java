@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,6 +47,7 @@ class ConsoleTriageTest {
   static final String WARNING = "TriageRetriesCommand01";
   static final String PROBE = "TriageLimitProbeComman";
   static final String LATE = "TriageLateCommand00001";
+  static final String HOSTILE = "TriageHostileCommand01";
 
   @TempDir Path dir;
 
@@ -88,12 +92,24 @@ class ConsoleTriageTest {
             "ci-runner-1", "ci", null, null, 1, null, null, Instant.now().minusSeconds(600),
             Instant.now().minusSeconds(300), "wrote /home/agent/.bashrc", List.of(), null, null, null, null, null, null);
         p.send(new ProducerRecord<>(Topics.ALERTS.name(), resolved.fingerprint(), Json.write(resolved))).get();
+        // whatever reached the topics, the console shows as text: markup, a bidi override, 64 KiB without a space
+        String huge = "W".repeat(64 * 1024);
+        ViolationEvent hostile = ViolationEvent.builder().eventId("triage-hostile-1").commandId(HOSTILE).agentId("hostile-agent-6")
+            .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+            .host("<img src=x onerror=alert(1)>").port(443).reason("\u202e" + huge)
+            .commandText("<script>alert(2)</script> " + huge).observedAt(Instant.now()).build();
+        p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), HOSTILE, Json.write(hostile))).get();
+        Alert loud = new Alert("triage-hostile-alert", "<b>off-role-host</b>", Alert.Severity.CRITICAL, Alert.Status.FIRING,
+            HOSTILE, "hostile-agent-6", "default", null, null, 1, null, null, Instant.now(), Instant.now(),
+            "<img src=y onerror=alert(3)>\u202e" + huge, List.of(), null, null, null, null, null, null);
+        p.send(new ProducerRecord<>(Topics.ALERTS.name(), loud.fingerprint(), Json.write(loud))).get();
       }
-      awaitAlerts(api, 5); // sensitive-address, 2 off-role pages, persistent-retry, the resolved one (and the probe's)
+      awaitAlerts(api, 6); // sensitive-address, 2 off-role pages, persistent-retry, the resolved one, the hostile one
 
       Path shots = Files.createDirectories(Path.of("target/console").toAbsolutePath());
       Process node = new ProcessBuilder("node", browser.resolve("triage.test.mjs").toString(), "http://127.0.0.1:" + api,
-          TOKEN, checkout.resolve("var/logs").toString(), shots.toString(), LATE, SECRET).redirectErrorStream(true).start();
+          TOKEN, checkout.resolve("var/logs").toString(), shots.toString(), LATE, SECRET, HOSTILE).redirectErrorStream(true)
+          .start();
       String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(node.waitFor(5, TimeUnit.MINUTES)).isTrue();
       assertThat(node.exitValue()).as(output).isZero();
