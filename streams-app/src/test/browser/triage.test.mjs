@@ -95,6 +95,8 @@ try {
   if (!origin.every((o) => /\.violations\.jsonl@\d+/.test(o))) { fail('no raw event origin: ' + origin); }
   const dts = await page.$$eval('#t-summary dt', (ds) => ds.map((d) => d.textContent));
   if (dts[0] !== 'command') { fail('no command text in the summary: ' + dts); }
+  const roleLine = await page.$$eval('#t-summary dt', (ds) => ds.find((d) => d.textContent === 'role').nextElementSibling.textContent);
+  if (!/^ci — allows .*api\.github\.com:443/.test(roleLine)) { fail('the role and what it allows: ' + roleLine); }
   const ran = await page.textContent('#t-summary dd');
   if (!ran.startsWith('curl -H ') || ran.includes(secret)) { fail('the command text, redacted: ' + ran); }
   if ((await page.content()).includes(secret)) { fail('the credential in the command is on the page'); }

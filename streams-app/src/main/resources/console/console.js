@@ -72,7 +72,8 @@ function summary(s) {
   dl.replaceChildren();
   const counts = (m) => Object.entries(m || {}).map(([k, v]) => k + ' ×' + v).join(', ') || '-';
   const last = (s.timeline || []).filter((e) => e.commandText).slice(-1)[0];
-  for (const [label, value] of [['command', last ? last.commandText : null], ['agent', s.agentId], ['role', s.role],
+  for (const [label, value] of [['command', last ? last.commandText : null], ['agent', s.agentId], ['role', s.role == null ? null : s.role + (s.roleAllows
+        ? ' — allows ' + (s.roleAllows.join(', ') || 'no host') : '')],
       ['first seen', s.firstSeen],
       ['last seen', s.lastSeen], ['events', s.events], ['refused', counts(s.targets)], ['reasons', counts(s.reasons)],
       ['sources', counts(s.sources)]]) {

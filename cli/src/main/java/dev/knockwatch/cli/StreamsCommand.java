@@ -100,12 +100,14 @@ final class StreamsCommand implements Callable<Integer> {
     PolicyFiles files = PolicyLoader.files(rulesOption.dir);
     PolicyPublisher.publish(cluster.bootstrapServers, cluster.clientProps(), files);
     AtomicReference<StreamsApp> detection = new AtomicReference<>(detection(policy, instanceId));
+    AtomicReference<Policy> inForce = new AtomicReference<>(policy);
     running.add(0, () -> detection.get().close());
     PolicyWatcher watcher = new PolicyWatcher(rulesOption.dir, cluster.bootstrapServers, cluster.clientProps(), files, next -> {
       synchronized (detection) {
         detection.get().close();
         detection.set(detection(next, instanceId));
       }
+      inForce.set(next);
     }, new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
     Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
     watcherThread.setDaemon(true);
@@ -119,6 +121,7 @@ final class StreamsCommand implements Callable<Integer> {
     QueryApi queryApi = new QueryApi(timeline.streams(), token.value(), api.bind, api.port,
         new HostInfo(advertised, api.port), api.tls.tls());
     queryApi.readyAlso(() -> detection.get().notRunning());
+    queryApi.roleHosts(role -> Rules.allowed(inForce.get(), role));
     SilencesApi silences = new SilencesApi(cluster.bootstrapServers, cluster.clientProps());
     queryApi.mount("/api/silences", silences);
     running.add(0, silences);

@@ -146,6 +146,8 @@ final class UpCommand implements Callable<Integer> {
     QueryApi queryApi = new QueryApi(timeline.streams(), token.value(), api.bind, port,
         new HostInfo(api.advertised(null), port), api.tls.tls());
     queryApi.readyAlso(() -> "detection is starting");
+    java.util.concurrent.atomic.AtomicReference<Policy> inForce = new java.util.concurrent.atomic.AtomicReference<>(policy);
+    queryApi.roleHosts(role -> Rules.allowed(inForce.get(), role));
     SilencesApi silencesApi = new SilencesApi(bootstrap, clientProps);
     queryApi.mount("/api/silences", silencesApi);
     running.add(0, silencesApi);
@@ -158,7 +160,10 @@ final class UpCommand implements Callable<Integer> {
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
     queryApi.readyAlso(pipeline::detectionNotRunning);
-    PolicyWatcher watcher = new PolicyWatcher(rulesOption.dir, bootstrap, clientProps, policyFiles, pipeline::restartDetection,
+    PolicyWatcher watcher = new PolicyWatcher(rulesOption.dir, bootstrap, clientProps, policyFiles, next -> {
+          pipeline.restartDetection(next);
+          inForce.set(next);
+        },
         new PrintStream(System.out, true, "UTF-8"), Duration.ofSeconds(2));
     Thread watcherThread = new Thread(watcher, "knockwatch-policy-watcher");
     watcherThread.setDaemon(true);

@@ -113,6 +113,14 @@ public final class QueryApi implements AutoCloseable {
    * @param self this instance's {@code application.server} (host:port of this API), or null when
    *     it runs alone
    */
+  /** A role's allowed hosts as the policy writes them, for a command's answer; none when unset. */
+  private volatile java.util.function.Function<String, List<String>> roleHosts = role -> null;
+
+  /** Sets where a command's answer finds what its role allows (the policy in force, reloads included). */
+  public void roleHosts(java.util.function.Function<String, List<String>> hosts) {
+    this.roleHosts = hosts;
+  }
+
   public QueryApi(KafkaStreams streams, String token, String bind, int port, HostInfo self) throws IOException {
     this(streams, token, bind, port, self, null);
   }
@@ -401,6 +409,11 @@ public final class QueryApi implements AutoCloseable {
       it.forEachRemaining(kv -> events.add(Json.MAPPER.valueToTree(kv.value)));
     }
     out.put("omitted", s.events() - events.size());
+    List<String> allowed = s.role() == null ? null : roleHosts.apply(s.role());
+    if (allowed != null) {
+      ArrayNode hosts = out.putArray("roleAllows");
+      allowed.forEach(hosts::add);
+    }
     send(ex, 200, out);
   }
 
