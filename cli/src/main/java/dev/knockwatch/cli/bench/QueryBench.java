@@ -35,7 +35,8 @@ import picocli.CommandLine.Option;
 
 @Command(name = "query", mixinStandardHelpOptions = true,
     description = {"Latency of GET /api/commands/{id} with N commands in the timeline store: loads N commands (one",
-        "event each) through the timeline app, then times random queries one after another."})
+        "event each) through the timeline app, then times random queries one after another, and the two lists",
+        "the console reads every 5 s (GET /api/v1/commands?limit=50, GET /api/v1/alerts?status=firing)."})
 final class QueryBench implements Callable<Integer> {
 
   @Mixin Report report;
@@ -45,6 +46,10 @@ final class QueryBench implements Callable<Integer> {
 
   @Option(names = "--queries", defaultValue = "2000", description = "Queries to time (default: ${DEFAULT-VALUE}).")
   int queries;
+
+  @Option(names = "--list-queries", defaultValue = "20",
+      description = "Requests of each list endpoint to time, after 3 not counted (default: ${DEFAULT-VALUE}).")
+  int listQueries;
 
   static String id(int i) {
     return String.format("BenchQueryCommand%05d", i);
@@ -109,6 +114,26 @@ final class QueryBench implements Callable<Integer> {
         result.put("p50Ms", Stats.percentile(micros, 50) / 1000.0);
         result.put("p99Ms", Stats.percentile(micros, 99) / 1000.0);
         result.put("maxMs", micros.get(micros.size() - 1) / 1000.0);
+        // the lists the console reads every 5 s: what they cost beside the lookup
+        for (String[] list : new String[][] {{"listCommands", "/api/v1/commands?limit=50&probes=false"},
+            {"listAlerts", "/api/v1/alerts?status=firing&probes=false"}}) {
+          List<Long> listMicros = new ArrayList<>();
+          for (int q = -3; q < listQueries; q++) {
+            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + list[1]))
+                .header("Authorization", "Bearer " + token).GET().build();
+            long s0 = System.nanoTime();
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+              throw new IllegalStateException(list[1] + " answered " + r.statusCode() + ": " + r.body());
+            }
+            if (q >= 0) {
+              listMicros.add((System.nanoTime() - s0) / 1000);
+            }
+          }
+          Collections.sort(listMicros);
+          result.put(list[0] + "P50Ms", Stats.percentile(listMicros, 50) / 1000.0);
+          result.put(list[0] + "P99Ms", Stats.percentile(listMicros, 99) / 1000.0);
+        }
         report.print(result);
       }
     } finally {
