@@ -207,7 +207,9 @@ class AlertDispatcherTest {
     t.start();
     try {
       Instant deadline = Instant.now().plusSeconds(60);
+      // the page's send runs on its receiver's own thread: wait for it too, not only for what came after it
       while ((recording.got.stream().noneMatch(a -> a.commandId().equals(otherRetry.commandId()))
+          || recording.got.stream().noneMatch(a -> a.fingerprint().equals(page.fingerprint()))
           || NotifyMetrics.NOTIFICATIONS.labels("recording", "inhibited").get() == inhibitedBefore)
           && Instant.now().isBefore(deadline)) {
         Thread.sleep(50);
