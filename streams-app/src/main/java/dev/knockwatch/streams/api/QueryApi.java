@@ -37,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import javax.net.ssl.KeyManagerFactory;
@@ -437,19 +438,28 @@ public final class QueryApi implements AutoCloseable {
     }
   }
 
+  /**
+   * The newest {@code limit} commands that pass the {@link ListFilter}. The scan keeps only those
+   * {@code limit} (a heap), never the whole store: a million commands cost a scan, not a million rows.
+   */
   private void commands(HttpExchange ex, Map<String, String> q) throws IOException {
     int limit = intParam(q, "limit", 50);
     ListFilter filter = ListFilter.of(q);
-    List<CommandSummary> found = new ArrayList<>();
+    Comparator<CommandSummary> byLastSeen = Comparator.comparing(CommandSummary::lastSeen,
+        Comparator.nullsFirst(Comparator.naturalOrder()));
+    PriorityQueue<CommandSummary> newest = new PriorityQueue<>(byLastSeen);
     try (KeyValueIterator<String, CommandSummary> it = commandsStore().all()) {
       it.forEachRemaining(kv -> {
         if (filter.command(kv.value)) {
-          found.add(kv.value);
+          newest.add(kv.value);
+          if (newest.size() > limit) {
+            newest.poll();
+          }
         }
       });
     }
     List<JsonNode> rows = new ArrayList<>();
-    found.forEach(s -> rows.add(Json.MAPPER.createObjectNode().put("commandId", s.commandId())
+    newest.forEach(s -> rows.add(Json.MAPPER.createObjectNode().put("commandId", s.commandId())
         .put("agentId", s.agentId()).put("role", s.role()).put("events", s.events())
         .put("lastSeen", s.lastSeen() == null ? null : s.lastSeen().toString()).put("alerts", s.alerts().size())
         .put("probe", ProbeAgents.is(s.agentId()))));
@@ -461,21 +471,28 @@ public final class QueryApi implements AutoCloseable {
     send(ex, 200, out);
   }
 
-  /** The alerts that pass the {@link ListFilter}, most severe first, then most recently seen. */
+  /**
+   * The first {@code limit} alerts, in {@link ListFilter#ALERT_ORDER}, that pass the filter; the
+   * scan keeps only those (a heap whose head is the one to drop), never every alert of the store.
+   */
   private void alerts(HttpExchange ex, Map<String, String> q) throws IOException {
     int limit = intParam(q, "limit", MAX_LIMIT);
     ListFilter filter = ListFilter.of(q);
-    List<JsonNode> rows = new ArrayList<>();
+    PriorityQueue<JsonNode> first = new PriorityQueue<>(ListFilter.ALERT_ORDER.reversed());
     try (KeyValueIterator<String, CommandSummary> it = commandsStore().all()) {
       it.forEachRemaining(kv -> kv.value.alerts().forEach((fp, a) -> {
         if (filter.alert(kv.value, a)) {
           ObjectNode o = Json.MAPPER.valueToTree(a);
           o.put("fingerprint", fp).put("commandId", kv.key).put("agentId", kv.value.agentId())
               .put("role", kv.value.role()).put("probe", ProbeAgents.is(kv.value.agentId()));
-          rows.add(o);
+          first.add(o);
+          if (first.size() > limit) {
+            first.poll();
+          }
         }
       }));
     }
+    List<JsonNode> rows = new ArrayList<>(first);
     fromOthers(ex, "alerts").forEach(rows::add);
     rows.sort(ListFilter.ALERT_ORDER);
     ObjectNode out = Json.MAPPER.createObjectNode();
