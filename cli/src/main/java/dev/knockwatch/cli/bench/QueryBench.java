@@ -3,7 +3,10 @@ package dev.knockwatch.cli.bench;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.cli.Knockwatch;
 import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.KafkaEventSink;
@@ -27,6 +30,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 import picocli.CommandLine.Command;
@@ -35,7 +42,7 @@ import picocli.CommandLine.Option;
 
 @Command(name = "query", mixinStandardHelpOptions = true,
     description = {"Latency of GET /api/commands/{id} with N commands in the timeline store: loads N commands (one",
-        "event each) through the timeline app, then times random queries one after another, and the two lists",
+        "event each, an alert for one in a hundred, a fifth of those firing) through the timeline app, then times random queries one after another, and the two lists",
         "the console reads every 5 s (GET /api/v1/commands?limit=50, GET /api/v1/alerts?status=firing)."})
 final class QueryBench implements Callable<Integer> {
 
@@ -74,6 +81,20 @@ final class QueryBench implements Callable<Integer> {
         }
         sink.flush();
       }
+      // an alert for one command in a hundred, a fifth of them still firing: the lists' haystack
+      int alerts = 0;
+      try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+          broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+        for (int i = 0; i < commands; i += 100, alerts++) {
+          Instant at = base.plusMillis(i);
+          Alert a = new Alert(Alert.fingerprintOf("bench-rule", id(i)), "bench-rule",
+              alerts % 2 == 0 ? Alert.Severity.PAGE : Alert.Severity.WARNING,
+              alerts % 5 == 0 ? Alert.Status.FIRING : Alert.Status.RESOLVED, id(i), "ci-runner-" + (i % 100), null,
+              "evil.example", 443, 1, null, null, at, at, "refused evil.example:443", List.of(), null, null, null, null,
+              null, null);
+          p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a)));
+        }
+      }
       int port;
       try (ServerSocket s = new ServerSocket(0)) {
         port = s.getLocalPort();
@@ -109,15 +130,20 @@ final class QueryBench implements Callable<Integer> {
         Collections.sort(micros);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("commands", commands);
+        result.put("alerts", alerts);
         result.put("queries", queries);
         result.put("loadSeconds", Math.round(loadSeconds * 10) / 10.0);
         result.put("p50Ms", Stats.percentile(micros, 50) / 1000.0);
         result.put("p99Ms", Stats.percentile(micros, 99) / 1000.0);
         result.put("maxMs", micros.get(micros.size() - 1) / 1000.0);
-        // the lists the console reads every 5 s: what they cost beside the lookup
+        // the console's two (every 5 s), and two an analyst narrows: one agent's commands, a range's resolved alerts
         for (String[] list : new String[][] {{"listCommands", "/api/v1/commands?limit=50&probes=false"},
-            {"listAlerts", "/api/v1/alerts?status=firing&probes=false"}}) {
+            {"listAlerts", "/api/v1/alerts?status=firing&probes=false&limit=500"},
+            {"listAgentCommands", "/api/v1/commands?limit=50&agent=ci-runner-7"},
+            {"listResolvedInRange", "/api/v1/alerts?status=resolved&limit=500&since="
+                + base.plusMillis(commands / 2) + "&until=" + base.plusMillis(commands / 2 + 60_000)}}) {
           List<Long> listMicros = new ArrayList<>();
+          int rows = 0;
           for (int q = -3; q < listQueries; q++) {
             HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + list[1]))
                 .header("Authorization", "Bearer " + token).GET().build();
@@ -129,10 +155,12 @@ final class QueryBench implements Callable<Integer> {
             if (q >= 0) {
               listMicros.add((System.nanoTime() - s0) / 1000);
             }
+            rows = Json.MAPPER.readTree(r.body()).path(list[1].contains("/alerts") ? "alerts" : "commands").size();
           }
           Collections.sort(listMicros);
           result.put(list[0] + "P50Ms", Stats.percentile(listMicros, 50) / 1000.0);
           result.put(list[0] + "P99Ms", Stats.percentile(listMicros, 99) / 1000.0);
+          result.put(list[0] + "Rows", rows);
         }
         report.print(result);
       }
