@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 const [base, token, logs, shots, late, secret, hostile] = process.argv.slice(2);
 const fail = (why) => { console.error(("FAIL: " + why).slice(0, 400)); process.exitCode = 1; };
-const RANK = { critical: 4, page: 3, warning: 2, info: 1 };
+const RANK = { critical: 5, page: 4, warning: 3, info: 2, 'no severity': 1, shadow: 0 };
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -42,6 +42,10 @@ try {
   if (!titles.every((t) => /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(t))) { fail('no full instant in the tooltip: ' + titles); }
   const wide = await page.evaluate(() => document.documentElement.scrollWidth);
   if (wide > 1280) { fail('the page is ' + wide + ' px wide at 1280'); }
+  // a shadow rule's alert: in its own group, last, with its severity on a badge
+  if (groups[groups.length - 1] !== 'shadow') { fail('the shadow group is not last: ' + groups); }
+  const shadowBadges = await page.$$eval('#alert-groups section[data-severity=shadow] .badge', (bs) => bs.map((b) => b.textContent));
+  if (JSON.stringify(shadowBadges) !== JSON.stringify(['shadow · page'])) { fail('shadow badges: ' + shadowBadges); }
   const heading = await page.textContent('#alert-groups section[data-severity=critical] h3');
   if (!/^critical \(\d+\)$/.test(heading)) { fail('the critical group says ' + heading); }
 
@@ -93,6 +97,15 @@ try {
   if (!lefts.every((l) => l >= 0 && l <= 100)) { fail('marks off the strip: ' + lefts); }
   const origin = await page.$$eval('#t-events tbody tr td:nth-child(8)', (tds) => tds.map((td) => td.textContent));
   if (!origin.every((o) => /\.violations\.jsonl@\d+/.test(o))) { fail('no raw event origin: ' + origin); }
+  // the origin opens to the whole stored event, as text
+  await page.click('#t-events tbody tr td:nth-child(8) summary');
+  const rawText = await page.textContent('#t-events tbody tr td:nth-child(8) pre.raw');
+  try {
+    const ev = JSON.parse(rawText);
+    if (ev.commandId !== id || !ev.origin || !String(ev.origin.offset).match(/^\d+$/)) { fail('the raw event: ' + rawText); }
+  } catch (e) {
+    fail('the raw event is not the stored JSON: ' + rawText);
+  }
   const dts = await page.$$eval('#t-summary dt', (ds) => ds.map((d) => d.textContent));
   if (dts[0] !== 'command') { fail('no command text in the summary: ' + dts); }
   const roleLine = await page.$$eval('#t-summary dt', (ds) => ds.find((d) => d.textContent === 'role').nextElementSibling.textContent);
@@ -156,6 +169,11 @@ try {
   if (shownHost !== '<img src=x onerror=alert(1)>:443') { fail('the hostile host as text: ' + shownHost); }
   const hostileRules = await page.$$eval('#alert-groups tbody tr td:nth-child(1)', (tds) => tds.map((td) => td.textContent));
   if (!hostileRules.includes('<b>off-role-host</b>')) { fail('the hostile rule as text: ' + hostileRules); }
+  await page.click('#t-events tbody tr td:nth-child(8) summary'); // the whole hostile event, opened
+  const hostileRaw = await page.textContent('#t-events tbody tr td:nth-child(8) pre.raw');
+  if (!hostileRaw.includes('"host": "<img src=x onerror=alert(1)>"')) { fail('the hostile raw event as text: ' + hostileRaw); }
+  const made2 = await page.evaluate(() => document.querySelectorAll('img').length);
+  if (made2 !== 0) { fail('an element made from the raw event'); }
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   if (width > 1280) { fail('64 KiB strings widened the page to ' + width + ' px'); }
 

@@ -134,14 +134,14 @@ async function show(id, quiet) {
     summary(t);
     strip(t.timeline || [], Object.values(t.alerts || {}));
     rows($('t-alerts'), Object.values(t.alerts || {}), (tr, a) => {
-      cell(tr, a.status); cell(tr, a.severity, a.severity); cell(tr, a.rule); when(cell(tr, ''), a.firstSeen);
+      cell(tr, a.status, 'short'); cell(tr, a.severity, (a.severity || '') + ' short'); cell(tr, a.rule, 'short'); when(cell(tr, ''), a.firstSeen);
       when(cell(tr, ''), a.lastSeen); cell(tr, a.count); cell(tr, a.summary); runbook(cell(tr, ''), a);
     });
     $('t-omitted').textContent = t.omitted > 0 ? '(' + t.omitted + ' in the middle not kept)' : '';
     rows($('t-events'), t.timeline || [], (tr, e) => {
       cell(tr, e.observedAt); cell(tr, e.source); cell(tr, e.kind); cell(tr, e.action); cell(tr, target(e));
       cell(tr, e.reason); cell(tr, e.commandText);
-      cell(tr, e.origin ? e.origin.file + '@' + e.origin.offset + (e.origin.ingestHost ? ' on ' + e.origin.ingestHost : '') : null);
+      raw(cell(tr, ''), e);
     });
   } catch (err) {
     if (!quiet) {
@@ -149,6 +149,20 @@ async function show(id, quiet) {
       $('message').textContent = err.message;
     }
   }
+}
+
+// where the event was read (file@offset, and the ingest host), opening to the whole stored event, as text
+function raw(td, e) {
+  td.textContent = '';
+  const d = document.createElement('details');
+  const s = document.createElement('summary');
+  s.textContent = e.origin ? e.origin.file + '@' + e.origin.offset + (e.origin.ingestHost ? ' on ' + e.origin.ingestHost : '')
+    : 'the event';
+  const pre = document.createElement('pre');
+  pre.className = 'raw';
+  pre.textContent = JSON.stringify(e, null, 2);
+  d.append(s, pre);
+  td.appendChild(d);
 }
 
 // The view's state lives in the URL fragment (#status=firing&agent=ci-*&command=ID ...), so any
@@ -164,6 +178,9 @@ function linked() {
 }
 
 const SEVERITIES = ['critical', 'page', 'warning', 'info'];
+// the alerts' groups, in this order: by severity, then any without one, then the shadow rules' (never notified)
+const GROUPS = [...SEVERITIES, 'no severity', 'shadow'];
+const groupOf = (a) => (a.shadow ? 'shadow' : SEVERITIES.includes(a.severity) ? a.severity : 'no severity');
 const RANGES = { '15m': 15 * 60e3, '1h': 3600e3, '24h': 86400e3, '7d': 7 * 86400e3 };
 
 function checkedSeverities() {
@@ -211,9 +228,13 @@ function query(extra) {
 
 function alertRow(tr, a) {
   if (a.probe) { tr.className = 'probe'; }
-  const rule = cell(tr, a.rule, 'short');
-  if (a.probe) {
-    const b = document.createElement('span'); b.className = 'badge'; b.textContent = 'probe'; rule.appendChild(b);
+  const rule = cell(tr, '', 'rule');
+  const name = document.createElement('span');
+  name.className = 'name';
+  name.textContent = a.rule == null ? '-' : String(a.rule);
+  rule.replaceChildren(name);
+  for (const [flag, text] of [[a.probe, 'probe'], [a.shadow, 'shadow · ' + (a.severity || '-')]]) {
+    if (flag) { const b = document.createElement('span'); b.className = 'badge'; b.textContent = text; rule.appendChild(b); }
   }
   cell(tr, a.status, 'short'); cell(tr, a.agentId, 'short'); cell(tr, a.role, 'short'); commandLink(cell(tr, ''), a.commandId);
   when(cell(tr, ''), a.firstSeen); when(cell(tr, ''), a.lastSeen); cell(tr, a.count, 'short');
@@ -300,8 +321,8 @@ async function silence(e) {
 function alertGroups(alerts) {
   const groups = $('alert-groups');
   $('alerts-none').hidden = alerts.length > 0;
-  for (const sev of SEVERITIES) {
-    const mine = alerts.filter((a) => a.severity === sev);
+  for (const sev of GROUPS) {
+    const mine = alerts.filter((a) => groupOf(a) === sev);
     let section = groups.querySelector('section[data-severity="' + sev + '"]');
     if (mine.length === 0) { if (section) { section.remove(); } continue; }
     if (!section) {
@@ -318,12 +339,13 @@ function alertGroups(alerts) {
       table.append(document.createElement('thead'), document.createElement('tbody'));
       table.tHead.appendChild(head);
       section.append(h, table);
-      const next = SEVERITIES.slice(SEVERITIES.indexOf(sev) + 1)
+      const next = GROUPS.slice(GROUPS.indexOf(sev) + 1)
         .map((s) => groups.querySelector('section[data-severity="' + s + '"]')).find((x) => x);
       groups.insertBefore(section, next || null);
     }
-    section.querySelector('h3').textContent = sev + ' (' + mine.length + ')';
-    section.querySelector('h3').className = sev;
+    section.querySelector('h3').textContent = sev + ' (' + mine.length + ')'
+      + (sev === 'shadow' ? ': rules in shadow mode, raised and listed, never notified' : '');
+    section.querySelector('h3').className = sev === 'no severity' ? '' : sev;
     rows(section.querySelector('table'), mine, alertRow);
   }
 }

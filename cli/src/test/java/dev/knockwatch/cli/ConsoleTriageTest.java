@@ -103,8 +103,14 @@ class ConsoleTriageTest {
             HOSTILE, "hostile-agent-6", "default", null, null, 1, null, null, Instant.now(), Instant.now(),
             "<img src=y onerror=alert(3)>\u202e" + huge, List.of(), null, null, null, null, null, null);
         p.send(new ProducerRecord<>(Topics.ALERTS.name(), loud.fingerprint(), Json.write(loud))).get();
+        // a rule in shadow mode: raised and listed, in a group of its own
+        Alert shadow = new Alert("triage-shadow-01", "off-role-host-strict", Alert.Severity.PAGE, Alert.Status.FIRING, PAGE,
+            "ci-runner-1", "ci", null, null, 1, null, null, Instant.now(), Instant.now(), "tried exfil.evil.test:443",
+            List.of(), null, null, true, null, null, null);
+        p.send(new ProducerRecord<>(Topics.ALERTS.name(), shadow.fingerprint(), Json.write(shadow))).get();
       }
-      awaitAlerts(api, 6); // sensitive-address, 2 off-role pages, persistent-retry, the resolved one, the hostile one
+      // sensitive-address, 2 off-role pages, persistent-retry, the resolved one, the hostile one, the shadow one
+      awaitAlerts(api, 7);
 
       Path shots = Files.createDirectories(Path.of("target/console").toAbsolutePath());
       Process node = new ProcessBuilder("node", browser.resolve("triage.test.mjs").toString(), "http://127.0.0.1:" + api,

@@ -1,10 +1,10 @@
 package dev.knockwatch.streams.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.ProbeAgents;
-import dev.knockwatch.streams.timeline.CommandSummary;
+import dev.knockwatch.streams.timeline.TimelineIndex.AlertRow;
+import dev.knockwatch.streams.timeline.TimelineIndex.CommandRow;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -16,15 +16,20 @@ import java.util.Set;
  * The query parameters of the list endpoints ({@code /api/v1/commands}, {@code /api/v1/alerts}):
  * {@code agent} and {@code rule} are globs, {@code role} is exact, {@code severity} a comma list,
  * {@code status} firing or resolved, {@code since} and {@code until} bound the last-seen time, and
- * {@code probes=false} leaves out knockwatch's own probe commands ({@link ProbeAgents}).
+ * {@code probes=false} leaves out knockwatch's own probe commands ({@link ProbeAgents}). A command
+ * is in time when it was last active then, an alert when it was last seen then.
  */
 record ListFilter(String status, Set<Alert.Severity> severities, Glob rule, Glob agent, String role, Instant since,
     Instant until, boolean probes) {
 
-  /** Critical first, then page, warning, info; within a severity the most recently seen first. */
-  static final Comparator<JsonNode> ALERT_ORDER = Comparator
-      .comparingInt((JsonNode a) -> -rank(a.path("severity").asText()))
-      .thenComparing((JsonNode a) -> a.path("lastSeen").asText(""), Comparator.reverseOrder());
+  /** Critical first, then page, warning, info, none; within a severity the most recently seen first. */
+  static final Comparator<AlertRow> ALERT_ORDER = Comparator
+      .comparing(AlertRow::severity, Comparator.nullsLast(Comparator.<Alert.Severity>reverseOrder()))
+      .thenComparing(AlertRow::lastSeen, Comparator.nullsLast(Comparator.<Instant>reverseOrder()));
+
+  /** The most recently active first. */
+  static final Comparator<CommandRow> COMMAND_ORDER =
+      Comparator.comparing(CommandRow::lastActive, Comparator.nullsLast(Comparator.<Instant>reverseOrder()));
 
   static ListFilter of(Map<String, String> q) {
     String status = q.get("status");
@@ -49,37 +54,38 @@ record ListFilter(String status, Set<Alert.Severity> severities, Glob rule, Glob
         instant(q, "since"), instant(q, "until"), probes.equals("true"));
   }
 
-  /** Whether the command's agent, role and last-seen time pass. */
-  boolean command(CommandSummary s) {
-    return (agent == null || s.agentId() != null && agent.matches(s.agentId()))
-        && (role == null || role.equals(s.role()))
-        && (probes || !ProbeAgents.is(s.agentId()))
-        && within(s.lastSeen());
+  /** The agent asked for when it is one name, not a pattern: its own index range answers. */
+  String exactAgent() {
+    return agent == null || agent.text().contains("*") || agent.text().contains("?") ? null : agent.text();
   }
 
-  /** Whether an alert of the command passes: the command's agent and role, and its own status, severity, rule and last seen. */
-  boolean alert(CommandSummary s, CommandSummary.AlertBrief a) {
-    return (agent == null || s.agentId() != null && agent.matches(s.agentId()))
-        && (role == null || role.equals(s.role()))
-        && (probes || !ProbeAgents.is(s.agentId()))
+  /** The statuses asked for: firing first. */
+  boolean[] firing() {
+    return status == null ? new boolean[] {true, false} : new boolean[] {status.equals("firing")};
+  }
+
+  /** Whether the command's agent, role and last activity pass. */
+  boolean command(CommandRow c) {
+    return agentRolePass(c.agentId(), c.role()) && within(c.lastActive());
+  }
+
+  /** Whether an alert passes: its command's agent and role, and its own status, severity, rule and last seen. */
+  boolean alert(AlertRow a) {
+    return agentRolePass(a.agentId(), a.role())
         && (status == null || a.status() != null && a.status().name().equalsIgnoreCase(status))
         && (severities.isEmpty() || severities.contains(a.severity()))
         && (rule == null || a.rule() != null && rule.matches(a.rule()))
         && within(a.lastSeen());
   }
 
-  private boolean within(Instant t) {
-    return (since == null || t != null && !t.isBefore(since)) && (until == null || t != null && !t.isAfter(until));
+  private boolean agentRolePass(String agentId, String agentRole) {
+    return (agent == null || agentId != null && agent.matches(agentId))
+        && (role == null || role.equals(agentRole))
+        && (probes || !ProbeAgents.is(agentId));
   }
 
-  private static int rank(String severity) {
-    return switch (severity) {
-      case "critical" -> 4;
-      case "page" -> 3;
-      case "warning" -> 2;
-      case "info" -> 1;
-      default -> 0;
-    };
+  private boolean within(Instant t) {
+    return (since == null || t != null && !t.isBefore(since)) && (until == null || t != null && !t.isAfter(until));
   }
 
   private static Glob glob(String v) {

@@ -10,9 +10,12 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.Json;
-import dev.knockwatch.events.ProbeAgents;
+import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.timeline.CommandSummary;
+import dev.knockwatch.streams.timeline.TimelineIndex;
+import dev.knockwatch.streams.timeline.TimelineIndex.AlertRow;
+import dev.knockwatch.streams.timeline.TimelineIndex.CommandRow;
 import dev.knockwatch.streams.timeline.TimelineProcessor;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,12 +35,12 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import javax.net.ssl.KeyManagerFactory;
@@ -47,6 +50,8 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.TaskMetadata;
+import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -59,7 +64,8 @@ import org.slf4j.LoggerFactory;
  * The query API over the timeline app's stores (JDK HTTP server): {@code GET /api/commands/{id}}
  * (a command's summary, alerts and kept events), {@code GET /api/commands?agent=&role=&since=&limit=}
  * (recent commands, newest first) and {@code GET /api/alerts?status=} (the commands' alerts); the
- * lists gather every instance's part. The console's static files are served at {@code /}. Every request needs {@code Authorization: Bearer <token>},
+ * lists read each local partition's {@link TimelineIndex} ({@link IndexLists}) and gather every
+ * instance's part. The console's static files are served at {@code /}. Every request needs {@code Authorization: Bearer <token>},
  * compared in constant time; the token is never logged. A command another instance owns is
  * fetched from it ({@code application.server}); during a rebalance the answer is 503 with
  * {@code Retry-After}, never a wrong empty one.
@@ -110,10 +116,6 @@ public final class QueryApi implements AutoCloseable {
   private final HttpClient http;
   private volatile Supplier<String> notReadyElsewhere = () -> null;
 
-  /**
-   * @param self this instance's {@code application.server} (host:port of this API), or null when
-   *     it runs alone
-   */
   /** A role's allowed hosts as the policy writes them, for a command's answer; none when unset. */
   private volatile java.util.function.Function<String, List<String>> roleHosts = role -> null;
 
@@ -122,6 +124,10 @@ public final class QueryApi implements AutoCloseable {
     this.roleHosts = hosts;
   }
 
+  /**
+   * @param self this instance's {@code application.server} (host:port of this API), or null when
+   *     it runs alone
+   */
   public QueryApi(KafkaStreams streams, String token, String bind, int port, HostInfo self) throws IOException {
     this(streams, token, bind, port, self, null);
   }
@@ -315,6 +321,9 @@ public final class QueryApi implements AutoCloseable {
     } catch (InvalidStateStoreException e) {
       ex.getResponseHeaders().add("Retry-After", "1");
       send(ex, 503, error("the timeline is rebalancing; try again"));
+    } catch (IndexBuilding e) {
+      ex.getResponseHeaders().add("Retry-After", "5");
+      send(ex, 503, error(e.getMessage()));
     } catch (BadRequest e) {
       send(ex, 400, error(e.getMessage()));
     } catch (RuntimeException e) {
@@ -438,67 +447,66 @@ public final class QueryApi implements AutoCloseable {
     }
   }
 
-  /**
-   * The newest {@code limit} commands that pass the {@link ListFilter}. The scan keeps only those
-   * {@code limit} (a heap), never the whole store: a million commands cost a scan, not a million rows.
-   */
+  /** The newest {@code limit} commands that pass the {@link ListFilter}, from this instance's indexes and the others'. */
   private void commands(HttpExchange ex, Map<String, String> q) throws IOException {
     int limit = intParam(q, "limit", 50);
     ListFilter filter = ListFilter.of(q);
-    Comparator<CommandSummary> byLastSeen = Comparator.comparing(CommandSummary::lastSeen,
-        Comparator.nullsFirst(Comparator.naturalOrder()));
-    PriorityQueue<CommandSummary> newest = new PriorityQueue<>(byLastSeen);
-    try (KeyValueIterator<String, CommandSummary> it = commandsStore().all()) {
-      it.forEachRemaining(kv -> {
-        if (filter.command(kv.value)) {
-          newest.add(kv.value);
-          if (newest.size() > limit) {
-            newest.poll();
-          }
-        }
-      });
+    List<CommandRow> rows = new ArrayList<>(IndexLists.commands(indexes(), filter, limit));
+    for (JsonNode row : fromOthers(ex, "commands")) {
+      rows.add(Json.MAPPER.treeToValue(row, CommandRow.class));
     }
-    List<JsonNode> rows = new ArrayList<>();
-    newest.forEach(s -> rows.add(Json.MAPPER.createObjectNode().put("commandId", s.commandId())
-        .put("agentId", s.agentId()).put("role", s.role()).put("events", s.events())
-        .put("lastSeen", s.lastSeen() == null ? null : s.lastSeen().toString()).put("alerts", s.alerts().size())
-        .put("probe", ProbeAgents.is(s.agentId()))));
-    fromOthers(ex, "commands").forEach(rows::add);
-    rows.sort(Comparator.comparing((JsonNode r) -> r.path("lastSeen").asText("")).reversed());
+    rows.sort(ListFilter.COMMAND_ORDER);
     ObjectNode out = Json.MAPPER.createObjectNode();
-    ArrayNode list = out.putArray("commands");
-    rows.stream().limit(limit).forEach(list::add);
+    out.set("commands", Json.MAPPER.valueToTree(IndexLists.first(rows, limit)));
+    send(ex, 200, out);
+  }
+
+  /** The first {@code limit} alerts, in {@link ListFilter#ALERT_ORDER}, that pass the filter, from every instance. */
+  private void alerts(HttpExchange ex, Map<String, String> q) throws IOException {
+    int limit = intParam(q, "limit", MAX_LIMIT);
+    ListFilter filter = ListFilter.of(q);
+    List<AlertRow> rows = new ArrayList<>(IndexLists.alerts(indexes(), filter, limit));
+    for (JsonNode row : fromOthers(ex, "alerts")) {
+      rows.add(Json.MAPPER.treeToValue(row, AlertRow.class));
+    }
+    rows.sort(ListFilter.ALERT_ORDER);
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    out.set("alerts", Json.MAPPER.valueToTree(IndexLists.first(rows, limit)));
     send(ex, 200, out);
   }
 
   /**
-   * The first {@code limit} alerts, in {@link ListFilter#ALERT_ORDER}, that pass the filter; the
-   * scan keeps only those (a heap whose head is the one to drop), never every alert of the store.
+   * The list index of each partition this instance serves. A partition still restoring, or whose
+   * index is still being built, makes the list 503: a list with a hole would look complete.
    */
-  private void alerts(HttpExchange ex, Map<String, String> q) throws IOException {
-    int limit = intParam(q, "limit", MAX_LIMIT);
-    ListFilter filter = ListFilter.of(q);
-    PriorityQueue<JsonNode> first = new PriorityQueue<>(ListFilter.ALERT_ORDER.reversed());
-    try (KeyValueIterator<String, CommandSummary> it = commandsStore().all()) {
-      it.forEachRemaining(kv -> kv.value.alerts().forEach((fp, a) -> {
-        if (filter.alert(kv.value, a)) {
-          ObjectNode o = Json.MAPPER.valueToTree(a);
-          o.put("fingerprint", fp).put("commandId", kv.key).put("agentId", kv.value.agentId())
-              .put("role", kv.value.role()).put("probe", ProbeAgents.is(kv.value.agentId()));
-          first.add(o);
-          if (first.size() > limit) {
-            first.poll();
-          }
-        }
-      }));
+  private List<ReadOnlyKeyValueStore<String, String>> indexes() {
+    if (streams.state() != KafkaStreams.State.RUNNING) {
+      throw new InvalidStateStoreException("state " + streams.state());
     }
-    List<JsonNode> rows = new ArrayList<>(first);
-    fromOthers(ex, "alerts").forEach(rows::add);
-    rows.sort(ListFilter.ALERT_ORDER);
-    ObjectNode out = Json.MAPPER.createObjectNode();
-    ArrayNode list = out.putArray("alerts");
-    rows.stream().limit(limit).forEach(list::add);
-    send(ex, 200, out);
+    Set<Integer> partitions = new TreeSet<>();
+    for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
+      for (TaskMetadata task : thread.activeTasks()) {
+        task.topicPartitions().stream().filter(tp -> tp.topic().equals(Topics.VIOLATIONS.name()))
+            .forEach(tp -> partitions.add(tp.partition()));
+      }
+    }
+    List<ReadOnlyKeyValueStore<String, String>> out = new ArrayList<>();
+    for (int p : partitions) {
+      ReadOnlyKeyValueStore<String, String> index = streams.store(StoreQueryParameters.fromNameAndType(
+          TimelineIndex.STORE, QueryableStoreTypes.<String, String>keyValueStore()).withPartition(p));
+      if (index.get(TimelineIndex.BUILT) == null) {
+        throw new IndexBuilding();
+      }
+      out.add(index);
+    }
+    return out;
+  }
+
+  /** A partition's list index is still being built from its commands (a store from before the index). */
+  private static final class IndexBuilding extends RuntimeException {
+    IndexBuilding() {
+      super("the timeline's list indexes are being built from its commands; try again", null, false, false);
+    }
   }
 
   /**

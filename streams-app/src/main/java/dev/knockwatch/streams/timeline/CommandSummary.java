@@ -45,15 +45,13 @@ public record CommandSummary(
   public static final int MAX_SUMMARY_CHARS = 512;
   public static final String OTHERS = "(others)";
 
-  /** An alert of the command, as last written, with its rule's runbook and tags when it has them. */
+  /**
+   * An alert of the command, as last written, with its rule's runbook and tags when it has them;
+   * {@code shadow} when its rule is in shadow mode (raised and shown, never notified).
+   */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record AlertBrief(String rule, Alert.Severity severity, Alert.Status status, long count, Instant firstSeen,
-                           Instant lastSeen, String summary, String runbook, List<String> tags) {
-    public AlertBrief(String rule, Alert.Severity severity, Alert.Status status, long count, Instant firstSeen,
-        Instant lastSeen, String summary) {
-      this(rule, severity, status, count, firstSeen, lastSeen, summary, null, null);
-    }
-  }
+                           Instant lastSeen, String summary, String runbook, List<String> tags, Boolean shadow) {}
 
   static CommandSummary empty(String commandId) {
     return new CommandSummary(commandId, null, null, null, null, 0, new LinkedHashMap<>(), new LinkedHashMap<>(),
@@ -91,7 +89,8 @@ public record CommandSummary(
     }
     al.put(a.fingerprint(), new AlertBrief(a.rule(), a.severity(), a.status(), a.count(), a.firstSeen(), a.lastSeen(),
         Sanitize.text(a.summary(), MAX_SUMMARY_CHARS), a.meta() == null ? null : a.meta().runbook(),
-        a.meta() == null || a.meta().tags() == null || a.meta().tags().isEmpty() ? null : a.meta().tags()));
+        a.meta() == null || a.meta().tags() == null || a.meta().tags().isEmpty() ? null : a.meta().tags(),
+        Boolean.TRUE.equals(a.shadow()) ? Boolean.TRUE : null));
     return new CommandSummary(commandId, agentId != null ? agentId : a.agentId(), a.role() != null ? a.role() : role,
         firstSeen, lastSeen, events, targets, reasons, sources, al, distinctTargets, targetSketch);
   }

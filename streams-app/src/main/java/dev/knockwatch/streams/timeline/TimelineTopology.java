@@ -25,7 +25,7 @@ import org.apache.kafka.streams.state.Stores;
  * partition, whose RocksDB stores (each with its changelog) answer queries by command id.
  * <pre>
  * timeline-violations → timeline-exact-duplicates ─┐
- * timeline-alerts → alerts-by-command (repartition) ─┴→ merge → timeline (timeline-commands, timeline-events)
+ * timeline-alerts → alerts-by-command (repartition) ─┴→ merge → timeline (timeline-commands, timeline-events, timeline-index)
  * </pre>
  */
 public final class TimelineTopology {
@@ -50,6 +50,8 @@ public final class TimelineTopology {
         Serdes.String(), Json.serde(CommandSummary.class)).withCachingEnabled());
     b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TimelineProcessor.EVENTS),
         Serdes.String(), EVENT_SERDE).withCachingEnabled());
+    b.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TimelineIndex.STORE),
+        Serdes.String(), Serdes.String()).withCachingEnabled());
     Duration idRetention = ExactDuplicateProcessor.idRetention(policy);
     ExactDuplicateProcessor.stores(EXACT_DUPLICATES, idRetention).forEach(b::addStateStore);
     KStream<String, TimelineInput> events = b.stream(Topics.VIOLATIONS.name(),
@@ -68,7 +70,7 @@ public final class TimelineTopology {
         .mapValues(a -> new TimelineInput(null, a), Named.as("timeline-alert-input"));
     events.merge(alerts, Named.as("timeline-merge"))
         .process(() -> new TimelineProcessor(policy, retention), Named.as("timeline"), TimelineProcessor.COMMANDS,
-            TimelineProcessor.EVENTS);
+            TimelineProcessor.EVENTS, TimelineIndex.STORE);
     Topology t = b.build();
     DetectionTopology.addPolicyStore(t);
     return t;

@@ -324,11 +324,21 @@ class TimelineApiTest {
       assertThat(agents).hasSize(COMMANDS);
       assertThat(await(api, "/api/v1/commands?agent=knockwatch-*").get("commands").findValuesAsText("commandId"))
           .containsExactly(PROBE);
+      // the commands' index: the newest first across both instances' partitions, one agent's own range, a time range
+      assertThat(commandIds(api, "/api/v1/commands?limit=4&probes=false")).containsExactly(id(23), id(22), id(21), id(20));
+      assertThat(commandIds(api, "/api/v1/commands?limit=1")).containsExactly(PROBE);
+      assertThat(commandIds(api, "/api/v1/commands?agent=ci-runner-1&limit=3")).containsExactly(id(23), id(21), id(19));
+      assertThat(commandIds(api, "/api/v1/commands?since=" + T0.plusSeconds(50) + "&until=" + T0.plusSeconds(80)))
+          .containsExactly(id(7), id(6), id(5));
       for (String bad : List.of("severity=urgent", "since=yesterday", "until=2026", "probes=maybe", "limit=0")) {
         HttpResponse<String> r = get(api, "/api/v1/alerts?" + bad, TOKEN);
         assertThat(r.statusCode()).as(bad).isEqualTo(400);
       }
     }
+  }
+
+  private static List<String> commandIds(QueryApi api, String path) throws Exception {
+    return await(api, path).get("commands").findValuesAsText("commandId");
   }
 
   private static List<String> fingerprints(QueryApi api, String path) throws Exception {

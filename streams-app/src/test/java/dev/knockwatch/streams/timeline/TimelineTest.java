@@ -53,6 +53,7 @@ class TimelineTest {
     Properties p = DetectionTopology.streamsConfig("timeline-test", "unused:9092", state, Map.of());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
     driver = new TopologyTestDriver(TimelineTopology.build(policy, Duration.ofDays(1)), p, T0);
+    driver.advanceWallClockTime(Duration.ofMillis(100)); // the empty index's build: marked built
     violations = driver.createInputTopic(Topics.VIOLATIONS.name(), new StringSerializer(),
         Json.serde(ViolationEvent.class).serializer());
     alerts = driver.createInputTopic(Topics.ALERTS.name(), new StringSerializer(), Json.serde(Alert.class).serializer());
@@ -149,5 +150,77 @@ class TimelineTest {
     assertThat(commands().get(CMD)).isNull();
     assertThat(eventIds(CMD)).isEmpty();
     assertThat(commands().get("RecentRecentRecentRe01")).isNotNull();
+    assertThat(index()).containsOnlyKeys(expectedIndex().keySet()).hasSize(3); // marker, by time, by agent
+  }
+
+  /**
+   * The lists' index holds exactly each command's entries, whatever order events and alerts come
+   * in and whatever the agent wrote: ids with NUL, bidi overrides and lone surrogates, times out of
+   * order, alerts that change status, severity and rule, commands that expire. A missed delete
+   * leaves a stale row (a resolved alert still listed as firing); a missed put leaves a hole.
+   */
+  @Test
+  void theListIndexHoldsEachCommandsEntriesAndNothingElse() {
+    String[] agents = {"ci-runner-1", "assistant-7", "a\u0000b", "\u202eevil", "x\ud800y", "knockwatch-limit", "ci-runner-1\u0000"};
+    Alert.Severity[] severities = Alert.Severity.values();
+    for (long seed = 1; seed <= 3; seed++) {
+      java.util.Random r = new java.util.Random(seed);
+      List<String> ids = new ArrayList<>();
+      for (int c = 0; c < 12; c++) {
+        ids.add(String.format("IndexProperty%02d%02dxxxxx", seed, c));
+      }
+      for (int op = 0; op < 400; op++) {
+        String cmd = ids.get(r.nextInt(ids.size()));
+        Instant at = T0.minus(Duration.ofDays(2)).plusSeconds(r.nextInt(4 * 24 * 3600));
+        if (r.nextInt(3) > 0) {
+          violations.pipeInput(cmd, ViolationEvent.builder().eventId("p" + seed + "-" + op).commandId(cmd)
+              .agentId(agents[r.nextInt(agents.length)]).source(Source.SRT_VIOLATION).kind(Kind.NETWORK)
+              .action("network-outbound").host("h" + r.nextInt(5) + ".example").port(443).observedAt(at).build(), at);
+        } else {
+          String fp = "fp-" + cmd + "-" + r.nextInt(3);
+          alerts.pipeInput(fp, new Alert(fp, "rule-" + r.nextInt(3), severities[r.nextInt(severities.length)],
+              r.nextBoolean() ? Alert.Status.FIRING : Alert.Status.RESOLVED, cmd, agents[r.nextInt(agents.length)],
+              r.nextBoolean() ? "ci" : null, null, null, 1, null, null, at, r.nextInt(10) == 0 ? null : at, "s", List.of(),
+              null, null, r.nextBoolean() ? true : null, null, null, null), at);
+        }
+        if (op % 50 == 49) {
+          assertThat(difference(index(), expectedIndex())).as("seed %d, after %d", seed, op).isEmpty();
+        }
+      }
+    }
+    driver.advanceWallClockTime(Duration.ofDays(4)); // past every command's retention
+    try (KeyValueIterator<String, CommandSummary> left = commands().all()) {
+      assertThat(left.hasNext()).isFalse();
+    }
+    assertThat(index()).containsOnlyKeys(TimelineIndex.BUILT);
+  }
+
+  private java.util.Map<String, String> index() {
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    KeyValueStore<String, String> index = driver.getKeyValueStore(TimelineIndex.STORE);
+    try (KeyValueIterator<String, String> it = index.all()) {
+      it.forEachRemaining(kv -> out.put(kv.key, kv.value));
+    }
+    return out;
+  }
+
+  /** Each key whose row differs: what is there, and what should be. */
+  private static List<String> difference(java.util.Map<String, String> is, java.util.Map<String, String> shouldBe) {
+    java.util.Set<String> keys = new java.util.TreeSet<>(is.keySet());
+    keys.addAll(shouldBe.keySet());
+    return keys.stream().filter(k -> !java.util.Objects.equals(is.get(k), shouldBe.get(k)))
+        .map(k -> k + ": " + is.get(k) + " instead of " + shouldBe.get(k)).toList();
+  }
+
+  /** What the index holds when it is right: the marker, and every command's entries made afresh. */
+  private java.util.Map<String, String> expectedIndex() {
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    out.put(TimelineIndex.BUILT, index().get(TimelineIndex.BUILT));
+    try (KeyValueIterator<String, CommandSummary> it = commands().all()) {
+      // a key is stored as UTF-8: a lone surrogate in an agent id is stored as '?', as when it was put
+      it.forEachRemaining(kv -> TimelineIndex.entries(kv.value, true).forEach((k, v) -> out.put(
+          new String(k.getBytes(java.nio.charset.StandardCharsets.UTF_8), java.nio.charset.StandardCharsets.UTF_8), v)));
+    }
+    return out;
   }
 }
