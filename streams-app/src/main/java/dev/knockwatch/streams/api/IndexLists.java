@@ -30,6 +30,9 @@ final class IndexLists {
   private IndexLists() {}
 
   static List<CommandRow> commands(List<ReadOnlyKeyValueStore<String, String>> partitions, ListFilter f, int limit) {
+    if (f.emptyRange()) {
+      return List.of();
+    }
     String prefix = f.exactAgent() != null ? TimelineIndex.agentPrefix(f.exactAgent()) : TimelineIndex.commandsPrefix();
     String[] range = TimelineIndex.range(prefix, f.since(), f.until());
     List<CommandRow> out = new ArrayList<>();
@@ -41,6 +44,9 @@ final class IndexLists {
   }
 
   static List<AlertRow> alerts(List<ReadOnlyKeyValueStore<String, String>> partitions, ListFilter f, int limit) {
+    if (f.emptyRange()) {
+      return List.of();
+    }
     List<AlertRow> out = new ArrayList<>();
     for (ReadOnlyKeyValueStore<String, String> part : partitions) {
       for (boolean firing : f.firing()) {

@@ -59,6 +59,11 @@ record ListFilter(String status, Set<Alert.Severity> severities, Glob rule, Glob
     return agent == null || agent.text().contains("*") || agent.text().contains("?") ? null : agent.text();
   }
 
+  /** {@code since} after {@code until}: nothing can pass (and no store is asked for a reversed range). */
+  boolean emptyRange() {
+    return since != null && until != null && since.isAfter(until);
+  }
+
   /** The statuses asked for: firing first. */
   boolean[] firing() {
     return status == null ? new boolean[] {true, false} : new boolean[] {status.equals("firing")};
