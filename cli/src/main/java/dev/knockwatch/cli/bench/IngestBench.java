@@ -79,6 +79,24 @@ final class IngestBench implements Callable<Integer> {
           + " process's broker, instead of in this process.")
   String agentJvm;
 
+  @Option(names = "--as-deployed", description = {"Also run the agent as a user does: ./knockwatch ingest, its own process"
+      + " with the launcher's options, against this process's broker; cold (from its start), warm (a second backlog),"
+      + " steady (--steady-rate lines/s) and idle (1,000 more watched files) figures, beside kafkacat on the same bytes."})
+  boolean asDeployed;
+
+  @Option(names = "--agent-java-opts", paramLabel = "OPTS",
+      description = "With --as-deployed: KNOCKWATCH_JAVA_OPTS for the agent (a lever tried; default: the launcher's own).")
+  String agentJavaOpts;
+
+  @Option(names = "--steady-rate", defaultValue = "5000", description = "With --as-deployed: lines a second (default: ${DEFAULT-VALUE}).")
+  int steadyRate;
+
+  @Option(names = "--steady-seconds", defaultValue = "30", description = "With --as-deployed (default: ${DEFAULT-VALUE}).")
+  int steadySeconds;
+
+  @Option(names = "--idle-seconds", defaultValue = "60", description = "With --as-deployed (default: ${DEFAULT-VALUE}).")
+  int idleSeconds;
+
   @Option(names = "--kafkacat", defaultValue = "kcat", description = "The kafkacat binary (default: ${DEFAULT-VALUE}, else kafkacat).")
   String kafkacat;
 
@@ -107,6 +125,9 @@ final class IngestBench implements Callable<Integer> {
       // It reads one file, as the agent does, not a pipe: a pipe's wake-ups cost it a second per
       // 1,000,000 lines on this machine's hypervisor.
       Path joined = Kafkacat.join(files, tmp.resolve("kafkacat.input"));
+      if (asDeployed) {
+        return deployed(broker, tmp, joined, result);
+      }
       Optional<Kafkacat.Run> kcatBefore = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.before", lines);
       Side ours = agentJvm != null ? runAgentJvm(broker, logs, tmp, lines, agentJvm) : runIngest(broker, logs);
       result.put("published", !noKafka);
@@ -142,6 +163,39 @@ final class IngestBench implements Callable<Integer> {
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }
+    return Knockwatch.OK;
+  }
+
+  /**
+   * The agent as deployed ({@link AsDeployed}), between two kafkacat runs on the same bytes (the
+   * faster is the ceiling); the ratios are the agent's over kafkacat's.
+   */
+  private int deployed(EmbeddedKafkaBroker broker, Path tmp, Path joined, Map<String, Object> result) throws Exception {
+    String launcher = System.getProperty("knockwatch.launcher");
+    if (launcher == null || !Files.isExecutable(Path.of(launcher))) {
+      throw new UsageException("--as-deployed runs the agent through the launcher: ./knockwatch bench ingest --as-deployed");
+    }
+    result.remove("maxHeapBytes");
+    Optional<Kafkacat.Run> before = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.before", lines);
+    result.putAll(new AsDeployed(broker, tmp, Path.of(launcher), agentJavaOpts).run(lines, steadyRate, steadySeconds,
+        idleSeconds));
+    Optional<Kafkacat.Run> after = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.after", lines);
+    Optional<Kafkacat.Run> kcat = before.isEmpty() ? after : after.isEmpty() ? before
+        : Optional.of(before.get().seconds() <= after.get().seconds() ? before.get() : after.get());
+    if (kcat.isPresent()) {
+      Kafkacat.Run k = kcat.get();
+      result.put("kcatLinesPerSecond", Math.round(lines / k.seconds()));
+      result.put("kcatLinesPerCpuSecond", Math.round(lines / k.cpuSeconds()));
+      double cold = (double) result.get("coldSeconds");
+      double warm = (double) result.get("warmSeconds");
+      result.put("coldVsKcat", Stats.speedRatio(cold, k.seconds()));
+      result.put("warmVsKcat", Stats.speedRatio(warm, k.seconds()));
+      result.put("coldCpuVsKcat", Stats.speedRatio((double) result.get("coldCpuSeconds"), k.cpuSeconds()));
+      result.put("warmCpuVsKcat", Stats.speedRatio((double) result.get("warmCpuSeconds"), k.cpuSeconds()));
+    } else {
+      result.put("kafkacat", "not found (apt-get install kafkacat): no ceiling measured");
+    }
+    report.print(result);
     return Knockwatch.OK;
   }
 
