@@ -220,6 +220,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     publisherThread.setDaemon(true);
     publisherThread.start();
     parallel = new ParallelParse(parseThreads);
+    // while it runs, an idle tree is walked only when the kernel says it changed (or every few seconds)
+    feeds.forEach(f -> f.tailer().watchChanges());
     try {
       while (running) {
         String failure = null;
@@ -268,6 +270,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     } catch (RuntimeException e) {
       log.warn("the last positions could not be committed: {} (those lines will be read again)", e.toString());
     } finally {
+      feeds.forEach(f -> f.tailer().close());
       publisherThread.interrupt();
       sharedBatches += parallel.sharedCalls();
       parallel.close();

@@ -233,9 +233,27 @@ public final class FileTailer {
     return this;
   }
 
-  /** Whether the last poll walked the whole tree: if it also returned nothing, every file is read. */
+  /**
+   * Between spaced walks, walks only when the kernel says a watched directory changed, and at least
+   * every {@link TreeWalk#QUIET_WALK} ({@link TreeWalk}): an idle tree of many files costs no stat
+   * of each per poll. Until {@link #close}.
+   */
+  public FileTailer watchChanges() {
+    walk.watchChanges();
+    return this;
+  }
+
+  /** Stops watching the tree (the tailer walks on as without {@link #watchChanges}). */
+  public void close() {
+    walk.close();
+  }
+
+  /**
+   * Whether the last poll saw the whole tree: it walked it, or the kernel said nothing changed
+   * since the last walk. If it also returned nothing, every file is read.
+   */
   public boolean lastPollSawEveryFile() {
-    return lastPollWalked;
+    return lastPollWalked || walk.unchangedSinceWalk();
   }
 
   /** Reads {@code file}'s new lines into {@code out}, up to {@code maxLines} in all; null attributes: stat it now. */

@@ -2,14 +2,20 @@ package dev.knockwatch.ingest.tail;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiPredicate;
 import org.slf4j.Logger;
@@ -19,8 +25,18 @@ import org.slf4j.LoggerFactory;
  * The walk of the tailed tree: every file a stat, so with one file per command walks are spaced
  * ({@link #atMostEvery}), and a walk takes at most {@link #WALK_SHARE_PERCENT} of the time however
  * many files there are; between walks the tailer looks only at the files that were busy.
+ *
+ * <p>With {@link #watchChanges} the walk also asks the kernel (inotify, through the JDK's
+ * {@link WatchService}) which directories changed: a spaced walk is skipped while no watched
+ * directory saw a file created, written or removed, but for one every {@link #QUIET_WALK} in case
+ * the kernel missed something (a filesystem without inotify, a full event queue is a change). A
+ * directory it cannot watch (the user's inotify limit) ends the watching: every spaced walk
+ * happens, as without it.
  */
-final class TreeWalk {
+final class TreeWalk implements AutoCloseable {
+
+  /** With the watch: at least one walk this often, whatever the kernel says. */
+  static final Duration QUIET_WALK = Duration.ofSeconds(5);
 
   private static final Logger log = LoggerFactory.getLogger(TreeWalk.class);
 
@@ -37,8 +53,34 @@ final class TreeWalk {
   /** When the last walk ended; null before the first. */
   private Long walkedAtNanos;
 
+  private WatchService watch;
+  private final Set<Path> watched = new HashSet<>();
+  /** A watched directory changed since the last walk (true until the first walk). */
+  private boolean changed = true;
+  private boolean unchangedSinceWalk;
+
   TreeWalk(Path root) {
     this.root = root;
+  }
+
+  /** Skips spaced walks while the kernel says no watched directory changed. */
+  void watchChanges() {
+    if (watch != null) {
+      return;
+    }
+    try {
+      watch = root.getFileSystem().newWatchService();
+    } catch (IOException | UnsupportedOperationException e) {
+      log.info("{}: changes not watched ({}); every spaced walk happens", root, e.toString());
+    }
+  }
+
+  /**
+   * True when the last {@link #due} found no watched directory changed since the last walk: the
+   * files that walk saw read are still read, as a walk would have found.
+   */
+  boolean unchangedSinceWalk() {
+    return unchangedSinceWalk;
   }
 
   /** Walks at most once per {@code interval}; zero (the default): every poll walks. */
@@ -48,7 +90,63 @@ final class TreeWalk {
 
   /** Whether a poll at {@code now} (nanoTime) walks. */
   boolean due(long now) {
-    return everyNanos == 0 || walkedAtNanos == null || now - walkedAtNanos >= gapNanos;
+    unchangedSinceWalk = false;
+    if (everyNanos == 0 || walkedAtNanos == null) {
+      return true;
+    }
+    if (watch != null) {
+      drain();
+      if (watch != null && !changed && now - walkedAtNanos < QUIET_WALK.toNanos()) {
+        unchangedSinceWalk = true;
+        return false;
+      }
+    }
+    return now - walkedAtNanos >= gapNanos;
+  }
+
+  /** Takes the kernel's events so far: any event, an overflow or a directory gone is a change. */
+  private void drain() {
+    try {
+      WatchKey key;
+      while ((key = watch.poll()) != null) {
+        if (!key.pollEvents().isEmpty()) {
+          changed = true;
+        }
+        if (!key.reset()) {
+          watched.remove((Path) key.watchable());
+          changed = true;
+        }
+      }
+    } catch (ClosedWatchServiceException e) {
+      watch = null;
+    }
+  }
+
+  private void watch(Path dir) {
+    if (watch == null || watched.contains(dir)) {
+      return;
+    }
+    try {
+      dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
+          StandardWatchEventKinds.ENTRY_DELETE);
+      watched.add(dir);
+    } catch (IOException | ClosedWatchServiceException e) {
+      log.warn("{}: cannot watch {} ({}); every spaced walk happens from now on", root, dir, e.toString());
+      close();
+    }
+  }
+
+  @Override
+  public void close() {
+    if (watch != null) {
+      try {
+        watch.close();
+      } catch (IOException e) {
+        log.debug("closing the watch of {}: {}", root, e.toString());
+      }
+      watch = null;
+      watched.clear();
+    }
   }
 
   /**
@@ -56,6 +154,7 @@ final class TreeWalk {
    * stat per file and walk); {@code startedAt} is when the poll began, for the gap to the next walk.
    */
   List<Found> walk(long startedAt, BiPredicate<Path, BasicFileAttributes> wanted) {
+    changed = false; // what changes from here on, the next drain sees
     List<Found> out = list(wanted);
     walkedAtNanos = System.nanoTime();
     long took = walkedAtNanos - startedAt;
@@ -70,6 +169,12 @@ final class TreeWalk {
     TreeMap<Path, BasicFileAttributes> found = new TreeMap<>();
     try {
       Files.walkFileTree(root, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+          watch(dir); // before its entries are listed: a file made after is an event
+          return FileVisitResult.CONTINUE;
+        }
+
         @Override
         public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
           if (wanted.test(file, attrs)) {
