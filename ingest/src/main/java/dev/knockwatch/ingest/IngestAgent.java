@@ -41,6 +41,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   /** Batches handed to Kafka and not yet answered, at most: 20,000 lines' events in memory. */
   static final int MAX_IN_FLIGHT = 4;
   private static final int MAX_OPEN_PARSERS = 10_000;
+  /** Caught up on a watched tree, the longest wait for the kernel's word before polling anyway. */
+  static final Duration IDLE_WAIT = Duration.ofSeconds(1);
   /** A batch smaller than this is parsed by the reader alone: handing it over would cost more than it saves. */
   private static final int PARALLEL_FROM = 500;
   /** A run of one file's lines longer than this is split among threads, when its lines stand alone. */
@@ -258,7 +260,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         }
         caughtUp = failure == null && n == 0 && batches.idle() && sawEveryFile;
         Duration pause = failure != null ? backoff : n == 0 ? pollInterval : Duration.ZERO;
-        if (!pause.isZero() && running) {
+        // caught up on one watched tree: wait for the kernel to say it changed, not a poll every interval
+        boolean awaited = caughtUp && feeds.size() == 1 && running && feeds.get(0).tailer().awaitChange(IDLE_WAIT);
+        if (!awaited && !pause.isZero() && running) {
           Thread.sleep(Math.max(1, pause.toMillis()));
         }
       }
@@ -353,7 +357,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     sawEveryFile = true;
     Map<String, Long> lag = new HashMap<>();
     // the lag costs a stat per known file: once a second is enough for a gauge scraped every 15 s
-    boolean lagDue = System.nanoTime() - lagAt >= LAG_EVERY_NANOS;
+    boolean lagDue = System.nanoTime() - lagAt >= LAG_EVERY_NANOS
+        && feeds.stream().anyMatch(f -> f.tailer().lagMayHaveChanged()); // else the gauges stand
     List<Outgoing> records = new ArrayList<>();
     Map<Counter.Child, int[]> published = new HashMap<>();
     List<FileTailer.Mark> marks = new ArrayList<>(feeds.size());
@@ -588,6 +593,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   @Override
   public void close() {
     running = false;
+    feeds.forEach(f -> f.tailer().wake());
     Thread t = thread;
     if (t != null && t != Thread.currentThread()) {
       try {

@@ -115,8 +115,10 @@ final class AsDeployed {
         await(published, before + IDLE_FILES, agent);
         Thread.sleep(5_000); // the last batch's send and the collector settle
         double idle0 = cpu(agent);
+        Map<String, Long> threads0 = CpuAccounting.threadCpu(String.valueOf(agent.pid()));
         Thread.sleep(idleSeconds * 1000L);
         double idleCpu = cpu(agent) - idle0;
+        logIdleThreads(threads0, CpuAccounting.threadCpu(String.valueOf(agent.pid())));
         out.put("idleSeconds", idleSeconds);
         out.put("idleWatchedFiles", files(logs));
         out.put("idleCpuSecondsPerMinute", round(idleCpu * 60 / idleSeconds));
@@ -226,6 +228,16 @@ final class AsDeployed {
 
   static double round(double v) {
     return Math.round(v * 100) / 100.0;
+  }
+
+  /** Where the idle CPU went: the threads that used any, most first. */
+  private static void logIdleThreads(Map<String, Long> before, Map<String, Long> after) {
+    StringBuilder by = new StringBuilder();
+    after.entrySet().stream()
+        .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+        .filter(e -> e.getValue() > 0).sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .forEach(e -> by.append(String.format(" %s %.2f s;", e.getKey(), e.getValue() / 1e9)));
+    log.info("idle CPU by thread:{}", by.length() == 0 ? " none" : by);
   }
 
   private static long files(Path root) throws IOException {

@@ -69,8 +69,13 @@ final class CpuAccounting {
    * clock-tick resolution.
    */
   static Map<String, Long> vmThreadCpu() {
+    return threadCpu("self");
+  }
+
+  /** {@link #vmThreadCpu()} of another process, by pid. */
+  static Map<String, Long> threadCpu(String pid) {
     Map<String, Long> cpu = new HashMap<>();
-    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", pid, "task"))) {
       for (Path task : tasks.toList()) {
         try {
           long ticks = cpuTicks(Files.readString(task.resolve("stat")));

@@ -156,6 +156,8 @@ public final class FileTailer {
       }
     }
     lastPollWalked = walk;
+    // the lag stands while the kernel says nothing changed and nothing was read (a walk, a change: anew)
+    lagStale |= walk || !this.walk.unchangedSinceWalk();
     List<TailedLine> out = new ArrayList<>();
     int share = Math.max(MIN_SHARE, maxLines / FAIR_SHARES);
     List<Found> more = new ArrayList<>();
@@ -207,6 +209,7 @@ public final class FileTailer {
     // before its lines are sent: killed before the first commit, a restart still knows which file
     // it read (and under which name its lines' ids were made) when the file is found renamed.
     saveCheckpoints();
+    lagStale |= !out.isEmpty();
     return out;
   }
 
@@ -246,6 +249,19 @@ public final class FileTailer {
   /** Stops watching the tree (the tailer walks on as without {@link #watchChanges}). */
   public void close() {
     walk.close();
+  }
+
+  /**
+   * With nothing left to read (no busy file) and the tree watched: waits until the kernel says
+   * something changed, at most {@code max}, and returns true; else false at once (sleep instead).
+   */
+  public boolean awaitChange(Duration max) throws InterruptedException {
+    return active.isEmpty() && walk.awaitChange(max);
+  }
+
+  /** Ends an {@link #awaitChange} from another thread (the watching ends with it). */
+  public void wake() {
+    walk.wake();
   }
 
   /**
@@ -318,6 +334,7 @@ public final class FileTailer {
 
   /** Forgets what was read since the last commit: those lines will be returned again. */
   public void rewind() {
+    lagStale = true;
     files.values().forEach(s -> {
       s.position = s.committed;
       s.discarding = false;
@@ -334,18 +351,36 @@ public final class FileTailer {
    * (its relative path); returns the total.
    */
   public long lagBytes(java.util.function.Function<String, String> group, Map<String, Long> into) {
-    long lag = 0;
-    for (Map.Entry<String, FileState> e : files.entrySet()) {
-      try {
-        long behind = Math.max(0, Files.size(root.resolve(e.getKey())) - e.getValue().position);
-        lag += behind;
-        into.merge(group.apply(e.getKey()), behind, Long::sum);
-      } catch (IOException ignored) {
-        // the file went away; nothing left to read from it
+    if (lagStale || behind == null) {
+      behind = new HashMap<>();
+      for (Map.Entry<String, FileState> e : files.entrySet()) {
+        try {
+          behind.put(e.getKey(), Math.max(0, Files.size(root.resolve(e.getKey())) - e.getValue().position));
+        } catch (IOException ignored) {
+          // the file went away; nothing left to read from it
+        }
       }
+      lagStale = false;
+    }
+    long lag = 0;
+    for (Map.Entry<String, Long> e : behind.entrySet()) {
+      lag += e.getValue();
+      into.merge(group.apply(e.getKey()), e.getValue(), Long::sum);
     }
     return lag;
   }
+
+  /** Whether the lag may differ from the last {@link #lagBytes} (a walk, a change, a line read since). */
+  public boolean lagMayHaveChanged() {
+    return lagStale || behind == null;
+  }
+
+  /**
+   * Each file's bytes not yet read at the last look, and whether they may have changed since:
+   * with {@link #watchChanges}, an idle tree's lag is not a stat of every file a second.
+   */
+  private Map<String, Long> behind;
+  private boolean lagStale = true;
 
   /**
    * Whether the walk hands {@code file} to the poll: a file known and read to its end is passed by

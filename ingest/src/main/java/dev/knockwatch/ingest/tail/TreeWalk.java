@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.TreeMap;
 import java.util.function.BiPredicate;
 import org.slf4j.Logger;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
 final class TreeWalk implements AutoCloseable {
 
   /** With the watch: at least one walk this often, whatever the kernel says. */
-  static final Duration QUIET_WALK = Duration.ofSeconds(5);
+  static final Duration QUIET_WALK = Duration.ofSeconds(30);
 
   private static final Logger log = LoggerFactory.getLogger(TreeWalk.class);
 
@@ -53,7 +54,8 @@ final class TreeWalk implements AutoCloseable {
   /** When the last walk ended; null before the first. */
   private Long walkedAtNanos;
 
-  private WatchService watch;
+  /** Read and set by the tailer's thread; {@link #wake} closes it from another. */
+  private volatile WatchService watch;
   private final Set<Path> watched = new HashSet<>();
   /** A watched directory changed since the last walk (true until the first walk). */
   private boolean changed = true;
@@ -63,8 +65,17 @@ final class TreeWalk implements AutoCloseable {
     this.root = root;
   }
 
-  /** Skips spaced walks while the kernel says no watched directory changed. */
+  /** The longest time between two walks while the kernel says nothing changed. */
+  private long quietWalkNanos = QUIET_WALK.toNanos();
+
+  /** Skips spaced walks while the kernel says no watched directory changed, but for one every {@link #QUIET_WALK}. */
   void watchChanges() {
+    watchChanges(QUIET_WALK);
+  }
+
+  /** {@link #watchChanges()} with another quiet walk (tests). */
+  void watchChanges(Duration quietWalk) {
+    this.quietWalkNanos = quietWalk.toNanos();
     if (watch != null) {
       return;
     }
@@ -96,7 +107,7 @@ final class TreeWalk implements AutoCloseable {
     }
     if (watch != null) {
       drain();
-      if (watch != null && !changed && now - walkedAtNanos < QUIET_WALK.toNanos()) {
+      if (watch != null && !changed && now - walkedAtNanos < quietWalkNanos) {
         unchangedSinceWalk = true;
         return false;
       }
@@ -109,16 +120,55 @@ final class TreeWalk implements AutoCloseable {
     try {
       WatchKey key;
       while ((key = watch.poll()) != null) {
-        if (!key.pollEvents().isEmpty()) {
-          changed = true;
-        }
-        if (!key.reset()) {
-          watched.remove((Path) key.watchable());
-          changed = true;
-        }
+        take(key);
       }
     } catch (ClosedWatchServiceException e) {
       watch = null;
+    }
+  }
+
+  private void take(WatchKey key) {
+    if (!key.pollEvents().isEmpty()) {
+      changed = true;
+    }
+    if (!key.reset()) {
+      watched.remove((Path) key.watchable());
+      changed = true;
+    }
+  }
+
+  /**
+   * Waits until the kernel says a watched directory changed, at most {@code max} and no later than
+   * the next quiet walk; false at once when nothing is watched (the caller sleeps instead).
+   */
+  boolean awaitChange(Duration max) throws InterruptedException {
+    WatchService w = watch;
+    if (w == null || walkedAtNanos == null) {
+      return false;
+    }
+    long untilQuietWalk = walkedAtNanos + quietWalkNanos - System.nanoTime();
+    long wait = Math.max(0, Math.min(max.toNanos(), untilQuietWalk));
+    try {
+      WatchKey key = w.poll(wait, TimeUnit.NANOSECONDS);
+      if (key != null) {
+        take(key);
+      }
+    } catch (ClosedWatchServiceException e) {
+      watch = null; // woken by close: the caller sleeps from now on
+      return false;
+    }
+    return true;
+  }
+
+  /** Ends a wait in {@link #awaitChange} from another thread, and the watching with it. */
+  void wake() {
+    WatchService w = watch;
+    if (w != null) {
+      try {
+        w.close();
+      } catch (IOException e) {
+        log.debug("closing the watch of {}: {}", root, e.toString());
+      }
     }
   }
 

@@ -73,6 +73,50 @@ class TreeWalkTest {
     }
   }
 
+  /** An idle agent waits on the kernel: a file written ends the wait, and so does {@code wake} (close). */
+  @Test
+  void aWaitEndsWhenAFileIsWrittenOrWhenWoken() throws Exception {
+    Files.createDirectories(root.resolve("agent-1"));
+    try (TreeWalk w = new TreeWalk(root)) {
+      w.atMostEvery(Duration.ofMillis(1));
+      w.watchChanges(Duration.ofHours(1)); // no quiet walk ends a wait here: only the kernel or wake
+      walk(w);
+      boolean[] waited = new boolean[1];
+      Thread waiter = new Thread(() -> {
+        try {
+          waited[0] = w.awaitChange(Duration.ofMinutes(5));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      waiter.start();
+      Thread.sleep(100);
+      Files.writeString(root.resolve("agent-1/a.violations.jsonl"), "x\n");
+      waiter.join(60_000);
+      assertThat(waiter.isAlive()).as("still waiting after the write").isFalse();
+      assertThat(waited[0]).isTrue();
+      assertThat(w.due(System.nanoTime())).as("the write makes the next walk").isTrue();
+      walk(w);
+      Thread.sleep(200); // the write's later events, if any, drained and walked
+      w.due(System.nanoTime());
+      walk(w);
+
+      Thread sleeper = new Thread(() -> {
+        try {
+          w.awaitChange(Duration.ofMinutes(5));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      sleeper.start();
+      Thread.sleep(100);
+      w.wake();
+      sleeper.join(60_000);
+      assertThat(sleeper.isAlive()).as("still waiting after wake").isFalse();
+      assertThat(w.awaitChange(Duration.ofMinutes(5))).as("woken: nothing watched, no wait").isFalse();
+    }
+  }
+
   @Test
   void withoutTheWatchEverySpacedWalkHappens() throws Exception {
     Files.writeString(root.resolve("a.violations.jsonl"), "x\n");
