@@ -50,6 +50,22 @@ class BenchLauncherTest {
         .isCloseTo(r.path("kcatSeconds").asDouble() / r.path("seconds").asDouble(), offset(0.001));
   }
 
+  /** The agent as deployed: started by the checkout's own launcher, every phase's records counted, the figures printed. */
+  @Test
+  void benchIngestAsDeployedRunsTheAgentThroughTheLauncher() throws Exception {
+    JsonNode r = run("deployed", "bench", "ingest", "--as-deployed", "--lines", "3000", "--steady-rate", "200",
+        "--steady-seconds", "2", "--idle-seconds", "2", "--json");
+    assertThat(r.path("agentJavaOpts").asText()).isEqualTo("the launcher's");
+    long steady = Math.round(r.path("steadyLinesPerSecond").asDouble() * r.path("steadySeconds").asDouble());
+    assertThat(steady).as("the steady phase's lines: %s", r).isBetween(380L, 420L);
+    assertThat(r.path("recordsVerified").asLong()).as("%s", r).isBetween(2 * 3000L + 1000 + 380, 2 * 3000L + 1000 + 420);
+    for (String f : new String[] {"coldLinesPerSecond", "coldLinesPerCpuSecond", "warmLinesPerSecond", "idleRssMb",
+        "kcatLinesPerSecond", "coldVsKcat", "warmVsKcat"}) {
+      assertThat(r.path(f).asDouble()).as(f + " in %s", r).isPositive();
+    }
+    assertThat(r.path("idleWatchedFiles").asLong()).isGreaterThan(1000);
+  }
+
   @Test
   void benchStreamsRunsBothTopologiesOverEveryEvent() throws Exception {
     JsonNode r = run("streams", "bench", "streams", "--events", "3000", "--rounds", "1", "--latency-seconds", "0", "--json");

@@ -77,7 +77,7 @@ final class AsDeployed {
       if (javaOpts != null) {
         pb.environment().put("KNOCKWATCH_JAVA_OPTS", javaOpts);
       }
-      out.put("agentJavaOpts", javaOpts == null ? "the launcher's (none)" : javaOpts);
+      out.put("agentJavaOpts", javaOpts == null ? "the launcher's" : javaOpts);
       long t0 = System.nanoTime();
       Process agent = pb.start();
       try {

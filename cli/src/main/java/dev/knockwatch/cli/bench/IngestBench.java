@@ -4,7 +4,6 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.cli.Knockwatch;
 import dev.knockwatch.cli.UsageException;
 import dev.knockwatch.events.RejectedLine;
-import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink;
 import dev.knockwatch.ingest.IngestAgent;
@@ -20,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,9 +26,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -74,11 +69,6 @@ final class IngestBench implements Callable<Integer> {
   @Option(names = "--no-kafka", description = "Tail and parse only (events are counted, not published): where the time goes.")
   boolean noKafka;
 
-  @Option(names = "--agent-jvm", paramLabel = "JAVA_OPTS", arity = "0..1", fallbackValue = "-Xmx256m",
-      description = "Run the agent as `knockwatch ingest` in its own JVM (default options: ${FALLBACK-VALUE}) against this"
-          + " process's broker, instead of in this process.")
-  String agentJvm;
-
   @Option(names = "--as-deployed", description = {"Also run the agent as a user does: ./knockwatch ingest, its own process"
       + " with the launcher's options, against this process's broker; cold (from its start), warm (a second backlog),"
       + " steady (--steady-rate lines/s) and idle (1,000 more watched files) figures, beside kafkacat on the same bytes."})
@@ -117,7 +107,7 @@ final class IngestBench implements Callable<Integer> {
       result.put("lines", lines);
       result.put("bytes", Files.size(files.get(0)) + Files.size(files.get(1)));
       result.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
-      if (warmup > 0 && agentJvm == null) {
+      if (warmup > 0 && !asDeployed) {
         warmupRounds = warmUp(broker, tmp.resolve("warmup"));
       }
       // kafkacat runs before and after the agent, and the faster run is the ceiling: the broker
@@ -129,9 +119,9 @@ final class IngestBench implements Callable<Integer> {
         return deployed(broker, tmp, joined, result);
       }
       Optional<Kafkacat.Run> kcatBefore = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.before", lines);
-      Side ours = agentJvm != null ? runAgentJvm(broker, logs, tmp, lines, agentJvm) : runIngest(broker, logs);
+      Side ours = runIngest(broker, logs);
       result.put("published", !noKafka);
-      result.put("agent", agentJvm != null ? "own JVM " + agentJvm : "in process");
+      result.put("agent", "in process");
       result.put("warmupLines", (long) warmupRounds * warmup);
       result.put("warmupRounds", warmupRounds);
       result.put("seconds", ours.seconds());
@@ -310,48 +300,6 @@ final class IngestBench implements Callable<Integer> {
       return new Side(seconds, cpu / 1e9, peak, (CpuAccounting.processCpuNanos() - processBefore) / 1e9,
           jit < 0 ? Double.NaN : jit / 1e9);
     }
-  }
-
-  /**
-   * The agent as it runs in production: {@code knockwatch ingest} in its own JVM. Time runs from
-   * its start banner to the moment every line is on the topics; CPU is the child's own.
-   */
-  private static Side runAgentJvm(EmbeddedKafkaBroker broker, Path logs, Path tmp, int lines, String javaOpts)
-      throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java));
-    cmd.addAll(List.of(javaOpts.strip().split("\\s+")));
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Knockwatch.class.getName(), "ingest",
-        "--logs", logs.toString(), "--var", tmp.resolve("agent-var").toString(),
-        "--bootstrap-servers", broker.bootstrapServers()));
-    Files.writeString(tmp.resolve("agent.out"), "");
-    Process agent = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("agent.out").toFile()).start();
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      Instant deadline = Instant.now().plusSeconds(600);
-      while (!Files.readString(tmp.resolve("agent.out")).contains("knockwatch ingest: watching")) {
-        if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
-          throw new IllegalStateException("the agent did not start: " + Files.readString(tmp.resolve("agent.out")));
-        }
-        Thread.sleep(10);
-      }
-      long t0 = System.nanoTime();
-      while (published(admin) < lines) {
-        if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
-          throw new IllegalStateException("the agent stopped before publishing everything");
-        }
-        Thread.sleep(20);
-      }
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      double cpu = agent.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
-      return new Side(seconds, cpu, 0);
-    } finally {
-      agent.destroy();
-      agent.waitFor(30, TimeUnit.SECONDS);
-    }
-  }
-
-  private static long published(Admin admin) throws Exception {
-    return Offsets.records(admin, Topics.VIOLATIONS, Topics.REJECTED);
   }
 
   /** Counts what it is given: the benchmark without Kafka. */
