@@ -222,7 +222,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     publisherThread.setDaemon(true);
     publisherThread.start();
     parallel = new ParallelParse(parseThreads);
-    // while it runs, an idle tree is walked only when the kernel says it changed (or every few seconds)
+    // while it runs, an idle tree is walked only when the kernel says it changed (or every 30 s)
     feeds.forEach(f -> f.tailer().watchChanges());
     try {
       while (running) {
