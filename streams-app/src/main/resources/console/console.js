@@ -241,13 +241,18 @@ function alertRow(tr, a) {
   cell(tr, a.fingerprint, 'wide short');
   cell(tr, a.summary);
   runbook(cell(tr, ''), a);
-  const act = cell(tr, '');
-  act.textContent = '';
+  button(cell(tr, ''), 'silence…', () => silenceFrom(a));
+}
+
+// a cell holding one button (its label set as text), or nothing when no action is given
+function button(td, label, action) {
+  td.textContent = '';
+  if (!action) { return; }
   const b = document.createElement('button');
   b.type = 'button';
-  b.textContent = 'silence…';
-  b.addEventListener('click', () => silenceFrom(a));
-  act.appendChild(b);
+  b.textContent = label;
+  b.addEventListener('click', action);
+  td.appendChild(b);
 }
 
 // an instant to the second, date and time apart so the cell wraps between them; the full value in its tooltip
@@ -278,22 +283,14 @@ async function silences() {
     cell(tr, s.state, 'short');
     cell(tr, Object.entries(s.matchers || {}).map(([k, v]) => k + '=' + v).join(', '));
     when(cell(tr, ''), s.startsAt); when(cell(tr, ''), s.endsAt); cell(tr, s.createdBy); cell(tr, s.comment);
-    const act = cell(tr, '');
-    act.textContent = '';
-    if (s.state !== 'expired') {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.textContent = 'expire';
-      b.addEventListener('click', async () => {
-        try {
-          await api('/api/v1/silences/' + encodeURIComponent(s.id), 'DELETE');
-          await silences();
-        } catch (err) {
-          $('message').textContent = err.message;
-        }
-      });
-      act.appendChild(b);
-    }
+    button(cell(tr, ''), 'expire', s.state === 'expired' ? null : async () => {
+      try {
+        await api('/api/v1/silences/' + encodeURIComponent(s.id), 'DELETE');
+        await silences();
+      } catch (err) {
+        $('message').textContent = err.message;
+      }
+    });
   });
 }
 

@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 import picocli.CommandLine.Command;
@@ -146,7 +147,7 @@ final class UpCommand implements Callable<Integer> {
     QueryApi queryApi = new QueryApi(timeline.streams(), token.value(), api.bind, port,
         new HostInfo(api.advertised(null), port), api.tls.tls());
     queryApi.readyAlso(() -> "detection is starting");
-    java.util.concurrent.atomic.AtomicReference<Policy> inForce = new java.util.concurrent.atomic.AtomicReference<>(policy);
+    AtomicReference<Policy> inForce = new AtomicReference<>(policy);
     queryApi.roleHosts(role -> Rules.allowed(inForce.get(), role));
     SilencesApi silencesApi = new SilencesApi(bootstrap, clientProps);
     queryApi.mount("/api/silences", silencesApi);

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -144,7 +143,6 @@ final class AsDeployed {
       Map<String, Object> out) throws Exception {
     Files.createDirectories(dir);
     String id = "steady0000000000000000";
-    String enc = Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8));
     int perTick = Math.max(1, rate / 10);
     long n = 0;
     double cpu0 = cpu(agent);
@@ -152,9 +150,7 @@ final class AsDeployed {
     try (BufferedWriter w = Files.newBufferedWriter(dir.resolve(id + ".violations.jsonl"), StandardCharsets.UTF_8)) {
       for (int tick = 0; tick < seconds * 10; tick++) {
         for (int i = 0; i < perTick; i++, n++) {
-          w.write("{\"line\":\"deny network-outbound evil.test:443 (host is not on the allow list)\",\"encodedCommand\":\""
-              + enc + "\",\"command\":\"curl -s https://evil.test/?n=" + n + "\",\"timestamp\":\"" + Instant.now()
-              + "\",\"commandId\":\"" + id + "\"}\n");
+          w.write(IngestBench.srtRecord(id, "evil.test:443", "curl -s https://evil.test/?n=" + n, Instant.now()));
         }
         w.flush();
         long next = t0 + (tick + 1) * 100_000_000L;
@@ -180,10 +176,8 @@ final class AsDeployed {
       Path dir = Files.createDirectories(staging.resolve("idle-agent-" + a));
       for (int c = 0; c < IDLE_FILES / 10; c++) {
         String id = String.format("idle%02d%016d", a, c);
-        Files.writeString(dir.resolve(id + ".violations.jsonl"), "{\"line\":\"deny network-outbound evil.test:443"
-            + " (host is not on the allow list)\",\"encodedCommand\":\""
-            + Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8)) + "\",\"command\":\"true\","
-            + "\"timestamp\":\"" + Instant.now() + "\",\"commandId\":\"" + id + "\"}\n");
+        Files.writeString(dir.resolve(id + ".violations.jsonl"),
+            IngestBench.srtRecord(id, "evil.test:443", "true", Instant.now()));
       }
       Files.move(dir, logs.resolve("idle-agent-" + a));
     }

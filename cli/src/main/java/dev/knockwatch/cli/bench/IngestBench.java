@@ -136,8 +136,7 @@ final class IngestBench implements Callable<Integer> {
       Optional<Kafkacat.Run> kcatAfter = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.after", lines);
       kcatBefore.ifPresent(k -> log.info("kafkacat before the agent: {} s", String.format("%.2f", k.seconds())));
       kcatAfter.ifPresent(k -> log.info("kafkacat after the agent: {} s", String.format("%.2f", k.seconds())));
-      Optional<Kafkacat.Run> kcat = kcatBefore.isEmpty() ? kcatAfter : kcatAfter.isEmpty() ? kcatBefore
-          : Optional.of(kcatBefore.get().seconds() <= kcatAfter.get().seconds() ? kcatBefore.get() : kcatAfter.get());
+      Optional<Kafkacat.Run> kcat = Kafkacat.faster(kcatBefore, kcatAfter);
       kcat.ifPresent(k -> {
         result.put("kcatSeconds", k.seconds());
         result.put("kcatCpuSeconds", k.cpuSeconds());
@@ -170,8 +169,7 @@ final class IngestBench implements Callable<Integer> {
     result.putAll(new AsDeployed(broker, tmp, Path.of(launcher), agentJavaOpts).run(lines, steadyRate, steadySeconds,
         idleSeconds));
     Optional<Kafkacat.Run> after = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.after", lines);
-    Optional<Kafkacat.Run> kcat = before.isEmpty() ? after : after.isEmpty() ? before
-        : Optional.of(before.get().seconds() <= after.get().seconds() ? before.get() : after.get());
+    Optional<Kafkacat.Run> kcat = Kafkacat.faster(before, after);
     if (kcat.isPresent()) {
       Kafkacat.Run k = kcat.get();
       result.put("kcatLinesPerSecond", Math.round(lines / k.seconds()));
@@ -244,10 +242,7 @@ final class IngestBench implements Callable<Integer> {
           // a command's records in its own file, as the bridge writes them (docs/TRUST.md)
           int f = i % srtFiles.length;
           id = ids[f];
-          String line = "{\"line\":\"deny network-outbound " + host + " (host is not on the allow list)\",\"encodedCommand\":\""
-              + Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8))
-              + "\",\"command\":\"curl -s https://" + host + "/path?token=SECRET" + i + "\",\"timestamp\":\""
-              + Instant.ofEpochMilli(t) + "\",\"commandId\":\"" + id + "\"}\n";
+          String line = srtRecord(id, host, "curl -s https://" + host + "/path?token=SECRET" + i, Instant.ofEpochMilli(t));
           srtFiles[f].write(line);
           all.write(line);
         } else {
@@ -261,6 +256,13 @@ final class IngestBench implements Callable<Integer> {
       }
     }
     return List.of(allSrt, squid);
+  }
+
+  /** One srt violation record of {@code id}'s refused {@code host}, as the bridge writes it (a line, with its newline). */
+  static String srtRecord(String id, String host, String command, Instant at) {
+    return "{\"line\":\"deny network-outbound " + host + " (host is not on the allow list)\",\"encodedCommand\":\""
+        + Base64.getEncoder().encodeToString(id.getBytes(StandardCharsets.UTF_8)) + "\",\"command\":\"" + command
+        + "\",\"timestamp\":\"" + at + "\",\"commandId\":\"" + id + "\"}\n";
   }
 
   private Side runIngest(EmbeddedKafkaBroker broker, Path logs) throws Exception {

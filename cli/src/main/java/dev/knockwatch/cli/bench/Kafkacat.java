@@ -27,6 +27,14 @@ final class Kafkacat {
 
   private Kafkacat() {}
 
+  /** The faster of two runs (the ceiling: the broker shares the bench's JVM, busier at some times than others); either may be missing. */
+  static Optional<Run> faster(Optional<Run> before, Optional<Run> after) {
+    if (before.isEmpty() || after.isEmpty()) {
+      return before.isEmpty() ? after : before;
+    }
+    return Optional.of(before.get().seconds() <= after.get().seconds() ? before.get() : after.get());
+  }
+
   /** The files one after the other, in one file: kafkacat's input (a file, not a pipe, as the agent reads). */
   static Path join(List<Path> files, Path joined) throws IOException {
     try (OutputStream out = Files.newOutputStream(joined)) {

@@ -188,15 +188,9 @@ final class TreeWalk implements AutoCloseable {
 
   @Override
   public void close() {
-    if (watch != null) {
-      try {
-        watch.close();
-      } catch (IOException e) {
-        log.debug("closing the watch of {}: {}", root, e.toString());
-      }
-      watch = null;
-      watched.clear();
-    }
+    wake();
+    watch = null;
+    watched.clear();
   }
 
   /**

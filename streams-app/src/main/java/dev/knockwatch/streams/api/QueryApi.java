@@ -35,6 +35,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -450,28 +451,27 @@ public final class QueryApi implements AutoCloseable {
   /** The newest {@code limit} commands that pass the {@link ListFilter}, from this instance's indexes and the others'. */
   private void commands(HttpExchange ex, Map<String, String> q) throws IOException {
     int limit = intParam(q, "limit", 50);
-    ListFilter filter = ListFilter.of(q);
-    List<CommandRow> rows = new ArrayList<>(IndexLists.commands(indexes(), filter, limit));
-    for (JsonNode row : fromOthers(ex, "commands")) {
-      rows.add(Json.MAPPER.treeToValue(row, CommandRow.class));
-    }
-    rows.sort(ListFilter.COMMAND_ORDER);
-    ObjectNode out = Json.MAPPER.createObjectNode();
-    out.set("commands", Json.MAPPER.valueToTree(IndexLists.first(rows, limit)));
-    send(ex, 200, out);
+    ListFilter filter = ListFilter.of(q); // a malformed parameter is a 400 before anything is read
+    list(ex, "commands", IndexLists.commands(indexes(), filter, limit), CommandRow.class, ListFilter.COMMAND_ORDER, limit);
   }
 
   /** The first {@code limit} alerts, in {@link ListFilter#ALERT_ORDER}, that pass the filter, from every instance. */
   private void alerts(HttpExchange ex, Map<String, String> q) throws IOException {
     int limit = intParam(q, "limit", MAX_LIMIT);
     ListFilter filter = ListFilter.of(q);
-    List<AlertRow> rows = new ArrayList<>(IndexLists.alerts(indexes(), filter, limit));
-    for (JsonNode row : fromOthers(ex, "alerts")) {
-      rows.add(Json.MAPPER.treeToValue(row, AlertRow.class));
+    list(ex, "alerts", IndexLists.alerts(indexes(), filter, limit), AlertRow.class, ListFilter.ALERT_ORDER, limit);
+  }
+
+  /** This instance's rows and the other instances' ({@link #fromOthers}), in {@code order}, the first {@code limit} under {@code field}. */
+  private <T> void list(HttpExchange ex, String field, List<T> local, Class<T> type, Comparator<T> order, int limit)
+      throws IOException {
+    List<T> rows = new ArrayList<>(local);
+    for (JsonNode row : fromOthers(ex, field)) {
+      rows.add(Json.MAPPER.treeToValue(row, type));
     }
-    rows.sort(ListFilter.ALERT_ORDER);
+    rows.sort(order);
     ObjectNode out = Json.MAPPER.createObjectNode();
-    out.set("alerts", Json.MAPPER.valueToTree(IndexLists.first(rows, limit)));
+    out.set(field, Json.MAPPER.valueToTree(IndexLists.first(rows, limit)));
     send(ex, 200, out);
   }
 

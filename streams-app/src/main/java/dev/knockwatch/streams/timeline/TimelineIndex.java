@@ -49,7 +49,7 @@ public final class TimelineIndex {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record CommandRow(String commandId, String agentId, String role, long events, Instant lastSeen,
                            Instant lastActive, int alerts, boolean probe) {
-    static CommandRow of(CommandSummary s) {
+    public static CommandRow of(CommandSummary s) {
       return new CommandRow(s.commandId(), s.agentId(), s.role(), s.events(), s.lastSeen(), TimelineIndex.lastActive(s),
           s.alerts().size(), ProbeAgents.is(s.agentId()));
     }
@@ -60,7 +60,7 @@ public final class TimelineIndex {
   public record AlertRow(String fingerprint, String commandId, String agentId, String role, boolean probe, String rule,
                          Alert.Severity severity, Alert.Status status, long count, Instant firstSeen, Instant lastSeen,
                          String summary, String runbook, List<String> tags, Boolean shadow) {
-    static AlertRow of(CommandSummary s, String fingerprint, CommandSummary.AlertBrief a) {
+    public static AlertRow of(CommandSummary s, String fingerprint, CommandSummary.AlertBrief a) {
       return new AlertRow(fingerprint, s.commandId(), s.agentId(), s.role(), ProbeAgents.is(s.agentId()), a.rule(),
           a.severity(), a.status(), a.count(), a.firstSeen(), a.lastSeen(), a.summary(), a.runbook(), a.tags(),
           a.shadow());
@@ -123,29 +123,36 @@ public final class TimelineIndex {
   /** Every index entry of a command (its alerts' only with {@code alertsToo}), key → row as JSON. */
   static Map<String, String> entries(CommandSummary s, boolean alertsToo) {
     Map<String, String> out = new LinkedHashMap<>();
+    rows(s, alertsToo).forEach((key, row) -> out.put(key, write(row)));
+    return out;
+  }
+
+  /** Every index entry of a command, key → row (a {@link CommandRow} or an {@link AlertRow}). */
+  private static Map<String, Object> rows(CommandSummary s, boolean alertsToo) {
+    Map<String, Object> out = new LinkedHashMap<>();
     CommandRow row = CommandRow.of(s);
     String time = time(row.lastActive());
-    String json = write(row);
-    out.put(COMMANDS + time + s.commandId(), json);
+    out.put(COMMANDS + time + s.commandId(), row);
     if (s.agentId() != null) {
-      out.put(agentPrefix(s.agentId()) + time + s.commandId(), json);
+      out.put(agentPrefix(s.agentId()) + time + s.commandId(), row);
     }
     if (alertsToo) {
       s.alerts().forEach((fp, a) -> out.put(alertPrefix(a.status() == Alert.Status.FIRING, a.severity())
-          + time(a.lastSeen()) + s.commandId() + '\u0000' + fp, write(AlertRow.of(s, fp, a))));
+          + time(a.lastSeen()) + s.commandId() + '\u0000' + fp, AlertRow.of(s, fp, a)));
     }
     return out;
   }
 
   /**
    * Moves a command's entries from what it was to what it is (either null: none), writing only
-   * what changed; its alerts' entries are looked at only when its alerts, agent or role changed.
+   * what changed (rows compared as records, only the ones put written as JSON); its alerts'
+   * entries are looked at only when its alerts, agent or role changed.
    */
   public static void update(KeyValueStore<String, String> index, CommandSummary before, CommandSummary after) {
     boolean alertsToo = before == null || after == null || before.alerts() != after.alerts()
         || !Objects.equals(before.agentId(), after.agentId()) || !Objects.equals(before.role(), after.role());
-    Map<String, String> old = before == null ? Map.of() : entries(before, alertsToo);
-    Map<String, String> now = after == null ? Map.of() : entries(after, alertsToo);
+    Map<String, Object> old = before == null ? Map.of() : rows(before, alertsToo);
+    Map<String, Object> now = after == null ? Map.of() : rows(after, alertsToo);
     for (String key : old.keySet()) {
       if (!now.containsKey(key)) {
         index.delete(key);
@@ -153,7 +160,7 @@ public final class TimelineIndex {
     }
     now.forEach((key, row) -> {
       if (!row.equals(old.get(key))) {
-        index.put(key, row);
+        index.put(key, write(row));
       }
     });
   }

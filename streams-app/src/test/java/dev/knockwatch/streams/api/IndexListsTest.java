@@ -94,12 +94,12 @@ class IndexListsTest {
       List<ReadOnlyKeyValueStore<String, String>> stores = new ArrayList<>(partitions);
 
       List<CommandRow> scanned = new ArrayList<>();
-      all.forEach(s -> scanned.add(row(s)));
+      all.forEach(s -> scanned.add(CommandRow.of(s)));
       List<CommandRow> commands = scanned.stream().filter(f::command).sorted(ListFilter.COMMAND_ORDER).limit(limit).toList();
       assertThat(IndexLists.commands(stores, f, limit)).as("commands %s", params).isEqualTo(commands);
 
       List<AlertRow> alerts = new ArrayList<>();
-      all.forEach(s -> s.alerts().forEach((fp, a) -> alerts.add(alertRow(s, fp, a))));
+      all.forEach(s -> s.alerts().forEach((fp, a) -> alerts.add(AlertRow.of(s, fp, a))));
       List<AlertRow> expected = alerts.stream().filter(f::alert).sorted(ListFilter.ALERT_ORDER).limit(limit).toList();
       assertThat(IndexLists.alerts(stores, f, limit)).as("alerts %s", params).isEqualTo(expected);
     }
@@ -130,17 +130,6 @@ class IndexListsTest {
     if (value != null) {
       params.put(key, value);
     }
-  }
-
-  private static CommandRow row(CommandSummary s) {
-    return new CommandRow(s.commandId(), s.agentId(), s.role(), s.events(), s.lastSeen(), TimelineIndex.lastActive(s),
-        s.alerts().size(), dev.knockwatch.events.ProbeAgents.is(s.agentId()));
-  }
-
-  private static AlertRow alertRow(CommandSummary s, String fp, CommandSummary.AlertBrief a) {
-    return new AlertRow(fp, s.commandId(), s.agentId(), s.role(), dev.knockwatch.events.ProbeAgents.is(s.agentId()),
-        a.rule(), a.severity(), a.status(), a.count(), a.firstSeen(), a.lastSeen(), a.summary(), a.runbook(), a.tags(),
-        a.shadow());
   }
 
   /** A partition's index that counts the rows its ranges give. */
