@@ -64,6 +64,13 @@ class BenchLauncherTest {
       assertThat(r.path(f).asDouble()).as(f + " in %s", r).isPositive();
     }
     assertThat(r.path("idleWatchedFiles").asLong()).isGreaterThan(1000);
+    // as root the launcher unpacks rsyslog and syslog-ng: each parsed and keyed every line, checked
+    assertThat(r.path("rsyslogRecordsVerified").asLong()).as("%s", r).isEqualTo(3000);
+    assertThat(r.path("syslogNgRecordsVerified").asLong()).as("%s", r).isEqualTo(3000);
+    for (String f : new String[] {"rsyslogLinesPerCpuSecond", "syslogNgLinesPerCpuSecond", "coldCpuVsRsyslog",
+        "warmCpuVsSyslogNg"}) {
+      assertThat(r.path(f).asDouble()).as(f + " in %s", r).isPositive();
+    }
   }
 
   @Test

@@ -71,7 +71,8 @@ final class IngestBench implements Callable<Integer> {
 
   @Option(names = "--as-deployed", description = {"Also run the agent as a user does: ./knockwatch ingest, its own process"
       + " with the launcher's options, against this process's broker; cold (from its start), warm (a second backlog),"
-      + " steady (--steady-rate lines/s) and idle (1,000 more watched files) figures, beside kafkacat on the same bytes."})
+      + " steady (--steady-rate lines/s) and idle (1,000 more watched files) figures, beside kafkacat on the same bytes,"
+      + " and rsyslog and syslog-ng parsing them into JSON keyed by command id (unpacked by bench/syslogs.sh)."})
   boolean asDeployed;
 
   @Option(names = "--agent-java-opts", paramLabel = "OPTS",
@@ -118,7 +119,7 @@ final class IngestBench implements Callable<Integer> {
       if (asDeployed) {
         return deployed(broker, tmp, joined, result);
       }
-      Optional<Kafkacat.Run> kcatBefore = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.before", lines);
+      Optional<Baseline> kcatBefore = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.before", lines);
       Side ours = runIngest(broker, logs);
       result.put("published", !noKafka);
       result.put("agent", "in process");
@@ -133,10 +134,10 @@ final class IngestBench implements Callable<Integer> {
         result.put("processCpuSeconds", ours.processCpuSeconds());
         result.put("jitCpuSeconds", ours.jitCpuSeconds());
       }
-      Optional<Kafkacat.Run> kcatAfter = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.after", lines);
+      Optional<Baseline> kcatAfter = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.after", lines);
       kcatBefore.ifPresent(k -> log.info("kafkacat before the agent: {} s", String.format("%.2f", k.seconds())));
       kcatAfter.ifPresent(k -> log.info("kafkacat after the agent: {} s", String.format("%.2f", k.seconds())));
-      Optional<Kafkacat.Run> kcat = Kafkacat.faster(kcatBefore, kcatAfter);
+      Optional<Baseline> kcat = Kafkacat.faster(kcatBefore, kcatAfter);
       kcat.ifPresent(k -> {
         result.put("kcatSeconds", k.seconds());
         result.put("kcatCpuSeconds", k.cpuSeconds());
@@ -165,13 +166,13 @@ final class IngestBench implements Callable<Integer> {
       throw new UsageException("--as-deployed runs the agent through the launcher: ./knockwatch bench ingest --as-deployed");
     }
     result.remove("maxHeapBytes");
-    Optional<Kafkacat.Run> before = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.before", lines);
+    Optional<Baseline> before = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.before", lines);
     result.putAll(new AsDeployed(broker, tmp, Path.of(launcher), agentJavaOpts).run(lines, steadyRate, steadySeconds,
         idleSeconds));
-    Optional<Kafkacat.Run> after = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.after", lines);
-    Optional<Kafkacat.Run> kcat = Kafkacat.faster(before, after);
+    Optional<Baseline> after = Kafkacat.publish(broker, kafkacat, joined, "bench.raw.after", lines);
+    Optional<Baseline> kcat = Kafkacat.faster(before, after);
     if (kcat.isPresent()) {
-      Kafkacat.Run k = kcat.get();
+      Baseline k = kcat.get();
       result.put("kcatLinesPerSecond", Math.round(lines / k.seconds()));
       result.put("kcatLinesPerCpuSecond", Math.round(lines / k.cpuSeconds()));
       double cold = (double) result.get("coldSeconds");
@@ -182,6 +183,29 @@ final class IngestBench implements Callable<Integer> {
       result.put("warmCpuVsKcat", Stats.speedRatio((double) result.get("warmCpuSeconds"), k.cpuSeconds()));
     } else {
       result.put("kafkacat", "not found (apt-get install kafkacat): no ceiling measured");
+    }
+    // what parses as the agent does, on the same bytes: per CPU-second, the agent's over theirs
+    String syslogs = System.getProperty("knockwatch.syslogs");
+    if (Syslogs.present(syslogs == null ? null : Path.of(syslogs))) {
+      Map<String, Long> keys = Syslogs.expectedKeys(joined);
+      for (Syslogs.Tool tool : Syslogs.Tool.values()) {
+        String name = Character.toLowerCase(tool.field.charAt(0)) + tool.field.substring(1);
+        Baseline b;
+        try {
+          b = Syslogs.run(tool, Path.of(syslogs), broker, joined, tmp, keys);
+        } catch (IllegalStateException e) { // the agent's figures still print, beside why this one has none
+          log.warn("{}", e.getMessage());
+          result.put(name, "failed: " + e.getMessage().lines().findFirst().orElse(""));
+          continue;
+        }
+        result.put(name + "LinesPerSecond", Math.round(lines / b.seconds()));
+        result.put(name + "LinesPerCpuSecond", Math.round(lines / b.cpuSeconds()));
+        result.put(name + "RecordsVerified", (long) lines);
+        result.put("coldCpuVs" + tool.field, Stats.speedRatio((double) result.get("coldCpuSeconds"), b.cpuSeconds()));
+        result.put("warmCpuVs" + tool.field, Stats.speedRatio((double) result.get("warmCpuSeconds"), b.cpuSeconds()));
+      }
+    } else {
+      result.put("syslogs", "rsyslog and syslog-ng not unpacked (the launcher runs bench/syslogs.sh): not compared");
     }
     report.print(result);
     return Knockwatch.OK;

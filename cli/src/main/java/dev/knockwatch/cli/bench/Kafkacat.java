@@ -22,13 +22,10 @@ import org.apache.kafka.clients.admin.NewTopic;
  */
 final class Kafkacat {
 
-  /** A run's wall time and the CPU of kafkacat's own process. */
-  record Run(double seconds, double cpuSeconds) {}
-
   private Kafkacat() {}
 
   /** The faster of two runs (the ceiling: the broker shares the bench's JVM, busier at some times than others); either may be missing. */
-  static Optional<Run> faster(Optional<Run> before, Optional<Run> after) {
+  static Optional<Baseline> faster(Optional<Baseline> before, Optional<Baseline> after) {
     if (before.isEmpty() || after.isEmpty()) {
       return before.isEmpty() ? after : before;
     }
@@ -49,7 +46,7 @@ final class Kafkacat {
    * Publishes {@code input}'s {@code lines} lines to a new topic {@code topic}; empty when neither
    * {@code binary} nor kafkacat is installed.
    */
-  static Optional<Run> publish(EmbeddedKafkaBroker broker, String binary, Path input, String topic, long lines)
+  static Optional<Baseline> publish(EmbeddedKafkaBroker broker, String binary, Path input, String topic, long lines)
       throws Exception {
     Topics.Topic raw = new Topics.Topic(topic, Topics.VIOLATIONS.partitions(), Map.of(), null, "the generated lines, unparsed");
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
@@ -81,7 +78,7 @@ final class Kafkacat {
         throw new IllegalStateException("kafkacat put " + onTopic + " of " + lines + " lines on " + topic + ": " + output.strip());
       }
     }
-    return Optional.of(new Run(seconds, childCpuSeconds(output)));
+    return Optional.of(new Baseline(seconds, childCpuSeconds(output)));
   }
 
   /**
