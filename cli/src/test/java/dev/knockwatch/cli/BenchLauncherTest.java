@@ -2,6 +2,7 @@ package dev.knockwatch.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.offset;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
@@ -81,6 +82,13 @@ class BenchLauncherTest {
     assertThat(r.path("ratio").asDouble())
         .isCloseTo(r.path("passThroughSeconds").asDouble() / r.path("seconds").asDouble(), offset(0.001));
     assertThat(r.path("countChangelogRecords").asLong()).isPositive();
+    // the same topology over a tenth of the events, for the growth of its CPU with the events
+    assertThat(r.path("tenthEvents").asLong()).isEqualTo(300);
+    assertThat(r.path("eventsGrowth").asDouble()).isEqualTo(10.0);
+    assertThat(r.path("tenthCpuSeconds").asDouble()).isPositive();
+    double detectionCpu = 3000 / r.path("eventsPerCpuSecond").asDouble();
+    assertThat(r.path("cpuGrowth").asDouble()).as("%s", r)
+        .isCloseTo(detectionCpu / r.path("tenthCpuSeconds").asDouble(), withinPercentage(3));
   }
 
   @Test

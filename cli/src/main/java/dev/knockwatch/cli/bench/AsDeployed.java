@@ -89,6 +89,7 @@ final class AsDeployed {
         out.put("coldLinesPerSecond", Math.round(lines / coldSeconds));
         out.put("coldLinesPerCpuSecond", Math.round(lines / coldCpu));
         out.put("rssAfterColdMb", rssMb(agent));
+        logThreads("cold", Map.of(), CpuAccounting.threadCpu(String.valueOf(agent.pid())));
 
         // 2. warm: as many lines again, in new directories moved in at once
         Path second = tmp.resolve("deployed-second");
@@ -117,7 +118,7 @@ final class AsDeployed {
         Map<String, Long> threads0 = CpuAccounting.threadCpu(String.valueOf(agent.pid()));
         Thread.sleep(idleSeconds * 1000L);
         double idleCpu = cpu(agent) - idle0;
-        logIdleThreads(threads0, CpuAccounting.threadCpu(String.valueOf(agent.pid())));
+        logThreads("idle", threads0, CpuAccounting.threadCpu(String.valueOf(agent.pid())));
         out.put("idleSeconds", idleSeconds);
         out.put("idleWatchedFiles", files(logs));
         out.put("idleCpuSecondsPerMinute", round(idleCpu * 60 / idleSeconds));
@@ -224,14 +225,14 @@ final class AsDeployed {
     return Math.round(v * 100) / 100.0;
   }
 
-  /** Where the idle CPU went: the threads that used any, most first. */
-  private static void logIdleThreads(Map<String, Long> before, Map<String, Long> after) {
+  /** Where a phase's CPU went: the threads that used any, most first. */
+  private static void logThreads(String phase, Map<String, Long> before, Map<String, Long> after) {
     StringBuilder by = new StringBuilder();
     after.entrySet().stream()
         .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
         .filter(e -> e.getValue() > 0).sorted(Map.Entry.<String, Long>comparingByValue().reversed())
         .forEach(e -> by.append(String.format(" %s %.2f s;", e.getKey(), e.getValue() / 1e9)));
-    log.info("idle CPU by thread:{}", by.length() == 0 ? " none" : by);
+    log.info("{} CPU by thread:{}", phase, by.length() == 0 ? " none" : by);
   }
 
   private static long files(Path root) throws IOException {

@@ -111,6 +111,21 @@ final class StreamsBench implements Callable<Integer> {
       // the count rules' store cost: what their stores wrote to the changelogs
       result.put("countChangelogRecords", detectionRun.countChangelogRecords());
       result.put("countChangelogBytes", detectionRun.countChangelogBytes());
+      // cost linear in events: the detection topology again, as warm, over the first tenth of the
+      // same events on a broker of its own; the CPU of all events over the CPU of a tenth (10 or less: linear)
+      int tenth = Math.max(1, events / 10);
+      Run tenthRun;
+      try (EmbeddedKafkaBroker small = EmbeddedKafkaBroker.start(tmp.resolve("tenth-kafka"), 0)) {
+        small.createTopics();
+        publish(small.bootstrapServers(), tenth);
+        tenthRun = run(small, tmp, "bench-detection-tenth", DetectionTopology.buildTopology(policy,
+            AlertLifecycleProcessor.Clock.WALL));
+      }
+      result.put("tenthEvents", tenth);
+      result.put("tenthCpuSeconds", tenthRun.cpuSeconds());
+      result.put("tenthEventsPerCpuSecond", Math.round(tenth / tenthRun.cpuSeconds()));
+      result.put("cpuGrowth", Stats.round(detectionRun.cpuSeconds() / tenthRun.cpuSeconds(), 2));
+      result.put("eventsGrowth", Stats.round((double) events / tenth, 2));
       if (latencySeconds > 0) {
         LatencyHarness.Latency l;
         // its own broker: the events of the throughput phase must not be a backlog here
