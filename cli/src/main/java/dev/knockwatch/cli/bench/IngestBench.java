@@ -187,23 +187,8 @@ final class IngestBench implements Callable<Integer> {
     // what parses as the agent does, on the same bytes: per CPU-second, the agent's over theirs
     String syslogs = System.getProperty("knockwatch.syslogs");
     if (Syslogs.present(syslogs == null ? null : Path.of(syslogs))) {
-      Map<String, Long> keys = Syslogs.expectedKeys(joined);
-      for (Syslogs.Tool tool : Syslogs.Tool.values()) {
-        String name = Character.toLowerCase(tool.field.charAt(0)) + tool.field.substring(1);
-        Baseline b;
-        try {
-          b = Syslogs.run(tool, Path.of(syslogs), broker, joined, tmp, keys);
-        } catch (IllegalStateException e) { // the agent's figures still print, beside why this one has none
-          log.warn("{}", e.getMessage());
-          result.put(name, "failed: " + e.getMessage().lines().findFirst().orElse(""));
-          continue;
-        }
-        result.put(name + "LinesPerSecond", Math.round(lines / b.seconds()));
-        result.put(name + "LinesPerCpuSecond", Math.round(lines / b.cpuSeconds()));
-        result.put(name + "RecordsVerified", (long) lines);
-        result.put("coldCpuVs" + tool.field, Stats.speedRatio((double) result.get("coldCpuSeconds"), b.cpuSeconds()));
-        result.put("warmCpuVs" + tool.field, Stats.speedRatio((double) result.get("warmCpuSeconds"), b.cpuSeconds()));
-      }
+      result.putAll(Syslogs.compare(Path.of(syslogs), broker, joined, tmp, (double) result.get("coldCpuSeconds"),
+          (double) result.get("warmCpuSeconds")));
     } else {
       result.put("syslogs", "rsyslog and syslog-ng not unpacked (the launcher runs bench/syslogs.sh): not compared");
     }

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,6 +26,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a user would pick instead of the agent, parsing too: rsyslog and syslog-ng, as Debian
@@ -43,7 +46,7 @@ final class Syslogs {
 
     final String label;
     /** Its name in the bench's figures: {@code rsyslogLinesPerSecond}, {@code coldCpuVsSyslogNg}. */
-    final String field;
+    private final String field;
     final String binary;
     final String config;
 
@@ -67,6 +70,8 @@ final class Syslogs {
     }
   }
 
+  private static final Logger log = LoggerFactory.getLogger(Syslogs.class);
+
   /** A run whose topic gains nothing for this long has lost lines (or stopped reading): it fails. */
   static final Duration STALL = Duration.ofSeconds(60);
 
@@ -75,6 +80,35 @@ final class Syslogs {
   /** Whether {@code root} holds both, as {@code bench/syslogs.sh} unpacks them. */
   static boolean present(Path root) {
     return root != null && List.of(Tool.values()).stream().allMatch(t -> Files.isExecutable(root.resolve(t.binary)));
+  }
+
+  /**
+   * Each tool on {@code input}, one after the other: its lines/s and lines per CPU-second, and the
+   * agent's cold and warm CPU-seconds over its own ({@code coldCpuVsRsyslog}: 2 is twice as
+   * frugal). A tool that fails says why in its place; the others still run.
+   */
+  static Map<String, Object> compare(Path root, EmbeddedKafkaBroker broker, Path input, Path tmp, double coldCpu,
+      double warmCpu) throws Exception {
+    Map<String, Long> keys = expectedKeys(input);
+    long lines = keys.values().stream().mapToLong(Long::longValue).sum();
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (Tool tool : Tool.values()) {
+      String name = Character.toLowerCase(tool.field.charAt(0)) + tool.field.substring(1);
+      Baseline b;
+      try {
+        b = run(tool, root, broker, input, tmp, keys);
+      } catch (IllegalStateException e) { // the agent's figures still print, beside why this one has none
+        log.warn("{}", e.getMessage());
+        out.put(name, "failed: " + e.getMessage().lines().findFirst().orElse(""));
+        continue;
+      }
+      out.put(name + "LinesPerSecond", Math.round(lines / b.seconds()));
+      out.put(name + "LinesPerCpuSecond", Math.round(lines / b.cpuSeconds()));
+      out.put(name + "RecordsVerified", lines);
+      out.put("coldCpuVs" + tool.field, Stats.speedRatio(coldCpu, b.cpuSeconds()));
+      out.put("warmCpuVs" + tool.field, Stats.speedRatio(warmCpu, b.cpuSeconds()));
+    }
+    return out;
   }
 
   /** How many lines of {@code input} name each command id: the keys every run must publish, exactly. */
@@ -152,8 +186,8 @@ final class Syslogs {
       while (parts.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
         for (ConsumerRecord<String, String> r : c.poll(Duration.ofSeconds(1))) {
           JsonNode value = readJson(r.value());
-          if (r.key() == null || value == null || !value.isObject()
-              || !Objects.equals(r.key(), value.findValue("commandId") == null ? null : value.findValue("commandId").asText())) {
+          JsonNode id = value == null || !value.isObject() ? null : value.findValue("commandId");
+          if (r.key() == null || id == null || !r.key().equals(id.asText())) {
             throw new IllegalStateException(label + " published a record not keyed by its command id: key "
                 + r.key() + ", value " + r.value());
           }

@@ -60,6 +60,12 @@ public final class FileTailer {
   private final java.util.TreeSet<Path> active = new java.util.TreeSet<>();
   private final TreeWalk walk;
   private boolean lastPollWalked;
+  /**
+   * Each file's bytes not yet read at the last look, and whether they may have changed since:
+   * with {@link #watchChanges}, an idle tree's lag is not a stat of every file a second.
+   */
+  private Map<String, Long> behind = Map.of();
+  private boolean lagStale = true;
   /** The files whose checkpoint changed since it was last written, and the files gone since then. */
   private final java.util.Set<FileState> unsaved = new java.util.LinkedHashSet<>();
   private final java.util.Set<String> removed = new java.util.LinkedHashSet<>();
@@ -351,7 +357,7 @@ public final class FileTailer {
    * (its relative path); returns the total.
    */
   public long lagBytes(java.util.function.Function<String, String> group, Map<String, Long> into) {
-    if (lagStale || behind == null) {
+    if (lagStale) {
       behind = new HashMap<>();
       for (Map.Entry<String, FileState> e : files.entrySet()) {
         try {
@@ -372,15 +378,8 @@ public final class FileTailer {
 
   /** Whether the lag may differ from the last {@link #lagBytes} (a walk, a change, a line read since). */
   public boolean lagMayHaveChanged() {
-    return lagStale || behind == null;
+    return lagStale;
   }
-
-  /**
-   * Each file's bytes not yet read at the last look, and whether they may have changed since:
-   * with {@link #watchChanges}, an idle tree's lag is not a stat of every file a second.
-   */
-  private Map<String, Long> behind;
-  private boolean lagStale = true;
 
   /**
    * Whether the walk hands {@code file} to the poll: a file known and read to its end is passed by

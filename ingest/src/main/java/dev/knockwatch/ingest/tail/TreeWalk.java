@@ -60,13 +60,12 @@ final class TreeWalk implements AutoCloseable {
   /** A watched directory changed since the last walk (true until the first walk). */
   private boolean changed = true;
   private boolean unchangedSinceWalk;
+  /** The longest time between two walks while the kernel says nothing changed. */
+  private long quietWalkNanos = QUIET_WALK.toNanos();
 
   TreeWalk(Path root) {
     this.root = root;
   }
-
-  /** The longest time between two walks while the kernel says nothing changed. */
-  private long quietWalkNanos = QUIET_WALK.toNanos();
 
   /** Skips spaced walks while the kernel says no watched directory changed, but for one every {@link #QUIET_WALK}. */
   void watchChanges() {
