@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardWatchEventKinds;
@@ -171,7 +173,8 @@ final class TreeWalk implements AutoCloseable {
     }
   }
 
-  private void watch(Path dir) {
+  /** Watches {@code dir}, listed by a walk; a directory that cannot be (the inotify limit) ends the watching. */
+  void watch(Path dir) {
     if (watch == null || watched.contains(dir)) {
       return;
     }
@@ -179,6 +182,8 @@ final class TreeWalk implements AutoCloseable {
       dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
           StandardWatchEventKinds.ENTRY_DELETE);
       watched.add(dir);
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      // removed (or replaced) since the walk listed it: its parent's watch saw that, nothing to watch
     } catch (IOException | ClosedWatchServiceException e) {
       log.warn("{}: cannot watch {} ({}); every spaced walk happens from now on", root, dir, e.toString());
       close();

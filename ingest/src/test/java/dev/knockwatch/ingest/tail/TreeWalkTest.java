@@ -117,6 +117,44 @@ class TreeWalkTest {
     }
   }
 
+  /**
+   * A directory removed between the walk's listing and the watch's registration (a race whoever
+   * writes the tree can run at will) must not end the watching, else every idle poll walks the
+   * whole tree again, for good.
+   */
+  @Test
+  void aDirectoryGoneBeforeItIsWatchedDoesNotEndTheWatching() throws Exception {
+    Files.createDirectories(root.resolve("agent-1"));
+    try (TreeWalk w = new TreeWalk(root)) {
+      w.atMostEvery(Duration.ofMillis(1));
+      w.watchChanges(Duration.ofHours(1));
+      walk(w);
+      w.watch(root.resolve("agent-1/\u202Egone\n")); // listed, then removed before the watch
+      assertThat(dueInThe300msAfter(w)).as("still watching: an unchanged tree is not walked").isFalse();
+      Files.writeString(root.resolve("agent-1/a.violations.jsonl"), "x\n");
+      assertThat(dueWithin2s(w)).as("and a change is still seen").isTrue();
+    }
+  }
+
+  /** A directory removed and made again under the same name is watched again: a line written in it is seen. */
+  @Test
+  void aDirectoryRemovedAndMadeAgainIsWatchedAgain() throws Exception {
+    Path agent = Files.createDirectories(root.resolve("agent-1"));
+    try (TreeWalk w = new TreeWalk(root)) {
+      w.atMostEvery(Duration.ofMillis(1));
+      w.watchChanges(Duration.ofHours(1));
+      walk(w);
+      Files.delete(agent);
+      assertThat(dueWithin2s(w)).as("a directory removed").isTrue();
+      walk(w);
+      Files.createDirectories(agent);
+      assertThat(dueWithin2s(w)).as("made again").isTrue();
+      walk(w);
+      Files.writeString(agent.resolve("a.violations.jsonl"), "x\n");
+      assertThat(dueWithin2s(w)).as("a file made in it").isTrue();
+    }
+  }
+
   @Test
   void withoutTheWatchEverySpacedWalkHappens() throws Exception {
     Files.writeString(root.resolve("a.violations.jsonl"), "x\n");
