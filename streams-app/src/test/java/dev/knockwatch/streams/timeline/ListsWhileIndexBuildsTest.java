@@ -21,6 +21,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -28,7 +30,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -121,11 +125,21 @@ class ListsWhileIndexBuildsTest {
       admin.createTopics(List.of(new NewTopic(changelog, Topics.VIOLATIONS.partitions(), (short) 1)
           .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
           .all().get(30, TimeUnit.SECONDS);
+      // a first batch sent before its partition has a leader, retried behind later ones, came back
+      // out of sequence and was lost (a CI run): the seed waits for every leader, sends one request
+      // at a time, and checks every send below
+      Instant deadline = Instant.now().plusSeconds(60);
+      while (!everyPartitionLed(admin, changelog)) {
+        assertThat(Instant.now()).as("leaders of " + changelog).isBefore(deadline);
+        Thread.sleep(50);
+      }
     }
     var values = Json.serde(CommandSummary.class).serializer();
     int agentCommands = 0;
+    List<Future<RecordMetadata>> sent = new ArrayList<>(COMMANDS);
     try (KafkaProducer<String, byte[]> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-        broker.bootstrapServers(), ProducerConfig.LINGER_MS_CONFIG, 20), new StringSerializer(),
+        broker.bootstrapServers(), ProducerConfig.LINGER_MS_CONFIG, 20,
+        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1), new StringSerializer(),
         new ByteArraySerializer())) {
       for (int i = 0; i < COMMANDS; i++) {
         Instant at = T0.plusSeconds(i);
@@ -133,12 +147,27 @@ class ListsWhileIndexBuildsTest {
             .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
             .observedAt(at).build();
         // keyed as the violations are: the changelog partition is the command's partition
-        p.send(new ProducerRecord<>(changelog, id(i), values.serialize(changelog,
-            CommandSummary.empty(id(i)).with(e, "default", at))));
+        sent.add(p.send(new ProducerRecord<>(changelog, id(i), values.serialize(changelog,
+            CommandSummary.empty(id(i)).with(e, "default", at)))));
         agentCommands += AGENT.equals(agentOf(i)) ? 1 : 0;
       }
       p.flush();
     }
+    for (Future<RecordMetadata> f : sent) {
+      f.get(1, TimeUnit.SECONDS); // the seed itself is whole, or the test says so here
+    }
     return agentCommands;
+  }
+
+  private static boolean everyPartitionLed(Admin admin, String topic) throws Exception {
+    try {
+      return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
+          .stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return false; // created, not yet known to the broker that answered
+      }
+      throw e;
+    }
   }
 }
