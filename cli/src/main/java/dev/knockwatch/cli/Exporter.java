@@ -9,11 +9,13 @@ import dev.knockwatch.events.export.Ecs;
 import dev.knockwatch.events.export.Ocsf;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -24,6 +26,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -36,7 +40,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The export stage: every refusal on {@code knockwatch.violations} and every alert record on
  * {@code knockwatch.alerts} (read committed), in OCSF or ECS, to a topic a SIEM's connector reads,
- * keyed by commandId. At least once: a batch's offsets are committed after Kafka took its records.
+ * keyed by commandId. At least once: a batch's offsets are committed after Kafka took each of its
+ * records; a record it did not take (refused, timed out) sends the batch again, later and later,
+ * until it is taken, and nothing after it is committed meanwhile.
  * A record that is no event or alert is skipped and counted.
  */
 final class Exporter implements Runnable, AutoCloseable {
@@ -145,10 +151,12 @@ final class Exporter implements Runnable, AutoCloseable {
 
   @Override
   public void run() {
+    Duration backoff = Duration.ZERO;
     try {
       consumer.subscribe(List.of(Topics.VIOLATIONS.name(), Topics.ALERTS.name()));
       while (running) {
         var records = consumer.poll(Duration.ofMillis(500));
+        List<Future<RecordMetadata>> sent = new ArrayList<>(records.count());
         for (ConsumerRecord<String, byte[]> r : records) {
           Optional<Mapped> mapped = map(r);
           if (mapped.isEmpty()) {
@@ -158,20 +166,60 @@ final class Exporter implements Runnable, AutoCloseable {
             }
             continue;
           }
-          producer.send(new ProducerRecord<>(topic, mapped.get().commandId(), mapped.get().value()));
-          exported.incrementAndGet();
+          sent.add(producer.send(new ProducerRecord<>(topic, mapped.get().commandId(), mapped.get().value())));
         }
-        if (!records.isEmpty()) {
-          producer.flush(); // throws if a record was not taken: the offsets stay, the batch goes again
+        if (records.isEmpty()) {
+          continue;
+        }
+        // flush returns when every record is answered, taken or not: each answer is read here
+        producer.flush();
+        String refused = refusal(sent);
+        if (refused == null) {
+          exported.addAndGet(sent.size());
           consumer.commitSync();
+          backoff = Duration.ZERO;
+          continue;
+        }
+        // not committed: the batch is read again from its first record (the ones taken go twice: at least once)
+        backoff = backoff.isZero() ? MIN_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
+        log.warn("export: Kafka did not take a record for {}: {}; the batch goes again in {} ms", topic, refused,
+            backoff.toMillis());
+        for (TopicPartition tp : records.partitions()) {
+          if (consumer.assignment().contains(tp)) {
+            consumer.seek(tp, records.records(tp).get(0).offset());
+          }
+        }
+        for (long waited = 0; waited < backoff.toMillis() && running; waited += 100) {
+          Thread.sleep(100); // a close does not wait out the backoff
         }
       }
     } catch (WakeupException e) {
       // closing
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       consumer.close();
       producer.close(Duration.ofSeconds(10));
     }
+  }
+
+  static final Duration MIN_BACKOFF = Duration.ofMillis(500);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** The first send Kafka did not take, as a line (null: all were taken); each is answered by now. */
+  private static String refusal(List<Future<RecordMetadata>> sent) throws InterruptedException {
+    for (Future<RecordMetadata> f : sent) {
+      try {
+        f.get();
+      } catch (ExecutionException e) {
+        return String.valueOf(e.getCause());
+      }
+    }
+    return null;
   }
 
   @Override
