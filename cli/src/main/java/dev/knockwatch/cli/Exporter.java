@@ -157,10 +157,11 @@ final class Exporter implements Runnable, AutoCloseable {
       while (running) {
         var records = consumer.poll(Duration.ofMillis(500));
         List<Future<RecordMetadata>> sent = new ArrayList<>(records.count());
+        long skippedHere = 0;
         for (ConsumerRecord<String, byte[]> r : records) {
           Optional<Mapped> mapped = map(r);
           if (mapped.isEmpty()) {
-            if (skipped.incrementAndGet() == 1) {
+            if (skipped.get() + skippedHere++ == 0) {
               log.warn("export: {}-{}@{} is no event or alert: skipped (counted from now on)", r.topic(), r.partition(),
                   r.offset());
             }
@@ -175,8 +176,9 @@ final class Exporter implements Runnable, AutoCloseable {
         producer.flush();
         String refused = refusal(sent);
         if (refused == null) {
-          exported.addAndGet(sent.size());
           consumer.commitSync();
+          exported.addAndGet(sent.size()); // counted once, when committed: a batch read again counts once
+          skipped.addAndGet(skippedHere);
           backoff = Duration.ZERO;
           continue;
         }

@@ -74,6 +74,7 @@ class ExportRefusedRecordTest {
           broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
         p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, Json.write(event("before", "curl evil.example"))))
             .get(30, TimeUnit.SECONDS);
+        p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, "{not an event")).get(30, TimeUnit.SECONDS);
         RecordMetadata m = p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD,
             Json.write(event("huge", "curl " + "x".repeat(20_000))))).get(30, TimeUnit.SECONDS);
         huge = m.offset();
@@ -109,6 +110,9 @@ class ExportRefusedRecordTest {
         exporter.close();
         t.join(30_000);
         assertThat(t.isAlive()).as("stopped when told, whatever its backoff").isFalse();
+        // each record counted once, however often its batch was read
+        assertThat(exporter.exported.get()).isEqualTo(3);
+        assertThat(exporter.skipped.get()).isEqualTo(1);
       }
     }
   }
