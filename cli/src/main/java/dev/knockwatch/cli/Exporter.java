@@ -2,6 +2,7 @@ package dev.knockwatch.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
@@ -48,6 +49,9 @@ import org.slf4j.LoggerFactory;
 final class Exporter implements Runnable, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Exporter.class);
+  /** The wait before a refused batch goes again: doubling from the first to the last. */
+  static final Duration MIN_BACKOFF = Duration.ofMillis(500);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   enum Format {
     OCSF, ECS;
@@ -183,7 +187,7 @@ final class Exporter implements Runnable, AutoCloseable {
           continue;
         }
         // not committed: the batch is read again from its first record (the ones taken go twice: at least once)
-        backoff = backoff.isZero() ? MIN_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
+        backoff = Durations.doubled(backoff, MIN_BACKOFF, MAX_BACKOFF);
         log.warn("export: Kafka did not take a record for {}: {}; the batch goes again in {} ms", topic, refused,
             backoff.toMillis());
         for (TopicPartition tp : records.partitions()) {
@@ -203,13 +207,6 @@ final class Exporter implements Runnable, AutoCloseable {
       consumer.close();
       producer.close(Duration.ofSeconds(10));
     }
-  }
-
-  static final Duration MIN_BACKOFF = Duration.ofMillis(500);
-  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
   }
 
   /** The first send Kafka did not take, as a line (null: all were taken); each is answered by now. */

@@ -66,4 +66,13 @@ public final class Durations {
     }
     return d.toString();
   }
+
+  /** The wait after one more failure in a row: {@code first} after none ({@code wait} zero), then twice the last, at most {@code cap}. */
+  public static Duration doubled(Duration wait, Duration first, Duration cap) {
+    if (wait.isZero()) {
+      return first;
+    }
+    Duration twice = wait.multipliedBy(2);
+    return twice.compareTo(cap) <= 0 ? twice : cap;
+  }
 }

@@ -3,6 +3,7 @@ package dev.knockwatch.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -51,5 +52,18 @@ class DurationsTest {
       };
       assertThat(Durations.parse(Durations.format(d))).as(d.toString()).contains(d);
     }
+  }
+
+  @Test
+  void aWaitDoublesFromTheFirstToItsCap() {
+    Duration first = Duration.ofMillis(500);
+    Duration cap = Duration.ofSeconds(30);
+    Duration w = Duration.ZERO;
+    List<Long> waits = new java.util.ArrayList<>();
+    for (int i = 0; i < 9; i++) {
+      w = Durations.doubled(w, first, cap);
+      waits.add(w.toMillis());
+    }
+    assertThat(waits).containsExactly(500L, 1000L, 2000L, 4000L, 8000L, 16000L, 30000L, 30000L, 30000L);
   }
 }

@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest;
 
 import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
@@ -251,7 +252,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
           feeds.forEach(f -> f.tailer().rewind());
           IngestMetrics.PUBLISH_FAILURES.inc();
           IngestMetrics.publishing(false);
-          backoff = backoff.isZero() ? MIN_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
+          backoff = Durations.doubled(backoff, MIN_BACKOFF, MAX_BACKOFF);
           if (Duration.between(lastComplaint, Instant.now()).toSeconds() >= 60) {
             log.warn("{}; reading stopped, the batch will be published again (retrying every {} s at most)",
                 failure, MAX_BACKOFF.toSeconds());
@@ -300,9 +301,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     return caughtUp;
   }
 
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
-  }
 
   /**
    * Reads, parses and publishes one batch on this thread, and commits its positions once Kafka
