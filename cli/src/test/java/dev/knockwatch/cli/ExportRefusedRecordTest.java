@@ -60,28 +60,45 @@ class ExportRefusedRecordTest {
         .commandText(commandText).build();
   }
 
+  /** Where the refused record stands on the violations topic. */
+  private record Refused(TopicPartition partition, long offset) {}
+
+  /**
+   * A topic that takes records of 8,000 bytes at most (the export keeps a topic that exists as it
+   * is), and on the violations topic, in one command's order: a refusal, a record that is no event,
+   * a refusal too large for that topic, and a refusal after it.
+   */
+  private static Refused smallTopicAndAHugeRefusal(EmbeddedKafkaBroker broker, Admin admin) throws Exception {
+    broker.createTopics();
+    admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)
+        .configs(Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "8000")))).all().get(30, TimeUnit.SECONDS);
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+      p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, Json.write(event("before", "curl evil.example"))))
+          .get(30, TimeUnit.SECONDS);
+      p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, "{not an event")).get(30, TimeUnit.SECONDS);
+      RecordMetadata m = p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD,
+          Json.write(event("huge", "curl " + "x".repeat(20_000))))).get(30, TimeUnit.SECONDS);
+      p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, Json.write(event("after", "curl evil.example"))))
+          .get(30, TimeUnit.SECONDS);
+      return new Refused(new TopicPartition(m.topic(), m.partition()), m.offset());
+    }
+  }
+
+  /** The topic's owner raises its limit to the broker's default. */
+  private static void raiseTheLimit(Admin admin) throws Exception {
+    admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, TOPIC), List.of(
+        new AlterConfigOp(new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588"),
+            AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+  }
+
   @Test
   void aRecordTheTopicRefusesIsSentAgainUntilTakenAndNothingPastItIsCommitted() throws Exception {
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(Files.createDirectories(dir.resolve("kafka")), 0);
          Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      broker.createTopics();
-      // a topic that takes records of 8,000 bytes at most; the export keeps a topic that exists as it is
-      admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)
-          .configs(Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "8000")))).all().get(30, TimeUnit.SECONDS);
-      long huge;
-      TopicPartition violations;
-      try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-          broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
-        p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, Json.write(event("before", "curl evil.example"))))
-            .get(30, TimeUnit.SECONDS);
-        p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, "{not an event")).get(30, TimeUnit.SECONDS);
-        RecordMetadata m = p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD,
-            Json.write(event("huge", "curl " + "x".repeat(20_000))))).get(30, TimeUnit.SECONDS);
-        huge = m.offset();
-        violations = new TopicPartition(m.topic(), m.partition());
-        p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, Json.write(event("after", "curl evil.example"))))
-            .get(30, TimeUnit.SECONDS);
-      }
+      Refused refused = smallTopicAndAHugeRefusal(broker, admin);
+      long huge = refused.offset();
+      TopicPartition violations = refused.partition();
       Exporter.ensureTopic(broker.bootstrapServers(), Map.of(), TOPIC);
       try (Exporter exporter = new Exporter(broker.bootstrapServers(), Map.of(), Exporter.Format.OCSF, TOPIC, GROUP)) {
         Thread t = new Thread(exporter, "export-refused-test");
@@ -89,30 +106,55 @@ class ExportRefusedRecordTest {
         // the record before it is taken (its batch may go more than once); the refused one holds the position
         assertThat(ids(TopicReader.readUntil(broker, TOPIC, new StringDeserializer(), r -> true, 1))).contains("before");
         Thread.sleep(3_000);
-        assertThat(committed(admin, violations)).as("committed past the refused record").isLessThanOrEqualTo(huge);
+        assertThat(committed(admin, GROUP, violations)).as("committed past the refused record")
+            .isLessThanOrEqualTo(huge);
         // the records of its batch that were taken may be there (more than once), the refused one is not
         assertThat(ids(TopicReader.readToEnd(broker, TOPIC, new StringDeserializer(), r -> true)))
             .doesNotContain("huge");
 
         // the topic's owner raises the limit: the record and the one after it arrive, and the position moves on
-        admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, TOPIC), List.of(
-            new AlterConfigOp(new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588"),
-                AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        raiseTheLimit(admin);
         assertThat(TopicReader.readUntil(broker, TOPIC, new StringDeserializer(),
             r -> r.value().contains("\"huge\""), 1)).as("the refused record, the limit raised").hasSize(1);
         assertThat(ids(TopicReader.readToEnd(broker, TOPIC, new StringDeserializer(), r -> true)))
             .contains("before", "huge", "after");
         Instant deadline = Instant.now().plusSeconds(60);
-        while (committed(admin, violations) <= huge && Instant.now().isBefore(deadline)) {
+        while (committed(admin, GROUP, violations) <= huge && Instant.now().isBefore(deadline)) {
           Thread.sleep(200);
         }
-        assertThat(committed(admin, violations)).isGreaterThan(huge);
+        assertThat(committed(admin, GROUP, violations)).isGreaterThan(huge);
         exporter.close();
         t.join(30_000);
         assertThat(t.isAlive()).as("stopped when told, whatever its backoff").isFalse();
         // each record counted once, however often its batch was read
         assertThat(exporter.exported.get()).isEqualTo(3);
         assertThat(exporter.skipped.get()).isEqualTo(1);
+      }
+    }
+  }
+
+  /** The same, as a user runs it: {@code ./knockwatch export} says why it waits, and stops when told. */
+  @Test
+  void theLauncherSaysKafkaRefusedARecordAndSendsItOnceTheTopicTakesIt() throws Exception {
+    String group = GROUP + "-launcher";
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(Files.createDirectories(dir.resolve("kafka")), 0);
+         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      Refused refused = smallTopicAndAHugeRefusal(broker, admin);
+      try (Launched export = Launched.start(Launched.REPO, dir.resolve("launched"), Map.of(), "export", "--topic",
+          TOPIC, "--group", group, "--bootstrap-servers", broker.bootstrapServers())) {
+        export.awaitLogLine("Kafka did not take a record for " + TOPIC, Duration.ofMinutes(2));
+        assertThat(committed(admin, group, refused.partition())).isLessThanOrEqualTo(refused.offset());
+        assertThat(ids(TopicReader.readToEnd(broker, TOPIC, new StringDeserializer(), r -> true)))
+            .doesNotContain("huge");
+        raiseTheLimit(admin);
+        assertThat(TopicReader.readUntil(broker, TOPIC, new StringDeserializer(),
+            r -> r.value().contains("\"huge\""), 1)).as("the refused record, the limit raised").hasSize(1);
+        Instant deadline = Instant.now().plusSeconds(60);
+        while (committed(admin, group, refused.partition()) <= refused.offset() && Instant.now().isBefore(deadline)) {
+          Thread.sleep(200);
+        }
+        assertThat(committed(admin, group, refused.partition())).isGreaterThan(refused.offset());
+        assertThat(export.stop(Duration.ofSeconds(60))).isIn(0, 143);
       }
     }
   }
@@ -128,8 +170,8 @@ class ExportRefusedRecordTest {
     }).toList();
   }
 
-  private static long committed(Admin admin, TopicPartition tp) throws Exception {
-    Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(GROUP)
+  private static long committed(Admin admin, String group, TopicPartition tp) throws Exception {
+    Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
         .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
     OffsetAndMetadata o = offsets.get(tp);
     return o == null ? 0 : o.offset();
