@@ -115,6 +115,15 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     }
     Slot slot = byFingerprint.get(hit.fingerprint());
     AlertState state = slot == null ? null : slot.state;
+    if (state != null && now - state.lastHitMs() >= state.resolveAfterMs()) {
+      // quiet for its rule's resolveAfter before this hit, though no sweep has run since (stream
+      // time jumps in replay): the episode ends here as the sweep would have ended it, and this hit
+      // opens the next one, for every detector alike
+      resolve(slot);
+      forget(slot);
+      slot = null;
+      state = null;
+    }
     long resolveAfter = hit.rule().resolveAfter().toMillis();
     // a count rule crossing in a window that starts after the alerted one ended: a new alert
     if (state == null || (hit.windowStart() != null && !hit.windowStart().isBefore(state.alert().windowEnd()))) {
@@ -159,6 +168,19 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     slot.dirty = false;
   }
 
+  private void resolve(Slot slot) {
+    AlertState s = slot.state;
+    emit(s.alert().resolved(), s.targets(), s.alert().lastSeen().toEpochMilli());
+  }
+
+  /** A resolved alert leaves the store and memory: the next hit of its fingerprint fires anew. */
+  private void forget(Slot slot) {
+    store.delete(slot.key);
+    live.remove(slot.key);
+    byFingerprint.remove(slot.state.alert().fingerprint());
+    slot.dirty = false;
+  }
+
   private void markDirty(Slot slot) {
     if (!slot.dirty) {
       slot.dirty = true;
@@ -190,7 +212,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     for (Slot slot : live.values()) {
       AlertState s = slot.state;
       if (now - s.lastHitMs() >= s.resolveAfterMs()) {
-        emit(s.alert().resolved(), s.targets(), s.alert().lastSeen().toEpochMilli());
+        resolve(slot);
         resolved.add(slot);
       } else if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
         emit(s.alert(), s.targets(), s.alert().lastSeen().toEpochMilli());
@@ -198,12 +220,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
         changed.add(slot);
       }
     }
-    for (Slot slot : resolved) {
-      store.delete(slot.key);
-      live.remove(slot.key);
-      byFingerprint.remove(slot.state.alert().fingerprint());
-      slot.dirty = false;
-    }
+    resolved.forEach(this::forget);
     changed.forEach(this::write);
     for (Slot slot : dirty) {
       if (slot.dirty) {
