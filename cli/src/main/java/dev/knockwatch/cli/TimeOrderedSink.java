@@ -12,8 +12,9 @@ import java.util.Map;
  * Holds the events until {@link #drain}, then publishes them in event-time order, so that a
  * later file's earlier refusals are not dropped as late. An event whose line had no time of its
  * own (ingest gave it its file's modification time) takes the time of the nearest timed refusal
- * of its command: the last one before it in its file, else the command's first. Rejected lines
- * pass straight through.
+ * of its command: the last one before it in its file, else the command's first; at that time it
+ * sorts after the timed ones, never before the evidence it came with. Rejected lines pass
+ * straight through.
  */
 public final class TimeOrderedSink implements EventSink {
   private final EventSink next;
@@ -41,7 +42,10 @@ public final class TimeOrderedSink implements EventSink {
   /** Publishes what it holds in time order; returns the latest event time (epoch ms), 0 when none. */
   public long drain() throws EventSink.PublishException {
     retime(held);
+    // at one time, a line that took its time from its command's timed refusals follows them: the
+    // evidence it came with happened first (a --noproxy retry in stderr after the refusal it follows)
     held.sort(Comparator.comparing(ViolationEvent::observedAt)
+        .thenComparing(e -> ViolationEvent.TIME_FROM_COMMAND.equals(e.timeSource()))
         .thenComparing(e -> e.origin().file()).thenComparingLong(e -> e.origin().offset()));
     held.forEach(next::publish);
     long latest = held.isEmpty() ? 0 : held.get(held.size() - 1).observedAt().toEpochMilli();

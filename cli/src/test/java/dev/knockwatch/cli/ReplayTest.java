@@ -74,4 +74,24 @@ class ReplayTest {
     assertThat(alerts).anyMatch(l -> l.contains("\"rule\":\"off-role-host\"") && l.contains("\"firstSeen\":\"2026-11-29T18:45:30Z\""));
     assertThat(alerts).noneMatch(l -> l.contains("\"rule\":\"persistent-retry\""));
   }
+
+  /**
+   * A {@code --noproxy} retry seen only in the command's stderr ({@code curl: (6)}'s
+   * {@code Could not resolve host}, no time of its own) after the proxy's refusal in its records:
+   * it takes the refusal's time and sorts after it, so bypass fires (it sorted first, by file
+   * name, and bypass never saw a refusal before it).
+   */
+  @Test
+  void anUntimedRetryInStderrFollowsTheRefusalItCameWith(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+    String id = "NoproxyAfterRefusal0001";
+    Path agent = Files.createDirectories(dir.resolve("in/ci-runner-1"));
+    Files.writeString(agent.resolve(id + ".violations.jsonl"), "{\"line\":\"deny network-outbound pastebin.com:443"
+        + " (host is not on the allow list)\",\"commandId\":\"" + id + "\",\"timestamp\":\"2026-11-29T18:45:30.000Z\"}\n");
+    Files.writeString(agent.resolve(id + ".stderr.log"), "* Could not resolve host: pastebin.com\n"
+        + "curl: (6) Could not resolve host: pastebin.com\n");
+    KnockwatchTest.Run r = KnockwatchTest.run("replay", "--rules", "../alert-rules", "--input", dir.resolve("in").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out().lines().toList()).anyMatch(l -> l.contains("\"rule\":\"bypass\"") && l.contains("\"status\":\"firing\"")
+        && l.contains("a direct name lookup of pastebin.com (--noproxy)"));
+  }
 }
