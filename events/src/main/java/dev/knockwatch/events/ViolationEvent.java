@@ -25,6 +25,9 @@ public record ViolationEvent(
     String method,
     String url,
     String path,
+    String newPath,
+    String rawPath,
+    String rawNewPath,
     AddressClass addressClass,
     String reason,
     String proxyError,
@@ -89,6 +92,9 @@ public record ViolationEvent(
     b.method = method;
     b.url = url;
     b.path = path;
+    b.newPath = newPath;
+    b.rawPath = rawPath;
+    b.rawNewPath = rawNewPath;
     b.addressClass = addressClass;
     b.reason = reason;
     b.proxyError = proxyError;
@@ -119,6 +125,9 @@ public record ViolationEvent(
     private String method;
     private String url;
     private String path;
+    private String newPath;
+    private String rawPath;
+    private String rawNewPath;
     private AddressClass addressClass;
     private String reason;
     private String proxyError;
@@ -145,6 +154,9 @@ public record ViolationEvent(
     public Builder method(String v) { method = v; return this; }
     public Builder url(String v) { url = v; return this; }
     public Builder path(String v) { path = v; return this; }
+    public Builder newPath(String v) { newPath = v; return this; }
+    public Builder rawPath(String v) { rawPath = v; return this; }
+    public Builder rawNewPath(String v) { rawNewPath = v; return this; }
     public Builder addressClass(AddressClass v) { addressClass = v; return this; }
     public Builder reason(String v) { reason = v; return this; }
     public Builder proxyError(String v) { proxyError = v; return this; }
@@ -161,7 +173,7 @@ public record ViolationEvent(
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
-          host, port, method, url, path, addressClass, reason, proxyError, errno, syscall, pid,
+          host, port, method, url, path, newPath, rawPath, rawNewPath, addressClass, reason, proxyError, errno, syscall, pid,
           observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict);
     }
   }

@@ -57,7 +57,9 @@ public final class Ecs {
       o.putObject("http").putObject("request").put("method", e.method());
     }
     if (e.path() != null) {
-      o.putObject("file").put("path", e.path());
+      ObjectNode file = o.putObject("file");
+      file.put("path", e.path());
+      Ocsf.put(file, "target_path", e.newPath());
     }
     if (e.commandText() != null || e.pid() != null) {
       ObjectNode process = o.putObject("process");

@@ -77,6 +77,13 @@ public final class Ocsf {
       f.put("name", path.substring(path.lastIndexOf('/') + 1));
       f.put("path", path);
       f.put("type_id", 0);
+      if (e.newPath() != null) {
+        // rename's, link's and symlink's second path: the file the call would have made
+        ObjectNode r = o.putObject("file_result");
+        r.put("name", e.newPath().substring(e.newPath().lastIndexOf('/') + 1));
+        r.put("path", e.newPath());
+        r.put("type_id", 0);
+      }
       ObjectNode device = o.putObject("device");
       device.put("type_id", 0);
       if (e.origin() != null && e.origin().ingestHost() != null) {

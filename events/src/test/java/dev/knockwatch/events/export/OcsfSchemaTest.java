@@ -185,6 +185,7 @@ class OcsfSchemaTest {
           .host(random.nextInt(4) == 0 ? null : hostile[random.nextInt(hostile.length)])
           .port(ports[random.nextInt(ports.length)])
           .path(random.nextBoolean() ? null : hostile[random.nextInt(hostile.length)])
+          .newPath(random.nextInt(3) == 0 ? hostile[random.nextInt(hostile.length)] : null)
           .url(random.nextBoolean() ? null : hostile[random.nextInt(hostile.length)])
           .commandText(random.nextBoolean() ? null : hostile[random.nextInt(hostile.length)])
           .reason(random.nextBoolean() ? null : hostile[random.nextInt(hostile.length)])

@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest.strace;
 
+import dev.knockwatch.events.FsPaths;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
@@ -14,10 +15,10 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -41,7 +42,7 @@ public final class StraceParser implements LineParser {
   private static final Pattern PREFIX = Pattern.compile(
       "^(?:\\[pid\\s+(\\d+)\\]\\s+|(\\d+)\\s+)?(?:(\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?|\\d{9,}\\.\\d+)\\s+)?(.*)$");
   private static final Pattern CALL = Pattern.compile(
-      "^([a-z_][a-z0-9_]*)\\((.*)\\)\\s+=\\s+(-?\\d+|\\?|0x[0-9a-f]+)(?:\\s+([A-Z][A-Z0-9]+)(?:\\s+\\((.*)\\))?)?\\s*$");
+      "^([a-z_][a-z0-9_]*)\\((.*)\\)\\s+=\\s+(-?\\d+|\\?|0x[0-9a-f]+)(?:<[^>]*>)?(?:\\s+([A-Z][A-Z0-9]+)(?:\\s+\\((.*)\\))?)?\\s*$");
   private static final Pattern RESUMED = Pattern.compile("^<\\.\\.\\. ([a-z_][a-z0-9_]*) resumed>\\s?(.*)$");
   private static final String UNFINISHED = "<unfinished ...>";
   private static final Pattern CALL_NAME = Pattern.compile("^([a-z_][a-z0-9_]*)\\(");
@@ -60,6 +61,8 @@ public final class StraceParser implements LineParser {
       "mknod", "mknodat", "unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2", "link", "linkat",
       "symlink", "symlinkat", "utime", "utimes", "utimensat", "futimesat", "chmod", "fchmodat", "chown",
       "fchownat", "lchown", "truncate", "setxattr", "lsetxattr", "removexattr", "lremovexattr");
+  private static final Set<String> TWO_PATH_CALLS = Set.of("rename", "renameat", "renameat2", "link", "linkat",
+      "symlink", "symlinkat");
   private static final Set<String> FS_REFUSALS = Set.of("EROFS", "EACCES", "EPERM", "EBUSY");
   /** An empty tmpfs hides these from the sandboxed command: there ENOENT is the refusal. */
   private static final List<String> HIDDEN_PATHS = List.of("/.ssh/", "/.aws/", "/.gnupg/", "/.kube/",
@@ -123,12 +126,20 @@ public final class StraceParser implements LineParser {
       }
       network(e, syscall, args);
     } else if (FS_CALLS.contains(syscall)) {
-      Optional<String> path = firstPath(args);
-      boolean hidden = errno.equals("ENOENT") && path.map(StraceParser::isHidden).orElse(false);
+      List<PathArg> paths = paths(syscall, args);
+      boolean hidden = errno.equals("ENOENT") && paths.stream().anyMatch(p -> isHidden(p.normalised()));
       if (!FS_REFUSALS.contains(errno) && !hidden) {
         return Parsed.skipped("not-a-refusal");
       }
-      e.kind(Kind.FILESYSTEM).path(path.map(p -> Sanitize.text(p, 4096)).orElse(null));
+      e.kind(Kind.FILESYSTEM);
+      if (!paths.isEmpty()) {
+        PathArg first = paths.get(0);
+        e.path(Sanitize.text(first.normalised(), 4096)).rawPath(first.raw());
+      }
+      if (paths.size() > 1) {
+        PathArg second = paths.get(1);
+        e.newPath(Sanitize.text(second.normalised(), 4096)).rawNewPath(second.raw());
+      }
     } else {
       return Parsed.skipped("not-a-refusal");
     }
@@ -172,9 +183,56 @@ public final class StraceParser implements LineParser {
     return n <= max ? (int) n : null;
   }
 
-  private static Optional<String> firstPath(String args) {
+  /**
+   * A path argument: as the call spelled it, and normalised ({@link FsPaths}); {@code raw} is null
+   * when the two are the same.
+   */
+  record PathArg(String normalised, String raw) {}
+
+  /**
+   * The paths a call names: its first quoted argument, and for the calls that name two (rename,
+   * link, symlink and their {@code at} forms) the second too. A relative path is joined to the
+   * directory its directory argument names where strace says it ({@code -y}:
+   * {@code AT_FDCWD</w>}, {@code 3</w/repo>}); symlink's first path is the link's text, taken as
+   * it reads.
+   */
+  /**
+   * The directory strace -y printed for the argument that ends just before {@code at}
+   * ({@code AT_FDCWD</w>, } or {@code 3</w/repo>, }), or null; read backwards, so that its cost
+   * is the argument's length whatever the agent put in the line.
+   */
+  private static String dirBefore(String args, int from, int at) {
+    int end = at;
+    while (end > from && args.charAt(end - 1) == ' ') {
+      end--;
+    }
+    if (end - 2 < from || args.charAt(end - 1) != ',' || args.charAt(end - 2) != '>') {
+      return null;
+    }
+    int open = args.lastIndexOf('<', end - 3);
+    if (open <= from) {
+      return null;
+    }
+    int fd = open;
+    while (fd > from && Character.isDigit(args.charAt(fd - 1))) {
+      fd--;
+    }
+    boolean named = fd < open || args.startsWith("AT_FDCWD", open - 8) && open - 8 >= from;
+    return named ? unescape(args.substring(open + 1, end - 2)) : null;
+  }
+
+  static List<PathArg> paths(String syscall, String args) {
+    int wanted = TWO_PATH_CALLS.contains(syscall) ? 2 : 1;
+    List<PathArg> out = new ArrayList<>(wanted);
     Matcher q = QUOTED.matcher(args);
-    return q.find() ? Optional.of(unquote(q.group(1))) : Optional.empty();
+    int from = 0;
+    while (out.size() < wanted && q.find(from)) {
+      String raw = unquote(q.group(1));
+      String normalised = FsPaths.normalise(raw, dirBefore(args, from, q.start()));
+      out.add(new PathArg(normalised, normalised.equals(raw) ? null : Sanitize.text(raw, 4096)));
+      from = q.end();
+    }
+    return out;
   }
 
   private static String unquote(String s) {

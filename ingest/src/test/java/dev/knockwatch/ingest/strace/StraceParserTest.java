@@ -168,4 +168,62 @@ class StraceParserTest {
         + " = -1 ENETUNREACH (Network is unreachable)"), CMD).events().get(0).addressClass())
         .isEqualTo(AddressClass.CLOUD_METADATA);
   }
+  /**
+   * Issue 43: every path a call names, normalised, with its spelling kept where it differs. The
+   * lines are strace's own forms: plain, {@code -y} (the directory of a dirfd), a PID column,
+   * {@code [pid N]}, a time column.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '#', nullValues = "-", value = {
+      "5     rename(\"/w/.git/config.lock\", \"/w/.git/config\") = -1 EBUSY (Device or resource busy)"
+          + " # /w/.git/config.lock # /w/.git/config # - # -",
+      "renameat2(AT_FDCWD, \".zshrc.tmp\", AT_FDCWD, \".zshrc\", 0) = -1 EROFS (Read-only file system)"
+          + " # .zshrc.tmp # .zshrc # - # -",
+      "[pid 12] renameat2(AT_FDCWD</home/agent>, \".zshrc.tmp\", AT_FDCWD</home/agent>, \".zshrc\", RENAME_NOREPLACE)"
+          + " = -1 EROFS (Read-only file system) # /home/agent/.zshrc.tmp # /home/agent/.zshrc # .zshrc.tmp # .zshrc",
+      "renameat(3</w>, \"a.tmp\", 4</w/.git>, \"config\") = -1 EROFS (Read-only file system)"
+          + " # /w/a.tmp # /w/.git/config # a.tmp # config",
+      "symlink(\"/tmp/p.md\", \"/w/.claude/commands/deploy.md\") = -1 EROFS (Read-only file system)"
+          + " # /tmp/p.md # /w/.claude/commands/deploy.md # - # -",
+      "5     19:01:02.123456 symlinkat(\"/tmp/p.md\", AT_FDCWD</w>, \".claude/commands/deploy.md\") = -1 EROFS (Read-only file system)"
+          + " # /tmp/p.md # /w/.claude/commands/deploy.md # - # .claude/commands/deploy.md",
+      "link(\"/tmp/hook\", \".git/hooks/pre-commit\") = -1 EROFS (Read-only file system)"
+          + " # /tmp/hook # .git/hooks/pre-commit # - # -",
+      "linkat(AT_FDCWD</w>, \"x\", 3</w/.git/hooks>, \"pre-commit\", 0) = -1 EROFS (Read-only file system)"
+          + " # /w/x # /w/.git/hooks/pre-commit # x # pre-commit",
+      "openat(AT_FDCWD, \"/w/.git/./config\", O_WRONLY|O_TRUNC) = -1 EROFS (Read-only file system)"
+          + " # /w/.git/config # - # /w/.git/./config # -",
+      "openat(AT_FDCWD, \".git//hooks/x\", O_WRONLY|O_CREAT, 0755) = -1 EROFS (Read-only file system)"
+          + " # .git/hooks/x # - # .git//hooks/x # -",
+      "openat(AT_FDCWD</w/sub>, \"a/../.bashrc\", O_WRONLY|O_APPEND) = -1 EROFS (Read-only file system)"
+          + " # /w/sub/.bashrc # - # a/../.bashrc # -",
+      "openat(AT_FDCWD, \"../../.bashrc\", O_WRONLY|O_APPEND) = -1 EROFS (Read-only file system)"
+          + " # ../../.bashrc # - # - # -",
+      "1700000000.000001 mkdirat(AT_FDCWD, \".claude/agents\", 0777) = -1 EROFS (Read-only file system)"
+          + " # .claude/agents # - # - # -",
+      "mkdir(\"/w/.claude/./agents/\", 0777) = -1 EROFS (Read-only file system)"
+          + " # /w/.claude/agents # - # /w/.claude/./agents/ # -",
+      "openat(AT_FDCWD</w/a, b>, \"d\", O_RDONLY) = -1 EACCES (Permission denied)"
+          + " # /w/a, b/d # - # d # -",
+      // a directory whose name holds '<' is not told from its fd: the path stays relative
+      "openat(AT_FDCWD</w/b<c>, \"d\", O_RDONLY) = -1 EACCES (Permission denied) # d # - # - # -"})
+  void everyPathACallNamesNormalisedWithItsSpellingKept(String line, String path, String newPath, String rawPath,
+      String rawNewPath) {
+    Result r = parseLines(List.of(line), CMD);
+    assertThat(r.events()).hasSize(1);
+    ViolationEvent e = r.events().get(0);
+    assertThat(e.kind()).isEqualTo(Kind.FILESYSTEM);
+    assertThat(e.path()).isEqualTo(path);
+    assertThat(e.newPath()).isEqualTo(newPath);
+    assertThat(e.rawPath()).isEqualTo(rawPath);
+    assertThat(e.rawNewPath()).isEqualTo(rawNewPath);
+  }
+
+  @Test
+  void aSuccessfulCallWithItsFdsPathIsNoRefusalAndNoUnknownLine() {
+    Result r = parseLines(List.of(
+        "[pid 15314] openat(AT_FDCWD</tmp/st>, \"./b/../c\", O_WRONLY|O_CREAT|O_NOCTTY|O_NONBLOCK, 0666) = 3</tmp/st/c>"), CMD);
+    assertThat(r.events()).isEmpty();
+    assertThat(r.skipped()).containsExactly(Map.entry("not-a-refusal", 1));
+  }
 }

@@ -69,7 +69,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     }
     // what was refused (an identity conflict names none: its claims are in the summary)
     String subject = rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? null
-        : e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? e.path() : e.host() == null ? null : target(e);
+        : e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? fsSubject(e) : e.host() == null ? null : target(e);
     Instant at = Instant.ofEpochMilli(record.timestamp());
     context.forward(new Record<>(record.key(), new Hit(rule,
         Alert.fingerprintOf(rule.id(), record.key()), record.key(), e.agentId(), role,
@@ -101,13 +101,25 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     return "refused " + target(e) + ": a " + c.name().toLowerCase(Locale.ROOT).replace('_', '-') + " address";
   }
 
+  /** Either path a call names (rename's, link's and symlink's second is {@code newPath}) may be the guarded one. */
   private String guarded(ViolationEvent e) {
-    if (e.kind() != Kind.FILESYSTEM || e.path() == null) {
+    if (e.kind() != Kind.FILESYSTEM) {
       return null;
     }
-    String hit = GuardedPaths.match(rule.paths(), e.path());
-    return hit == null ? null : "refused " + (e.action() == null ? "access" : e.action()) + " on " + e.path()
-        + " (guarded: " + hit + ")";
+    for (String path : new String[] {e.path(), e.newPath()}) {
+      String hit = path == null ? null : GuardedPaths.match(rule.paths(), path);
+      if (hit != null) {
+        return "refused " + (e.action() == null ? "access" : e.action()) + " on " + path + " (guarded: " + hit + ")";
+      }
+    }
+    return null;
+  }
+
+  /** What a filesystem refusal refused: for fs-guard the path it guards, which may be a call's second. */
+  private String fsSubject(ViolationEvent e) {
+    boolean second = rule.detector() == Rule.Detector.FS_GUARD && e.newPath() != null
+        && (e.path() == null || GuardedPaths.match(rule.paths(), e.path()) == null);
+    return second ? e.newPath() : e.path();
   }
 
   private static String breach(ViolationEvent e) {
