@@ -75,7 +75,7 @@ final class ParseCommand implements Callable<Integer> {
     };
     try (EventSink printing = new PrintingSink(out, err, writer)) {
       IngestAgent agent = IngestAgent.forType(tree.root(), tree.only(), t, parsers(t),
-          printing, "parse");
+          printing, "parse").wholeFiles();
       while (agent.pollOnce() > 0) {
         // to the end of the file
       }

@@ -166,7 +166,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   private static void readAll(Path input, EventSink sink) throws EventSink.PublishException {
     InputTree tree = InputTree.of(input);
-    IngestAgent agent = IngestAgent.forLogDirectory(tree.root(), tree.only(), null, sink, "replay", Duration.ZERO)
+    IngestAgent agent = IngestAgent.forLogDirectory(tree.root(), tree.only(), null, sink, "replay", Duration.ZERO).wholeFiles()
         .untimedFromFiles();
     while (agent.pollOnce() > 0) {
       // read to the end of every file

@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -95,6 +96,27 @@ class KnockwatchTest {
     assertThat(s.out()).isEmpty();
     assertThat(s.err().lines().toList()).containsExactly("ci-7/session.violations.jsonl:0: short-command-id: "
         + "commandId is too short: 10 characters, at least 22 required");
+  }
+
+  /**
+   * Issue 43: srt's raw answers as a client that records them writes them (nc, curl --include of
+   * the CONNECT), its bytes exactly: each is a refusal whose target is unknown. The empty line
+   * that ends the headers was dropped before the parser saw it, and the refusal with it.
+   */
+  @Test
+  void parseReadsAProxysRawAnswerWithNoRequestLine(@TempDir Path dir) throws IOException {
+    Path agent = Files.createDirectories(dir.resolve("ci-7"));
+    Path fixtures = Path.of("../ingest/src/test/resources/fixtures/srt-0.0.83/transcripts");
+    Path http = Files.copy(fixtures.resolve("a3-http-raw-403.bin"), agent.resolve("RawHttpAnswer000000001.curl.log"));
+    Path connect = Files.copy(fixtures.resolve("b3-connect-raw-403.bin"), agent.resolve("RawConnectAnswer000001.stderr.log"));
+    for (Path f : List.of(http, connect)) {
+      Run r = run("parse", f.toString());
+      assertThat(r.code()).isZero();
+      assertThat(r.err()).isEmpty();
+      assertThat(r.out().lines().toList()).as(f.toString()).singleElement().asString()
+          .contains("\"source\":\"proxy-403\"", "\"targetUnknown\":true", "\"proxyError\":\"blocked-by-allowlist\"")
+          .doesNotContain("\"host\"");
+    }
   }
 
   @Test

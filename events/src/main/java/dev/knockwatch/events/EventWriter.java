@@ -137,7 +137,7 @@ public final class EventWriter {
       Field f;
       if (t == int.class || t == Integer.class || t == long.class || t == Long.class) {
         f = new Field(c.getName(), get, Field.NUMBER);
-      } else if (t == boolean.class) {
+      } else if (t == boolean.class || t == Boolean.class) {
         f = new Field(c.getName(), get, Field.BOOLEAN);
       } else if (t == String.class) {
         int slot = REPEATED.indexOf(path + c.getName());
@@ -195,8 +195,10 @@ public final class EventWriter {
             }
           }
           case Field.BOOLEAN -> {
-            field(f.name);
-            raw((Boolean) v ? TRUE : FALSE);
+            if (v != null) {
+              field(f.name);
+              raw((Boolean) v ? TRUE : FALSE);
+            }
           }
           case Field.STRING -> string(f.name, (String) v);
           case Field.REPEATED_STRING -> repeated(f.name, (String) v, f.slot);

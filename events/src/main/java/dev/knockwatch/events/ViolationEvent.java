@@ -24,6 +24,7 @@ public record ViolationEvent(
     Integer port,
     String method,
     String url,
+    Boolean targetUnknown,
     String path,
     String newPath,
     String rawPath,
@@ -91,6 +92,7 @@ public record ViolationEvent(
     b.port = port;
     b.method = method;
     b.url = url;
+    b.targetUnknown = targetUnknown;
     b.path = path;
     b.newPath = newPath;
     b.rawPath = rawPath;
@@ -124,6 +126,7 @@ public record ViolationEvent(
     private Integer port;
     private String method;
     private String url;
+    private Boolean targetUnknown;
     private String path;
     private String newPath;
     private String rawPath;
@@ -153,6 +156,8 @@ public record ViolationEvent(
     public Builder port(Integer v) { port = v; return this; }
     public Builder method(String v) { method = v; return this; }
     public Builder url(String v) { url = v; return this; }
+    /** True when a refusal named no target (a raw proxy answer with no request line): the host is unknown, not absent. */
+    public Builder targetUnknown(Boolean v) { targetUnknown = v; return this; }
     public Builder path(String v) { path = v; return this; }
     public Builder newPath(String v) { newPath = v; return this; }
     public Builder rawPath(String v) { rawPath = v; return this; }
@@ -173,7 +178,7 @@ public record ViolationEvent(
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
-          host, port, method, url, path, newPath, rawPath, rawNewPath, addressClass, reason, proxyError, errno, syscall, pid,
+          host, port, method, url, targetUnknown, path, newPath, rawPath, rawNewPath, addressClass, reason, proxyError, errno, syscall, pid,
           observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict);
     }
   }

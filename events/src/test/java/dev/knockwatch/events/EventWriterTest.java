@@ -30,7 +30,7 @@ class EventWriterTest {
         .eventId(maybe(r, "e")).commandId(maybe(r, "xhfHytmXL-L6RsYw2CrSjA")).agentId(maybe(r, hostile))
         .role(maybe(r, "ci")).source(maybe(r, Source.class)).kind(maybe(r, Kind.class)).action(maybe(r, "connect"))
         .host(maybe(r, "example.com")).port(r.nextBoolean() ? null : r.nextInt(65536)).method(maybe(r, "GET"))
-        .url(maybe(r, "http://h/?q=" + hostile)).path(maybe(r, "/root/.ssh/é\n😀")).newPath(maybe(r, "/w/.git/config" + hostile))
+        .url(maybe(r, "http://h/?q=" + hostile)).targetUnknown(r.nextBoolean() ? null : Boolean.TRUE).path(maybe(r, "/root/.ssh/é\n😀")).newPath(maybe(r, "/w/.git/config" + hostile))
         .rawPath(maybe(r, "/root/./.ssh//é")).rawNewPath(maybe(r, ".git/./config")).addressClass(maybe(r, AddressClass.class))
         .reason(maybe(r, hostile)).proxyError(maybe(r, "blocked-by-allowlist")).errno(maybe(r, "EPERM\u007f\t"))
         .syscall(maybe(r, "openat")).pid(r.nextBoolean() ? null : r.nextInt())

@@ -102,6 +102,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
 
   private Duration maxAhead = EventTime.DEFAULT_MAX_AHEAD;
   private boolean untimedFromFiles;
+  private boolean wholeFiles;
 
   /** How far ahead of the ingest clock a line's time may be and still count (default 5 minutes). */
   public IngestAgent maxAhead(Duration bound) {
@@ -109,6 +110,30 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       throw new IllegalArgumentException("the bound ahead of the clock cannot be negative: " + bound);
     }
     this.maxAhead = bound;
+    return this;
+  }
+
+  /** The files are finished (parse, replay, rules tests): their last line is read without its newline. */
+  public IngestAgent wholeFiles() {
+    wholeFiles = true;
+    feeds.forEach(f -> f.tailer().wholeFiles());
+    return this;
+  }
+
+  /**
+   * What became of each line read: its events, a rejection, or a counted skip. Called from the
+   * parse threads, possibly at once for lines of different files.
+   */
+  @FunctionalInterface
+  public interface LineOutcomes {
+    void line(TailedLine line, Parsed outcome);
+  }
+
+  private LineOutcomes outcomes = (line, outcome) -> { };
+
+  /** Tells {@code observer} the outcome of every line read (the property tests account for every byte). */
+  public IngestAgent observing(LineOutcomes observer) {
+    this.outcomes = observer;
     return this;
   }
 
@@ -374,6 +399,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       }
       marks.add(feed.tailer().mark());
     }
+    if (handled == 0) {
+      handled = endQuiet(records, published);
+    }
     if (lagDue) {
       lagAt = System.nanoTime();
       // a source once seen keeps its series, at 0 when it is caught up
@@ -383,6 +411,54 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       }
     }
     return new Batch(records, marks, handled, handled < BATCH, published);
+  }
+
+  /** A file whose parser holds a half-read refusal: its last line, its source, and when it was read. */
+  private record Quiet(TailedLine line, String sourceLabel, long readAtNanos) {}
+
+  /** Files whose parser held a half-read refusal after their last line, by parser key (reader thread only). */
+  private final Map<String, Quiet> pendingParsers = new HashMap<>();
+
+  /**
+   * Ends the half-read refusals of files that went quiet (at once for finished files): a refusal
+   * whose answer the agent cut off after its headers is published with what is known of it.
+   * Returns how many files were ended (counted as lines: the batch is published like any other).
+   */
+  private int endQuiet(List<Outgoing> out, Map<Counter.Child, int[]> published) {
+    if (pendingParsers.isEmpty()) {
+      return 0;
+    }
+    long now = System.nanoTime();
+    long quiet = wholeFiles ? 0 : FileTailer.DEFAULT_PARTIAL_FLUSH.toNanos();
+    int ended = 0;
+    for (java.util.Iterator<Map.Entry<String, Quiet>> it = pendingParsers.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Quiet> e = it.next();
+      Quiet q = e.getValue();
+      LineParser parser = parsers.get(e.getKey());
+      if (parser == null || !parser.pending()) {
+        it.remove();
+        continue;
+      }
+      if (now - q.readAtNanos() < quiet) {
+        continue;
+      }
+      it.remove();
+      Parsed parsed = parser.end();
+      Instant ingestedAt = clock.instant();
+      if (parsed instanceof Parsed.Rejected r) {
+        reject(out, q.line(), q.sourceLabel(), r.code(), r.reason());
+      } else if (parsed instanceof Parsed.Events ev) {
+        int prepared = 0;
+        for (ViolationEvent event : ev.events()) {
+          prepared += prepare(event, q.line(), ingestedAt, q.sourceLabel(), out) ? 1 : 0;
+        }
+        published.computeIfAbsent(meters.computeIfAbsent(q.sourceLabel(), IngestMetrics.PerSource::of).published(),
+            m -> new int[1])[0] += prepared;
+      }
+      outcomes.line(q.line(), parsed);
+      ended++;
+    }
+    return ended;
   }
 
   /** The {@code source} label: the format's name, "unknown" while it cannot be told. */
@@ -436,6 +512,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
     // a small batch is parsed by the reader alone: handing it over would cost more than it saves
     threads.forEach(runs, r -> r.lines().size(), lines.size() < PARALLEL_FROM, this::parse);
+    for (Run run : byFile.values()) {
+      if (run.parser() != null && run.parser().pending()) {
+        List<TailedLine> read = run.lines();
+        pendingParsers.put(feed.namePrefix() + read.get(0).file(),
+            new Quiet(read.get(read.size() - 1), run.sourceLabel(), System.nanoTime()));
+      }
+    }
     for (Run run : runs) {
       out.addAll(run.out());
       published.computeIfAbsent(run.meters().published(), m -> new int[1])[0] += run.published()[0];
@@ -462,48 +545,26 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     run.meters().bytes().inc(bytes);
   }
 
+  /**
+   * One line, one outcome: its events, a rejection with its code, or a counted skip with its
+   * reason (docs/FORMATS.md lists them). Nothing returns without one: a blank line is a skip
+   * ({@code blank}) unless its format reads it (a raw response's end of headers).
+   */
   private void handle(Run run, TailedLine tailed) {
     Feed feed = run.feed();
-    FileContext ctx = run.ctx();
-    List<Outgoing> out = run.out();
     TailedLine line = feed.namePrefix().isEmpty() ? tailed : new TailedLine(feed.namePrefix() + tailed.file(),
         tailed.offset(), tailed.end(), tailed.text(), tailed.truncated(), tailed.invalidUtf8(), tailed.binary(),
         tailed.fileModifiedAt(), feed.namePrefix() + tailed.idName());
-    SourceType type = ctx.type();
     String sourceLabel = run.sourceLabel();
-    if (line.text().isBlank()) {
-      return;
-    }
     if (line.truncated()) {
       IngestMetrics.LONG_LINES.labels(sourceLabel).inc();
     }
-    if (line.binary()) {
-      reject(out, line, sourceLabel, Rejection.BINARY, "not text: NUL bytes or mostly control characters");
-      return;
-    }
-    if (line.invalidUtf8()) {
+    if (line.invalidUtf8() && !line.binary()) {
       IngestMetrics.INVALID_UTF8.labels(sourceLabel).inc();
     }
-    if (type == null) {
-      reject(out, line, sourceLabel, Rejection.UNPARSEABLE,
-          "cannot tell this file's format from its name or first line: give its source a type");
-      return;
-    }
     Instant ingestedAt = clock.instant();
-    SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), ctx.agentId(), ctx.commandId(),
-        ingestHost, ingestedAt, line.idName());
-    Parsed parsed;
-    try {
-      parsed = run.parser().parse(src);
-    } catch (RuntimeException | StackOverflowError e) {
-      // a parser's bug, met by one line: that line is kept with why, and every other line goes on
-      if (PARSER_ERRORS_SAID.add(sourceLabel)) {
-        log.error("the {} parser failed on {}:{} (later failures of it are only counted, code parser-error)",
-            sourceLabel, Sanitize.text(line.file(), 300), line.offset(), e);
-      }
-      parsed = Parsed.rejected(Rejection.PARSER_ERROR, "the " + sourceLabel + " parser failed on this line: "
-          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + Sanitize.text(e.getMessage(), 200)));
-    }
+    Parsed parsed = outcome(run, line, ingestedAt);
+    List<Outgoing> out = run.out();
     if (parsed instanceof Parsed.Rejected r && line.truncated()) {
       reject(out, line, sourceLabel, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES
           + " bytes, and its start and end, kept, do not parse: " + r.reason());
@@ -517,6 +578,31 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         prepared += prepare(e, line, ingestedAt, sourceLabel, out) ? 1 : 0;
       }
       run.published()[0] += prepared;
+    }
+    outcomes.line(line, parsed);
+  }
+
+  private Parsed outcome(Run run, TailedLine line, Instant ingestedAt) {
+    FileContext ctx = run.ctx();
+    if (line.binary()) {
+      return Parsed.rejected(Rejection.BINARY, "not text: NUL bytes or mostly control characters");
+    }
+    if (ctx.type() == null || run.parser() == null) {
+      return line.text().isBlank() ? Parsed.skipped("blank") : Parsed.rejected(Rejection.UNPARSEABLE,
+          "cannot tell this file's format from its name or first line: give its source a type");
+    }
+    SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), ctx.agentId(), ctx.commandId(),
+        ingestHost, ingestedAt, line.idName());
+    try {
+      return line.text().isBlank() ? run.parser().blank(src) : run.parser().parse(src);
+    } catch (RuntimeException | StackOverflowError e) {
+      // a parser's bug, met by one line: that line is kept with why, and every other line goes on
+      if (PARSER_ERRORS_SAID.add(run.sourceLabel())) {
+        log.error("the {} parser failed on {}:{} (later failures of it are only counted, code parser-error)",
+            run.sourceLabel(), Sanitize.text(line.file(), 300), line.offset(), e);
+      }
+      return Parsed.rejected(Rejection.PARSER_ERROR, "the " + run.sourceLabel() + " parser failed on this line: "
+          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + Sanitize.text(e.getMessage(), 200)));
     }
   }
 

@@ -17,6 +17,8 @@ public enum Rejection {
   BAD_COMMAND_ID,
   /** The directory that names the agent is no agent id (docs/TRUST.md): a path, markup, too long ... */
   BAD_AGENT_ID,
+  /** A refusal whose target names no host (a URL path, {@code *}): never taken for one. */
+  BAD_TARGET,
   LINE_TOO_LONG,
   /** NUL bytes or mostly control characters: not a log line. */
   BINARY,

@@ -67,7 +67,7 @@ public final class RuleTestRunner {
     }
     Collected read = new Collected();
     TimeOrderedSink ordered = new TimeOrderedSink(read);
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, ordered, "rules-test", Duration.ZERO)
+    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, ordered, "rules-test", Duration.ZERO).wholeFiles()
         .untimedFromFiles().maxAhead(Duration.ofDays(365L * 1000));
     try {
       while (agent.pollOnce() > 0) {

@@ -12,6 +12,7 @@ import dev.knockwatch.ingest.Attribution;
 import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
+import dev.knockwatch.ingest.Rejection;
 import dev.knockwatch.ingest.SourceLine;
 import dev.knockwatch.ingest.srt.SrtLine;
 import java.net.URLDecoder;
@@ -43,28 +44,45 @@ import java.util.regex.Pattern;
  *       {@code Immediate connect fail for IP: Network is unreachable};</li>
  *   <li>the {@code deny ...} lines of srt's {@code <sandbox_violations>} annotation.</li>
  * </ul>
- * The commandId is the file name's; the one srt put in the proxy user ({@code srt.<base64>}) is
+ * The same in {@code curl --trace} form: its {@code == Info:} lines and the hex dumps of the
+ * headers sent and received, decoded ({@link TraceDump}).
+ *
+ * <p>Only the proxy's refusals count. Once a CONNECT tunnel is up ({@code 200 Connection
+ * established}), what follows is the origin's: its statuses (HTTP/1.1 or HTTP/2, 403 or 429) are
+ * skipped ({@code origin-response}), and its request lines ({@code > GET /path HTTP/2}) never
+ * replace the tunnel's target. A target that is no host (an origin-form path with no Host header)
+ * is rejected ({@code bad-target}); a proxy answer with no request line at all (a raw client)
+ * is still a refusal, with {@code targetUnknown}.
+ *
+ * <p>The commandId is the file name's; the one srt put in the proxy user ({@code srt.<base64>}) is
  * a claim, used only where the file name is no id ({@link Attribution}, docs/TRUST.md). One instance reads one file.
  */
 public final class CurlTranscriptParser implements LineParser {
 
+  // (?d): only '\n' ends a line. The agent writes these lines, and a U+0085 or U+2028 in a status
+  // phrase ended Java's '.' and '$' there: the answer read as no status at all.
   public static final List<String> DEFAULT_DENY_HEADERS = List.of("x-proxy-error", "x-deny-reason");
 
-  private static final Pattern PROXY_USER = Pattern.compile("Proxy auth using Basic with user 'srt\\.([^']*)'");
-  private static final Pattern PROXY_URL_USER = Pattern.compile("_proxy == '[a-z0-9]+://srt\\.([^:@']*)[:@]");
-  private static final Pattern REQUEST = Pattern.compile("^> ([A-Z]+) (\\S+) HTTP/\\d(?:\\.\\d)?$");
-  private static final Pattern TUNNEL = Pattern.compile("^\\* Establish HTTP proxy tunnel to (\\S+)$");
-  private static final Pattern STATUS = Pattern.compile("^(?:< )?HTTP/\\d(?:\\.\\d)? (\\d{3})(?: (.*))?$");
-  private static final Pattern HEADER = Pattern.compile("^(?:< )?([A-Za-z0-9-]+):\\s*(.*)$");
-  private static final Pattern END_OF_HEADERS = Pattern.compile("^(?:< ?)?$");
-  private static final Pattern CHUNK_SIZE = Pattern.compile("^[0-9a-fA-F]{1,8}$");
-  private static final Pattern SOCKS_CONNECT = Pattern.compile("^\\* SOCKS5? connect to (\\S+)");
-  private static final Pattern SOCKS_FAIL = Pattern.compile("^\\* Can't complete SOCKS5? connection to (.*?)\\. \\((\\d+)\\)$");
+  private static final Pattern PROXY_USER = Pattern.compile("(?d)Proxy auth using Basic with user 'srt\\.([^']*)'");
+  private static final Pattern PROXY_URL_USER = Pattern.compile("(?d)_proxy == '[a-z0-9]+://srt\\.([^:@']*)[:@]");
+  private static final Pattern REQUEST = Pattern.compile("(?d)^> ([A-Z]+) (\\S+) HTTP/\\d(?:\\.\\d)?$");
+  private static final Pattern TUNNEL = Pattern.compile("(?d)^\\* Establish HTTP proxy tunnel to (\\S+)$");
+  private static final Pattern STATUS = Pattern.compile("(?d)^(?:< )?HTTP/\\d(?:\\.\\d)? (\\d{3})(?: (.*))?$");
+  private static final Pattern HEADER = Pattern.compile("(?d)^(?:< )?([A-Za-z0-9-]+):\\s*(.*)$");
+  private static final Pattern END_OF_HEADERS = Pattern.compile("(?d)^(?:< ?)?$");
+  private static final Pattern CHUNK_SIZE = Pattern.compile("(?d)^[0-9a-fA-F]{1,8}$");
+  private static final Pattern SOCKS_CONNECT = Pattern.compile("(?d)^\\* SOCKS5? connect to (\\S+)");
+  private static final Pattern SOCKS_FAIL = Pattern.compile("(?d)^\\* Can't complete SOCKS5? connection to (.*?)\\. \\((\\d+)\\)$");
   private static final Pattern SOCAT = Pattern.compile(
-      "^(\\d{4}/\\d{2}/\\d{2} \\d{2}:\\d{2}:\\d{2}) socat\\[\\d+\\] E CONNECT (\\S+): (.*)$");
-  private static final Pattern NO_RESOLVE = Pattern.compile("^\\* Could not resolve host: (\\S+)$");
-  private static final Pattern TRYING = Pattern.compile("^\\*\\s+Trying (\\S+)\\.\\.\\.$");
-  private static final Pattern CONNECT_FAIL = Pattern.compile("^\\* Immediate connect fail for (\\S+): (.*)$");
+      "(?d)^(\\d{4}/\\d{2}/\\d{2} \\d{2}:\\d{2}:\\d{2}) socat\\[\\d+\\] E CONNECT (\\S+): (.*)$");
+  private static final Pattern NO_RESOLVE = Pattern.compile("(?d)^\\* Could not resolve host: (\\S+)$");
+  private static final Pattern TRYING = Pattern.compile("(?d)^\\*\\s+Trying (\\S+)\\.\\.\\.$");
+  private static final Pattern CONNECT_FAIL = Pattern.compile("(?d)^\\* Immediate connect fail for (\\S+): (.*)$");
+  /** What curl says of a refused CONNECT (with -v, or with -sS as its error): the refusal, when no answer was seen. */
+  private static final Pattern TUNNEL_FAILED = Pattern.compile("(?d)^(?:\\* |curl: \\(56\\) )CONNECT tunnel failed, response (\\d{3})$");
+  private static final Pattern CURL_NO_RESOLVE = Pattern.compile("(?d)^curl: \\(6\\) Could not resolve host: (\\S+)$");
+  private static final Pattern REQUEST_HOST = Pattern.compile("(?d)^> [Hh]ost:\\s*(\\S+)\\s*$");
+  private static final Pattern NEW_CONNECTION = Pattern.compile("(?d)^\\* (?:Connected to |Closing connection)");
   private static final DateTimeFormatter SOCAT_TIME = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss");
 
   private final List<String> denyHeaders;
@@ -72,6 +90,14 @@ public final class CurlTranscriptParser implements LineParser {
   private String proxyUserId;
   private String method;
   private String requestTarget;
+  /** The request's Host header: the host of an origin-form request ({@code GET / HTTP/1.1}). */
+  private String requestHost;
+  /** A CONNECT tunnel is up: what comes through it is the origin's, not the proxy's. */
+  private boolean tunnel;
+  /** What this attempt was refused already (its answer, its lookup): curl's closing words restate it. */
+  private boolean answerSeen;
+  private String unresolved;
+  private final TraceDump trace = new TraceDump();
   private String socksTarget;
   private String trying;
   private boolean inViolations;
@@ -87,6 +113,8 @@ public final class CurlTranscriptParser implements LineParser {
     boolean raw;
     /** The headers' end, when the body is awaited: the event is that line's. */
     SourceLine bodyAt;
+    /** The last line of it read: where the refusal stands if the file ends in its headers. */
+    SourceLine lastAt;
     boolean chunkSeen;
     String body;
   }
@@ -112,10 +140,47 @@ public final class CurlTranscriptParser implements LineParser {
     return this;
   }
 
+  /** A raw response's headers end at an empty line: this format reads it. */
+  @Override
+  public Parsed blank(SourceLine src) {
+    return parse(src);
+  }
+
   @Override
   public Parsed parse(SourceLine src) {
     String line = src.text().endsWith("\r") ? src.text().substring(0, src.text().length() - 1) : src.text();
+    TraceDump.Read read = trace.read(line);
+    if (read instanceof TraceDump.Info i) {
+      return logical("* " + i.text(), src);
+    }
+    if (read instanceof TraceDump.Pending) {
+      return Parsed.skipped("context");
+    }
+    if (read instanceof TraceDump.Done d) {
+      Parsed all = Parsed.skipped("context");
+      for (String l : d.lines()) {
+        all = merge(all, logical(d.sent() ? "> " + l : l.isEmpty() ? "<" : "< " + l, src));
+      }
+      return all;
+    }
+    return logical(line, src); // not a line of a trace dump (or one that broke off)
+  }
 
+  /** What one physical line made of two logical ones: their events together, else the one that says most. */
+  private static Parsed merge(Parsed a, Parsed b) {
+    if (a instanceof Parsed.Events x && b instanceof Parsed.Events y) {
+      return new Parsed.Events(java.util.stream.Stream.concat(x.events().stream(), y.events().stream()).toList());
+    }
+    if (a instanceof Parsed.Events) {
+      return a;
+    }
+    if (b instanceof Parsed.Events || b instanceof Parsed.Rejected) {
+      return b;
+    }
+    return a instanceof Parsed.Rejected ? a : b;
+  }
+
+  private Parsed logical(String line, SourceLine src) {
     if (inViolations || line.equals("<sandbox_violations>")) {
       return violationsBlock(line, src);
     }
@@ -128,23 +193,52 @@ public final class CurlTranscriptParser implements LineParser {
       return Parsed.skipped("context");
     }
     if ((m = REQUEST.matcher(line)).matches()) {
+      if (tunnel && !m.group(1).equals("CONNECT")) {
+        return Parsed.skipped("origin-exchange"); // a request to the origin, inside the tunnel
+      }
+      tunnel = false;
+      answerSeen = false;
       method = m.group(1);
       requestTarget = m.group(2);
+      requestHost = null;
       return Parsed.skipped("context");
     }
+    if ((m = REQUEST_HOST.matcher(line)).matches()) {
+      if (!tunnel) {
+        requestHost = m.group(1);
+      }
+      return Parsed.skipped(tunnel ? "origin-exchange" : "context");
+    }
     if ((m = TUNNEL.matcher(line)).matches()) {
+      tunnel = false;
+      answerSeen = false;
       method = "CONNECT";
       requestTarget = m.group(1);
+      requestHost = null;
+      return Parsed.skipped("context");
+    }
+    if (NEW_CONNECTION.matcher(line).find()) {
+      tunnel = false;
       return Parsed.skipped("context");
     }
     if ((m = STATUS.matcher(line)).matches()) {
+      if (tunnel) {
+        return Parsed.skipped("origin-response"); // the origin's answer, through the proxy's tunnel
+      }
+      answerSeen = true;
       int status = Integer.parseInt(m.group(1));
+      String phrase = m.group(2) == null ? "" : m.group(2).strip();
+      if (status / 100 == 2 && ("CONNECT".equals(method) || phrase.equalsIgnoreCase("Connection established"))) {
+        tunnel = true;
+        return Parsed.skipped("context");
+      }
       // 403 and 407 are refusals by themselves; srt also refuses with 400, 405, 421 and 503
       // (tlsTerminate, filterRequest, requireHostMatch, too-many-tunnels), marked by its deny header
       if (status >= 400) {
         response = new Response();
+        response.lastAt = src;
         response.status = status;
-        response.phrase = m.group(2) == null ? "" : m.group(2).strip();
+        response.phrase = phrase;
         response.raw = !line.startsWith("<");
         return Parsed.skipped("context");
       }
@@ -164,11 +258,28 @@ public final class CurlTranscriptParser implements LineParser {
       String reason = m.group(3);
       return event(src, b -> b.action("connect").method("CONNECT").reason(Sanitize.text(reason, 1024)), m.group(2), at);
     }
-    if ((m = NO_RESOLVE.matcher(line)).matches()) {
+    if ((m = TUNNEL_FAILED.matcher(line)).matches()) {
+      int status = Integer.parseInt(m.group(1));
+      if (answerSeen || (status != 403 && status != 407)) {
+        return Parsed.skipped(answerSeen ? "restated" : "not-a-refusal");
+      }
+      answerSeen = true; // curl -sS prints no answer: its error is the only word of the refusal
+      String target = "CONNECT".equals(method) ? requestTarget : null;
+      return event(src, b -> b.action("http-connect").method("CONNECT")
+          .reason(status == 407 ? "proxy authentication required" : "CONNECT tunnel failed, response " + status)
+          .targetUnknown(target == null ? Boolean.TRUE : null), target, null);
+    }
+    if ((m = CURL_NO_RESOLVE.matcher(line)).matches() && m.group(1).equals(unresolved)) {
+      unresolved = null;
+      return Parsed.skipped("restated"); // curl -v said it on its '*' line already
+    }
+    if ((m = NO_RESOLVE.matcher(line)).matches() || (m = CURL_NO_RESOLVE.matcher(line)).matches()) {
       String host = m.group(1);
+      unresolved = line.startsWith("* ") ? host : null; // curl's closing "curl: (6)" line restates it
       return event(src, b -> b.action("dns").reason("could not resolve host: a direct dial outside the proxy"), host, null);
     }
     if ((m = TRYING.matcher(line)).matches()) {
+      tunnel = false;
       trying = m.group(1);
       return Parsed.skipped("context");
     }
@@ -180,7 +291,23 @@ public final class CurlTranscriptParser implements LineParser {
     return Parsed.skipped("not-a-refusal");
   }
 
+  @Override
+  public boolean pending() {
+    return response != null;
+  }
+
+  @Override
+  public Parsed end() {
+    Response r = response;
+    response = null;
+    if (r == null || (r.bodyAt == null && r.status != 403 && r.status != 407 && r.denyValue == null)) {
+      return Parsed.skipped("context");
+    }
+    return refusal(r, r.bodyAt != null ? r.bodyAt : r.lastAt);
+  }
+
   private Parsed responseLine(String line, SourceLine src) {
+    response.lastAt = src;
     if (response.bodyAt != null) {
       if (!response.chunkSeen && CHUNK_SIZE.matcher(line).matches()) {
         response.chunkSeen = true; // Transfer-Encoding: chunked: the body's text is on the next line
@@ -195,11 +322,7 @@ public final class CurlTranscriptParser implements LineParser {
         r.body = line.strip();
         return refusal(r, at);
       }
-      Parsed refusal = refusal(r, at);
-      Parsed next = parse(src);
-      return next instanceof Parsed.Events more && refusal instanceof Parsed.Events first
-          ? new Parsed.Events(java.util.stream.Stream.concat(first.events().stream(), more.events().stream()).toList())
-          : refusal;
+      return merge(refusal(r, at), logical(line, src));
     }
     if (END_OF_HEADERS.matcher(line).matches()) {
       if (response.status != 403 && response.status != 407 && response.denyValue == null) {
@@ -234,18 +357,38 @@ public final class CurlTranscriptParser implements LineParser {
         : !r.phrase.isEmpty() && !GENERIC_PHRASES.contains(r.phrase.toLowerCase(Locale.ROOT)) ? r.phrase
         : r.body != null && !r.body.isEmpty() ? r.body : null;
     Instant at = date(r.date);
-    String target = requestTarget;
+    String target = requestTarget != null && isOriginForm(requestTarget) ? requestHost : requestTarget;
+    if (requestTarget != null && target == null) {
+      return Parsed.rejected(Rejection.BAD_TARGET, "the refused request names no host: its target "
+          + Sanitize.text(requestTarget, 200) + " is a path, and no Host header came before the refusal");
+    }
     AddressClass named = reason == null ? null : SrtLine.addressClassOf(reason);
     return event(src, b -> {
       b.action(connect ? "http-connect" : "http-request")
           .method(method)
           .url(!connect && target != null && target.contains("://") ? Redactor.safe(target, 1024) : null)
+          .targetUnknown(target == null ? Boolean.TRUE : null)
           .proxyError(r.denyValue == null ? null : Sanitize.text(r.denyValue, 200))
           .reason(reason == null ? null : Sanitize.text(reason, 1024));
-      if (named != null) {
-        b.addressClass(named);
-      }
     }, target, at, named);
+  }
+
+  /** A request target that is a path ({@code /x}) or {@code *}, not {@code host:port} or a URL. */
+  private static boolean isOriginForm(String target) {
+    return target.startsWith("/") || target.equals("*");
+  }
+
+  /** What a host can be: no path, query, user, wildcard, quote or space in it (a URL path is never taken for one). */
+  static boolean isHost(String host) {
+    if (host == null || host.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < host.length(); i++) {
+      if ("/?#\\*@\"'<>` \t".indexOf(host.charAt(i)) >= 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Status phrases that say nothing but the status. */
@@ -296,8 +439,16 @@ public final class CurlTranscriptParser implements LineParser {
   private Parsed event(SourceLine src, Fill fill, String target, Instant at, AddressClass named) {
     ViolationEvent.Builder b = src.newEvent().source(Source.PROXY_403).kind(Kind.NETWORK);
     fill.into(b);
-    HostClassifier.target(target).ifPresent(hp -> b.host(hp.host()).port(hp.port())
-        .addressClass(named != null ? named : HostClassifier.classify(hp.host()).orElse(null)));
+    if (target != null) {
+      Optional<HostClassifier.HostPort> hp = HostClassifier.target(target).filter(h -> isHost(h.host()));
+      if (hp.isEmpty()) {
+        return Parsed.rejected(Rejection.BAD_TARGET, "the refusal's target names no host: " + Sanitize.text(target, 200));
+      }
+      b.host(hp.get().host()).port(hp.get().port())
+          .addressClass(named != null ? named : HostClassifier.classify(hp.get().host()).orElse(null));
+    } else if (named != null) {
+      b.addressClass(named);
+    }
     return withCommandId(src, b, at);
   }
 

@@ -269,7 +269,7 @@ public final class SquidLogFormat {
     if (fields.isEmpty()) {
       throw new IllegalArgumentException("logformat \"" + format + "\" has no %codes");
     }
-    return new SquidLogFormat(format, Pattern.compile(re.toString()), new Shape(steps), List.copyOf(fields));
+    return new SquidLogFormat(format, Pattern.compile(re.toString(), Pattern.UNIX_LINES), new Shape(steps), List.copyOf(fields));
   }
 
   /** A field's character class: numbers must be numbers, so a line in another format does not fit by accident. */

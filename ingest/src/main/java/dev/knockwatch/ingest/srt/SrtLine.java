@@ -30,8 +30,8 @@ public record SrtLine(
     String reason,
     AddressClass addressClass) {
 
-  private static final Pattern FILESYSTEM = Pattern.compile("deny ([a-z_][a-z0-9_]*) (/.*)");
-  private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
+  private static final Pattern FILESYSTEM = Pattern.compile("(?d)deny ([a-z_][a-z0-9_]*) (/.*)");
+  private static final Pattern METHOD = Pattern.compile("(?d)[A-Za-z]+");
   private static final String RESOLVED = "resolved to ";
 
   /**

@@ -40,20 +40,20 @@ public final class StraceParser implements LineParser {
   static final int MAX_PENDING = 1024;
 
   private static final Pattern PREFIX = Pattern.compile(
-      "^(?:\\[pid\\s+(\\d+)\\]\\s+|(\\d+)\\s+)?(?:(\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?|\\d{9,}\\.\\d+)\\s+)?(.*)$");
+      "(?d)^(?:\\[pid\\s+(\\d+)\\]\\s+|(\\d+)\\s+)?(?:(\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?|\\d{9,}\\.\\d+)\\s+)?(.*)$");
   private static final Pattern CALL = Pattern.compile(
-      "^([a-z_][a-z0-9_]*)\\((.*)\\)\\s+=\\s+(-?\\d+|\\?|0x[0-9a-f]+)(?:<[^>]*>)?(?:\\s+([A-Z][A-Z0-9]+)(?:\\s+\\((.*)\\))?)?\\s*$");
-  private static final Pattern RESUMED = Pattern.compile("^<\\.\\.\\. ([a-z_][a-z0-9_]*) resumed>\\s?(.*)$");
+      "(?d)^([a-z_][a-z0-9_]*)\\((.*)\\)\\s+=\\s+(-?\\d+|\\?|0x[0-9a-f]+)(?:<[^>]*>)?(?:\\s+([A-Z][A-Z0-9]+)(?:\\s+\\((.*)\\))?)?\\s*$");
+  private static final Pattern RESUMED = Pattern.compile("(?d)^<\\.\\.\\. ([a-z_][a-z0-9_]*) resumed>\\s?(.*)$");
   private static final String UNFINISHED = "<unfinished ...>";
-  private static final Pattern CALL_NAME = Pattern.compile("^([a-z_][a-z0-9_]*)\\(");
-  private static final Pattern SIN = Pattern.compile("sin_port=htons\\((\\d+)\\), sin_addr=inet_addr\\(\"([^\"]*)\"\\)");
+  private static final Pattern CALL_NAME = Pattern.compile("(?d)^([a-z_][a-z0-9_]*)\\(");
+  private static final Pattern SIN = Pattern.compile("(?d)sin_port=htons\\((\\d+)\\), sin_addr=inet_addr\\(\"([^\"]*)\"\\)");
   private static final Pattern SIN6 = Pattern.compile(
-      "sin6_port=htons\\((\\d+)\\).*inet_pton\\(AF_INET6, \"([^\"]*)\"");
+      "(?d)sin6_port=htons\\((\\d+)\\).*inet_pton\\(AF_INET6, \"([^\"]*)\"");
   // A quoted string, escapes included, "unrolled" with possessive runs: the alternation (?:[^"\\]|\\.)*
   // recursed once per character and overflowed the stack on a 64 KiB argument.
   private static final String STRING = "\"[^\"\\\\]*+(?:\\\\.[^\"\\\\]*+)*+\"";
-  private static final Pattern SUN_PATH = Pattern.compile("sun_path=(@?" + STRING + ")");
-  private static final Pattern QUOTED = Pattern.compile("(" + STRING + ")");
+  private static final Pattern SUN_PATH = Pattern.compile("(?d)sun_path=(@?" + STRING + ")");
+  private static final Pattern QUOTED = Pattern.compile("(?d)(" + STRING + ")");
 
   private static final Set<String> NETWORK_CALLS = Set.of("connect", "sendto", "sendmsg", "sendmmsg", "bind", "socket");
   private static final Set<String> NETWORK_REFUSALS = Set.of("EPERM", "EACCES", "ENETUNREACH", "EHOSTUNREACH", "EAFNOSUPPORT");

@@ -48,6 +48,8 @@ public final class FileTailer {
   /** The modification time of the file being read. */
   private java.time.Instant modifiedAt;
   private final Duration partialFlushAfter;
+  /** The files are finished (parse, replay): a last line without its newline is read at once. */
+  private boolean wholeFiles;
   public static final Duration DEFAULT_PARTIAL_FLUSH = Duration.ofSeconds(10);
   private final Map<String, FileState> files = new LinkedHashMap<>();
   /**
@@ -112,6 +114,15 @@ public final class FileTailer {
     this.splitter = new LineSplitter(maxLineBytes);
     loadCheckpoints();
   }
+  /**
+   * Reads files that are finished (parse, replay, rules tests): a last line without its newline
+   * is a line at once, not after the writer has been idle for a while; else it would never be read.
+   */
+  public FileTailer wholeFiles() {
+    this.wholeFiles = true;
+    return this;
+  }
+
 
   /**
    * A file's share of a poll's first pass, as a part of {@code maxLines}: with a backlog in many
@@ -548,7 +559,7 @@ public final class FileTailer {
       state.sizeChangedAtNanos = now;
     }
     // idle: the file had this size at an earlier poll too, and for long enough
-    boolean idle = unchanged && now - state.sizeChangedAtNanos >= partialFlushAfter.toNanos();
+    boolean idle = wholeFiles || unchanged && now - state.sizeChangedAtNanos >= partialFlushAfter.toNanos();
     // Same size and same modification time as at the last poll: the bytes are the ones read
     // before, so the head is not read again (with one file per command, most files are idle,
     // and hashing each one's head on every poll cost more than reading the busy ones).

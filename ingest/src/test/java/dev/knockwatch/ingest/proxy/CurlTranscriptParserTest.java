@@ -36,7 +36,8 @@ class CurlTranscriptParserTest {
     List<Parsed.Rejected> rejected = new ArrayList<>();
     long offset = 0;
     for (String line : text.split("\n", -1)) {
-      Parsed p = Settled.of(parser.parse(new SourceLine("agent-1/x.stderr.log", offset, line, "agent-1", commandIdInFileName, "h", NOW)), NOW);
+      SourceLine src = new SourceLine("agent-1/x.stderr.log", offset, line, "agent-1", commandIdInFileName, "h", NOW);
+      Parsed p = Settled.of(line.isBlank() ? parser.blank(src) : parser.parse(src), NOW); // as IngestAgent hands them
       offset += line.getBytes(StandardCharsets.UTF_8).length + 1;
       if (p instanceof Parsed.Events ev) {
         events.addAll(ev.events());

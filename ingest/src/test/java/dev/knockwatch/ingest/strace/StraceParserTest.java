@@ -226,4 +226,12 @@ class StraceParserTest {
     assertThat(r.events()).isEmpty();
     assertThat(r.skipped()).containsExactly(Map.entry("not-a-refusal", 1));
   }
+
+  /** Java's '.' and '$' stop at U+0085 and U+2028 unless told otherwise: a path an agent names with one is still read. */
+  @Test
+  void aPathWithALineSeparatorOtherThanNewlineIsStillARefusal() {
+    Result r = parseLines(List.of("openat(AT_FDCWD, \"/w/.bashrc\u0085x\", O_WRONLY) = -1 EROFS (Read-only file system)",
+        "openat(AT_FDCWD, \"/w/a\u2028b\", O_WRONLY) = -1 EROFS (Read-only file system)"), CMD);
+    assertThat(r.events()).hasSize(2);
+  }
 }

@@ -1,0 +1,271 @@
+package dev.knockwatch.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.ingest.json.JsonAccessLogParser;
+import dev.knockwatch.ingest.tail.TailedLine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Issue 43: no line is dropped in silence, for any format. Every format's fixtures, thousands of
+ * mutations of them (hostile characters put in, taken out, swapped: NUL, lone surrogates, bidi
+ * overrides, CR, control bytes) and files of random bytes go through the ingest agent as it runs;
+ * every byte of every file must come back as a line with one outcome (events, a rejection with its
+ * code, or a skip whose reason docs/FORMATS.md lists), and every event and rejection must reach the
+ * sink. A proxy's answer with X-Proxy-Error is a refusal however it is laid out.
+ */
+class NoSilentDropTest {
+
+  static final String HOSTILE = "\u0000\ud800\udfff\u202e\u2066\r\t\u001b\u0085 :/<>\"'\\%{}[]()-.0123456789aZ\u00e9\ufffd";
+
+  /** The skip reasons docs/FORMATS.md lists, from its table. */
+  static Set<String> documentedSkips() throws IOException {
+    String doc = Files.readString(Path.of("../docs/FORMATS.md"));
+    int from = doc.indexOf("## What each line becomes");
+    assertThat(from).as("docs/FORMATS.md has its section on what each line becomes").isPositive();
+    Set<String> reasons = new TreeSet<>();
+    Matcher m = Pattern.compile("(?m)^\\| `([a-z-]+)` \\|").matcher(doc.substring(from));
+    while (m.find()) {
+      reasons.add(m.group(1));
+    }
+    return reasons;
+  }
+
+  record Outcome(TailedLine line, Parsed parsed) {}
+
+  /** Runs the agent over {@code files} (path under the logs dir → bytes); checks the accounting; returns the sink. */
+  static ListSink account(Path logs, Map<String, byte[]> files, Supplier<LineParser> jsonParser) throws Exception {
+    for (Map.Entry<String, byte[]> f : files.entrySet()) {
+      Files.createDirectories(logs.resolve(f.getKey()).getParent());
+      Files.write(logs.resolve(f.getKey()), f.getValue());
+    }
+    ListSink sink = new ListSink();
+    List<Outcome> outcomes = new ArrayList<>();
+    IngestAgent agent = jsonParser == null
+        ? IngestAgent.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO)
+        : IngestAgent.forType(logs, p -> true, SourceType.JSON, jsonParser, sink, "host-a");
+    agent.wholeFiles().observing((line, parsed) -> {
+      synchronized (outcomes) {
+        outcomes.add(new Outcome(line, parsed));
+      }
+    });
+    try (agent) {
+      while (agent.pollOnce() > 0) {
+        // to the end of every file
+      }
+    }
+    Set<String> documented = documentedSkips();
+    // a line has its outcome; its file's last line may have a second, when the file went quiet with
+    // a refusal half read (LineParser.end)
+    Map<String, TreeMap<Long, List<Outcome>>> byFile = new TreeMap<>();
+    for (Outcome o : outcomes) {
+      byFile.computeIfAbsent(o.line().file(), k -> new TreeMap<>()).computeIfAbsent(o.line().offset(), k -> new ArrayList<>()).add(o);
+    }
+    int events = 0;
+    int rejected = 0;
+    for (Map.Entry<String, byte[]> f : files.entrySet()) {
+      TreeMap<Long, List<Outcome>> lines = byFile.getOrDefault(f.getKey(), new TreeMap<>());
+      long at = 0;
+      for (Map.Entry<Long, List<Outcome>> l : lines.entrySet()) {
+        assertThat(l.getKey()).as("%s: the line after byte %d", f.getKey(), at).isEqualTo(at);
+        assertThat(l.getValue().size()).as("%s:%d outcomes", f.getKey(), at)
+            .isEqualTo(l.getKey().equals(lines.lastKey()) ? l.getValue().size() : 1).isBetween(1, 2);
+        at = l.getValue().get(0).line().end();
+      }
+      assertThat(at).as("%s: every byte read", f.getKey()).isEqualTo(f.getValue().length);
+      for (Outcome o : lines.values().stream().flatMap(List::stream).toList()) {
+        if (o.parsed() instanceof Parsed.Events e) {
+          assertThat(e.events()).as("%s:%d yields events, so at least one", f.getKey(), o.line().offset()).isNotEmpty();
+          events += e.events().size();
+        } else if (o.parsed() instanceof Parsed.Rejected r) {
+          assertThat(r.code()).isNotNull();
+          assertThat(r.reason()).isNotBlank();
+          rejected++;
+        } else {
+          String reason = ((Parsed.Skipped) o.parsed()).reason();
+          assertThat(documented).as("%s:%d skipped as '%s'", f.getKey(), o.line().offset(), reason).contains(reason);
+        }
+      }
+    }
+    // every event leaves as an event, or as a rejected line when its id does not pass
+    assertThat(sink.events.size() + sink.rejected.size()).isEqualTo(events + rejected);
+    return sink;
+  }
+
+  static List<String> resourceLines(String path) {
+    try (InputStream in = NoSilentDropTest.class.getResourceAsStream(path)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** srt's records as the bridge writes them, from the records its API returned. */
+  static List<String> srtRecords() throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String f : List.of("h-api-violations.json", "h2-api-violations-empty-allowlist.json",
+        "h3-api-violations-refuseOpaqueTunnels.json")) {
+      JsonNode root = Json.MAPPER.readTree(String.join("\n", resourceLines("/fixtures/srt-0.0.83/" + f)));
+      root.findParents("line").forEach(n -> out.add(n.toString()));
+    }
+    assertThat(out).hasSizeGreaterThan(5);
+    return out;
+  }
+
+  static Map<String, List<String>> corpora() throws IOException {
+    Map<String, List<String>> c = new TreeMap<>();
+    c.put(".violations.jsonl", srtRecords());
+    List<String> transcripts = new ArrayList<>();
+    for (String f : List.of("a-http-curl-v.txt", "a2-http-trace-hex.txt", "a3-http-raw-403.bin", "b-https-connect-curl-v.txt",
+        "b2-https-connect-trace-hex.txt", "b3-connect-raw-403.bin", "b4-connect-noauth-407.bin", "b5-connect-raw-403-opaque.bin",
+        "c-https-noproxy-direct.txt", "c2-ip-literal-noproxy-direct.txt", "e-https-bitly.txt", "n1-git-ssh-proxycommand-socat.txt",
+        "r1-resolved-loopback-http.txt", "r2-resolved-loopback-connect.txt", "r5-resolved-metadata-http.txt",
+        "s-socks5h-curl-v.txt")) {
+      transcripts.addAll(resourceLines("/fixtures/srt-0.0.83/transcripts/" + f));
+    }
+    c.put(".stderr.log", transcripts);
+    List<String> strace = new ArrayList<>();
+    for (String f : List.of("strace-g1-netns-curl-ip.txt", "strace-g4-in-srt-fs-denials.txt", "strace-g5-readme-recipe-network-full.txt")) {
+      strace.addAll(resourceLines("/fixtures/srt-0.0.83/strace/" + f));
+    }
+    c.put(".strace", strace);
+    List<String> squid = new ArrayList<>();
+    for (String f : List.of("access-squid.log", "access-combined.log", "access-knock.log", "authci-access-knock.log")) {
+      squid.addAll(resourceLines("/fixtures/squid-5.7/" + f));
+    }
+    c.put("access.log", squid);
+    c.put(".probe.jsonl", List.of(
+        "{\"probe\":\"plain-http\",\"expected\":\"403 blocked-by-allowlist\",\"observed\":\"403\",\"refused\":true,\"target\":\"example.com:80\"}",
+        "{\"probe\":\"https-connect\",\"refused\":false,\"observed\":\"200 OK\",\"timestamp\":\"2026-11-29T18:45:02.000Z\"}"));
+    return c;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {".violations.jsonl", ".stderr.log", ".strace", "access.log", ".probe.jsonl"})
+  void fixturesMutationsAndRandomBytesAreEachAccountedFor(String suffix, @TempDir Path logs) throws Exception {
+    List<String> corpus = corpora().get(suffix);
+    Random random = new Random(suffix.hashCode());
+    Map<String, byte[]> files = new TreeMap<>();
+    files.put(name(0, suffix), (String.join("\n", corpus) + "\n").getBytes(StandardCharsets.UTF_8));
+    for (int f = 1; f <= 40; f++) {
+      StringBuilder text = new StringBuilder();
+      for (String line : corpus) {
+        text.append(random.nextInt(4) == 0 ? Mangle.edits(line, HOSTILE, random) : line)
+            .append(random.nextInt(10) == 0 ? "\r\n" : "\n");
+      }
+      if (random.nextBoolean()) {
+        text.setLength(Math.max(0, text.length() - 1 - random.nextInt(20))); // cut off inside its last line
+      }
+      files.put(name(f, suffix), text.toString().getBytes(StandardCharsets.UTF_8));
+    }
+    for (int f = 41; f <= 50; f++) {
+      byte[] noise = new byte[random.nextInt(70_000)];
+      random.nextBytes(noise);
+      files.put(name(f, suffix), noise);
+    }
+    account(logs, files, null);
+  }
+
+  @Test
+  void jsonAccessLogsToo(@TempDir Path logs) throws Exception {
+    Random random = new Random(7);
+    List<String> corpus = List.of(
+        "{\"start_time\":\"2026-11-29T18:45:00.000Z\",\"authority\":\"evil.example:443\",\"response_code\":403,\"x_command_id\":\"xhfHytmXL-L6RsYw2CrSjA\"}",
+        "{\"start_time\":\"2026-11-29T18:45:01.000Z\",\"authority\":\"ok.example:443\",\"response_code\":200,\"x_command_id\":\"xhfHytmXL-L6RsYw2CrSjA\"}",
+        "not json at all", "[1,2,3]", "{}");
+    Map<String, byte[]> files = new TreeMap<>();
+    for (int f = 0; f < 20; f++) {
+      StringBuilder text = new StringBuilder();
+      for (int i = 0; i < 50; i++) {
+        String line = corpus.get(random.nextInt(corpus.size()));
+        text.append(random.nextInt(3) == 0 ? Mangle.edits(line, HOSTILE, random) : line).append('\n');
+      }
+      files.put("proxy-" + f + "/envoy.log", text.toString().getBytes(StandardCharsets.UTF_8));
+    }
+    account(logs, files, () -> new JsonAccessLogParser(Map.of("host", "authority", "status", "response_code",
+        "commandId", "x_command_id", "timestamp", "start_time"), Set.of(403, 407)));
+  }
+
+  /**
+   * A proxy's refusal however a client recorded it: with or without the request before it, CRLF or
+   * LF, its headers in any order, a chunked body or none, the file ending inside the body or right
+   * after the headers: one refusal each, never nothing.
+   */
+  @Test
+  void everyProxyAnswerWithItsDenyMarkIsARefusal(@TempDir Path logs) throws Exception {
+    Random random = new Random(43);
+    Map<String, byte[]> files = new TreeMap<>();
+    int answers = 300;
+    for (int f = 0; f < answers; f++) {
+      String nl = random.nextBoolean() ? "\r\n" : "\n";
+      StringBuilder t = new StringBuilder();
+      boolean request = random.nextBoolean();
+      if (request) {
+        t.append(random.nextBoolean() ? "> CONNECT evil.example:443 HTTP/1.1" + nl : "> GET http://evil.example/x HTTP/1.1" + nl)
+            .append("> Host: evil.example").append(nl).append(">").append(nl);
+      }
+      String p = request ? "< " : "";
+      int status = new int[] {403, 403, 407, 400, 421, 503}[random.nextInt(6)];
+      String phrase = random.nextBoolean() ? "Forbidden" : Mangle.edits("host is not on the allow list", HOSTILE.replace("\r", ""), random);
+      t.append(p).append("HTTP/1.1 ").append(status).append(' ').append(phrase).append(nl);
+      List<String> headers = new ArrayList<>(List.of("Content-Type: text/plain", "X-Proxy-Error: blocked-by-allowlist",
+          "Date: Sun, 29 Nov 2026 18:42:56 GMT", "Connection: close"));
+      java.util.Collections.shuffle(headers, random);
+      for (String h : headers) {
+        t.append(p).append(h).append(nl);
+      }
+      t.append(p.strip()).append(nl);
+      if (!request || random.nextBoolean()) {
+        int body = random.nextInt(3);
+        if (body == 1) {
+          t.append("Connection blocked by network allowlist");
+        } else if (body == 2) {
+          t.append("27").append(nl).append("Connection blocked by network allowlist").append(nl).append("0").append(nl).append(nl);
+        }
+      }
+      files.put("agent-" + (f % 7) + "/" + String.format("ProxyAnswer%011d", f) + (random.nextBoolean() ? ".stderr.log" : ".curl.log"),
+          t.toString().getBytes(StandardCharsets.UTF_8));
+    }
+    ListSink sink = account(logs, files, null);
+    Map<String, Integer> perFile = new TreeMap<>();
+    sink.events.forEach(e -> perFile.merge(e.origin().file(), 1, Integer::sum));
+    for (RejectedLine r : sink.rejected) {
+      perFile.merge(r.file(), 1, Integer::sum);
+    }
+    Set<String> missing = new TreeSet<>(files.keySet());
+    missing.removeAll(perFile.keySet());
+    assertThat(missing).as("answers that made nothing: %s", missing.stream().limit(3)
+        .map(m -> m + "=" + new String(files.get(m), StandardCharsets.UTF_8).replace("\r", "\\r").replace("\n", "\\n")).toList()).isEmpty();
+    assertThat(perFile).hasSize(answers).allSatisfy((file, n) -> assertThat(n).as(file).isEqualTo(1));
+    assertThat(sink.events).allSatisfy(e -> assertThat(e.proxyError()).isEqualTo("blocked-by-allowlist"));
+  }
+
+  private static String name(int f, String suffix) {
+    String agent = "agent-" + (f % 5);
+    return suffix.equals("access.log") ? "proxy-" + f + "/access.log" : agent + "/" + String.format("Command%015d", f) + suffix;
+  }
+
+}
