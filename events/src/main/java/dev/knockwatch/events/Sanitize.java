@@ -97,6 +97,7 @@ public final class Sanitize {
     ViolationEvent.Origin o = e.origin();
     ViolationEvent.ProbeResult p = e.probe();
     ViolationEvent.IdentityClaim c = e.identityConflict();
+    ViolationEvent.Unattributed u = e.unattributed();
     if (ok(e.commandId(), MAX_ID_CHARS) && ok(e.agentId(), MAX_ID_CHARS) && ok(e.role(), MAX_ID_CHARS)
         && ok(e.action(), MAX_WORD_CHARS) && ok(e.host(), MAX_HOST_CHARS) && ok(e.method(), MAX_WORD_CHARS)
         && ok(e.url(), MAX_URL_CHARS) && ok(e.path(), MAX_PATH_CHARS) && ok(e.reason(), MAX_TEXT_CHARS)
@@ -106,7 +107,8 @@ public final class Sanitize {
         && (o == null || ok(o.file(), MAX_PATH_CHARS) && ok(o.ingestHost(), MAX_HOST_CHARS))
         && (p == null || ok(p.name(), MAX_WORD_CHARS) && ok(p.expected(), MAX_TEXT_CHARS)
             && ok(p.observed(), MAX_TEXT_CHARS))
-        && (c == null || ok(c.agentId(), MAX_ID_CHARS) && ok(c.commandId(), MAX_ID_CHARS))) {
+        && (c == null || ok(c.agentId(), MAX_ID_CHARS) && ok(c.commandId(), MAX_ID_CHARS))
+        && (u == null || ok(u.code(), MAX_WORD_CHARS) && ok(u.directory(), MAX_PATH_CHARS))) {
       return e; // what every parser already makes: nothing to copy
     }
     return e.toBuilder()
@@ -132,6 +134,8 @@ public final class Sanitize {
             text(p.expected(), MAX_TEXT_CHARS), text(p.observed(), MAX_TEXT_CHARS), p.refused()))
         .identityConflict(c == null ? null : new ViolationEvent.IdentityClaim(text(c.agentId(), MAX_ID_CHARS),
             text(c.commandId(), MAX_ID_CHARS)))
+        .unattributed(u == null ? null : new ViolationEvent.Unattributed(text(u.code(), MAX_WORD_CHARS),
+            text(u.directory(), MAX_PATH_CHARS)))
         .build();
   }
 

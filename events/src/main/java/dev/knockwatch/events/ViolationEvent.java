@@ -41,7 +41,8 @@ public record ViolationEvent(
     String commandText,
     Origin origin,
     ProbeResult probe,
-    IdentityClaim identityConflict) {
+    IdentityClaim identityConflict,
+    Unattributed unattributed) {
 
   public static final int SCHEMA = 1;
 
@@ -74,6 +75,22 @@ public record ViolationEvent(
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record IdentityClaim(String agentId, String commandId) {}
+
+  /**
+   * A refusal ingest read but could not attribute (docs/TRUST.md): its directory is no agent id,
+   * or its command id is missing or bad. The line itself went to {@code knockwatch.violations.rejected};
+   * this event, keyed by {@link #unattributedCommandId} of its directory, tells detection it
+   * happened, so that the {@code ingest-rejects} rule pages once per directory and episode. No other
+   * rule reads it. {@code code} is the rejection's, {@code directory} the layout's (agent-written
+   * text when the harness was careless: bounded and made safe).
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Unattributed(String code, String directory) {}
+
+  /** The command id the notices of one log directory's rejected refusals share: one alert per directory. */
+  public static String unattributedCommandId(String directory) {
+    return "ingest-rejects." + Hashes.sha256Hex(directory == null ? "" : directory, 8);
+  }
 
   public static Builder builder() {
     return new Builder();
@@ -110,6 +127,7 @@ public record ViolationEvent(
     b.origin = origin;
     b.probe = probe;
     b.identityConflict = identityConflict;
+    b.unattributed = unattributed;
     return b;
   }
 
@@ -144,6 +162,7 @@ public record ViolationEvent(
     private Origin origin;
     private ProbeResult probe;
     private IdentityClaim identityConflict;
+    private Unattributed unattributed;
 
     public Builder eventId(String v) { eventId = v; return this; }
     public Builder commandId(String v) { commandId = v; return this; }
@@ -175,11 +194,12 @@ public record ViolationEvent(
     public Builder origin(Origin v) { origin = v; return this; }
     public Builder probe(ProbeResult v) { probe = v; return this; }
     public Builder identityConflict(IdentityClaim v) { identityConflict = v; return this; }
+    public Builder unattributed(Unattributed v) { unattributed = v; return this; }
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
           host, port, method, url, targetUnknown, path, newPath, rawPath, rawNewPath, addressClass, reason, proxyError, errno, syscall, pid,
-          observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict);
+          observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict, unattributed);
     }
   }
 }

@@ -43,6 +43,7 @@ class EventWriterTest {
             maybe(r, hostile), r.nextBoolean()))
         .identityConflict(r.nextInt(3) != 0 ? null : new ViolationEvent.IdentityClaim(maybe(r, hostile),
             maybe(r, "../../x")))
+        .unattributed(r.nextInt(3) != 0 ? null : new ViolationEvent.Unattributed(maybe(r, "bad-agent-id"), maybe(r, hostile)))
         .build();
   }
 

@@ -5,6 +5,7 @@ import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink.PublishException;
 import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
@@ -570,6 +571,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
           + " bytes, and its start and end, kept, do not parse: " + r.reason());
     } else if (parsed instanceof Parsed.Rejected r) {
       reject(out, line, sourceLabel, r.code(), r.reason());
+      unattributed(out, line, ingestedAt, sourceLabel, r.code(), run.ctx().type() == null ? null : run.ctx().type().source());
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
@@ -616,7 +618,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         fromFile ? ViolationEvent.TIME_FROM_FILE : ViolationEvent.TIME_FROM_INGEST, sourceLabel);
     Optional<String> idProblem = CommandId.problem(e.commandId());
     if (idProblem.isPresent()) {
-      reject(out, line, sourceLabel, Rejection.forCommandId(e.commandId()), idProblem.get());
+      Rejection code = Rejection.forCommandId(e.commandId());
+      reject(out, line, sourceLabel, code, idProblem.get());
+      unattributed(out, line, ingestedAt, sourceLabel, code, e.source());
       return false;
     }
     if (e.identityConflict() != null) {
@@ -629,6 +633,43 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       reject(out, line, sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
           + Sanitize.text(String.valueOf(x.getMessage()), 200));
       return false;
+    }
+  }
+
+  /** A line's events take the indexes from 0; its notice takes the last, so it never shares an id with them. */
+  private static final int MAX_EVENT_INDEX = 0xffff;
+
+  /** The rejections that refuse a refusal for whose it is (docs/TRUST.md): a parser had read the refusal itself. */
+  private static final java.util.Set<Rejection> IDENTITY = java.util.EnumSet.of(Rejection.BAD_AGENT_ID,
+      Rejection.MISSING_COMMAND_ID, Rejection.SHORT_COMMAND_ID, Rejection.BAD_COMMAND_ID);
+
+  /**
+   * A refusal rejected for its identity must still be seen (rule {@code ingest-rejects}): beside its
+   * rejected line, a notice keyed by its directory ({@link ViolationEvent#unattributedCommandId}),
+   * which only that rule reads.
+   */
+  private void unattributed(List<Outgoing> out, TailedLine line, Instant ingestedAt, String sourceLabel, Rejection code,
+      Source source) {
+    if (!IDENTITY.contains(code)) {
+      return;
+    }
+    int slash = line.file().indexOf('/');
+    String directory = slash < 0 ? "" : line.file().substring(0, slash);
+    ViolationEvent notice = ViolationEvent.builder()
+        .eventId(EventIds.of(line.idName(), line.offset(), MAX_EVENT_INDEX))
+        .commandId(ViolationEvent.unattributedCommandId(directory))
+        .source(source)
+        .reason("a refusal was rejected (" + code.code() + "): it cannot be told whose it is")
+        .observedAt(ingestedAt).ingestedAt(ingestedAt).timeSource(ViolationEvent.TIME_FROM_INGEST)
+        .origin(new ViolationEvent.Origin(line.file(), line.offset(), ingestHost))
+        .unattributed(new ViolationEvent.Unattributed(code.code(), directory))
+        .build();
+    try {
+      out.add(sink.prepare(Sanitize.event(notice)));
+      IngestMetrics.UNATTRIBUTED.labels(sourceLabel).inc();
+    } catch (RuntimeException x) {
+      log.warn("the notice of a rejected refusal in {} could not be written: {}", Sanitize.text(directory, 200),
+          Sanitize.text(String.valueOf(x.getMessage()), 200));
     }
   }
 

@@ -38,6 +38,10 @@ final class IngestMetrics {
       .name("knockwatch_ingest_identity_conflicts_total")
       .help("Refusals whose line claimed another agentId or commandId than its log layout (docs/TRUST.md): the layout's is kept.")
       .labelNames("source", "field").register();
+  static final Counter UNATTRIBUTED = Counter.build()
+      .name("knockwatch_ingest_unattributed_refusals_total")
+      .help("Refusals rejected for their identity (a directory that is no agent id, a bad command id): a notice goes to detection (rule ingest-rejects).")
+      .labelNames("source").register();
   static final Counter SKIPPED = Counter.build()
       .name("knockwatch_ingest_skipped_total").help("Lines that are no refusal (allowed requests, successful calls, noise).")
       .labelNames("source", "reason").register();

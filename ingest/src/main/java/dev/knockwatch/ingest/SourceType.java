@@ -43,6 +43,10 @@ public enum SourceType {
   }
 
   /** {@code srt-violation}, {@code strace}, ... */
+  public Source source() {
+    return source;
+  }
+
   public String wireName() {
     return source.wireName();
   }

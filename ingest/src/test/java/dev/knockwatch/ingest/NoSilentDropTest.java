@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.json.JsonAccessLogParser;
 import dev.knockwatch.ingest.tail.TailedLine;
 import java.io.IOException;
@@ -111,7 +112,15 @@ class NoSilentDropTest {
       }
     }
     // every event leaves as an event, or as a rejected line when its id does not pass
-    assertThat(sink.events.size() + sink.rejected.size()).isEqualTo(events + rejected);
+    // (and a refusal rejected for whose it is leaves a notice beside its rejected line: rule ingest-rejects)
+    List<ViolationEvent> notices = sink.events.stream().filter(e -> e.unattributed() != null).toList();
+    assertThat(sink.events.size() - notices.size() + sink.rejected.size()).isEqualTo(events + rejected);
+    Set<String> rejectedLines = new java.util.HashSet<>();
+    sink.rejected.forEach(r -> rejectedLines.add(r.file() + ":" + r.offset() + ":" + r.code()));
+    for (ViolationEvent n : notices) {
+      assertThat(rejectedLines).as("a notice stands beside its rejected line")
+          .contains(n.origin().file() + ":" + n.origin().offset() + ":" + n.unattributed().code());
+    }
     return sink;
   }
 
@@ -261,6 +270,34 @@ class NoSilentDropTest {
         .map(m -> m + "=" + new String(files.get(m), StandardCharsets.UTF_8).replace("\r", "\\r").replace("\n", "\\n")).toList()).isEmpty();
     assertThat(perFile).hasSize(answers).allSatisfy((file, n) -> assertThat(n).as(file).isEqualTo(1));
     assertThat(sink.events).allSatisfy(e -> assertThat(e.proxyError()).isEqualTo("blocked-by-allowlist"));
+  }
+
+  /**
+   * Issue 43: a refusal rejected for its identity is still seen. Its line goes to the rejected
+   * topic with its code, and a notice keyed by its directory goes to detection (ingest-rejects),
+   * the same key for every such refusal of the directory; a line that is no refusal leaves none.
+   */
+  @Test
+  void aRefusalRejectedForWhoseItIsLeavesANoticeKeyedByItsDirectory(@TempDir Path logs) throws Exception {
+    String deny = "{\"line\":\"deny network-outbound pastebin.com:443 (host is not on the allow list)\"}\n";
+    Map<String, byte[]> files = new TreeMap<>();
+    files.put("ci-runner-1\u2024x/LookAlike00000000000001.violations.jsonl", (deny + deny).getBytes(StandardCharsets.UTF_8));
+    files.put("ci-runner-1\u2024x/LookAlike00000000000002.violations.jsonl", deny.getBytes(StandardCharsets.UTF_8));
+    files.put("ci-runner-1/short.violations.jsonl", "{\"line\":\"deny openat /w/.bashrc\",\"commandId\":\"tooShort\"}\nnot json\n"
+        .getBytes(StandardCharsets.UTF_8));
+    ListSink sink = account(logs, files, null);
+    assertThat(sink.rejected).extracting(RejectedLine::code)
+        .containsExactlyInAnyOrder("bad-agent-id", "bad-agent-id", "bad-agent-id", "short-command-id", "unparseable");
+    assertThat(sink.events).hasSize(4).allSatisfy(e -> {
+      assertThat(e.unattributed()).isNotNull();
+      assertThat(e.agentId()).isNull();
+      assertThat(e.commandId()).startsWith("ingest-rejects.").hasSizeGreaterThanOrEqualTo(22);
+    });
+    assertThat(sink.events).filteredOn(e -> e.unattributed().code().equals("bad-agent-id"))
+        .extracting(ViolationEvent::commandId).containsOnly(ViolationEvent.unattributedCommandId("ci-runner-1\u2024x"));
+    assertThat(sink.events).filteredOn(e -> e.unattributed().code().equals("short-command-id"))
+        .extracting(e -> e.unattributed().directory()).containsExactly("ci-runner-1");
+    assertThat(sink.events).extracting(ViolationEvent::eventId).doesNotHaveDuplicates();
   }
 
   private static String name(int f, String suffix) {

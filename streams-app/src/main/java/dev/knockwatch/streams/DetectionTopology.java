@@ -103,9 +103,11 @@ public final class DetectionTopology {
     List<String> detectors = new ArrayList<>();
     List<String> probeDetectors = new ArrayList<>();
     List<String> identityDetectors = new ArrayList<>();
+    List<String> rejectsDetectors = new ArrayList<>();
     for (Rule rule : policy.rules()) {
       (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors
-          : rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? identityDetectors : detectors).add("detect-" + rule.id());
+          : rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? identityDetectors
+          : rule.detector() == Rule.Detector.INGEST_REJECTS ? rejectsDetectors : detectors).add("detect-" + rule.id());
     }
     // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once
     Duration idRetention = ExactDuplicateProcessor.idRetention(policy);
@@ -125,6 +127,11 @@ public final class DetectionTopology {
       @Override
       public void process(Record<String, ViolationEvent> r) {
         ViolationEvent e = r.value();
+        if (e != null && e.unattributed() != null) {
+          // ingest's notice of a refusal it could not attribute: only ingest-rejects reads it
+          rejectsDetectors.forEach(d -> context().forward(r, d));
+          return;
+        }
         if (e != null && e.identityConflict() != null) {
           // a line that claimed another identity, refusal or probe result, before any dedup can hide it
           identityDetectors.forEach(d -> context().forward(r, d));
@@ -175,7 +182,7 @@ public final class DetectionTopology {
         }
         case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
             t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "cross-source-dedup");
-        case WALL_BREACH, IDENTITY_CONFLICT ->
+        case WALL_BREACH, IDENTITY_CONFLICT, INGEST_REJECTS ->
             t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "count-refusals");
       }
     }
@@ -191,6 +198,7 @@ public final class DetectionTopology {
     List<String> parents = new ArrayList<>(detectors);
     parents.addAll(probeDetectors);
     parents.addAll(identityDetectors);
+    parents.addAll(rejectsDetectors);
     parents.add("source-notes");
     t.addProcessor("alert-lifecycle", () -> new AlertLifecycleProcessor(clock,
         AlertLifecycleProcessor.DEFAULT_THROTTLE, policy), parents.toArray(String[]::new));

@@ -62,6 +62,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
       case FS_GUARD -> guarded(e);
       case WALL_BREACH -> breach(e);
       case IDENTITY_CONFLICT -> conflict(e);
+      case INGEST_REJECTS -> rejected(e);
       default -> throw new IllegalStateException(rule.detector() + " is not judged event by event");
     };
     if (summary == null) {
@@ -69,6 +70,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     }
     // what was refused (an identity conflict names none: its claims are in the summary)
     String subject = rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? null
+        : rule.detector() == Rule.Detector.INGEST_REJECTS ? e.unattributed().code()
         : e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? fsSubject(e) : e.host() == null ? null : target(e);
     Instant at = Instant.ofEpochMilli(record.timestamp());
     context.forward(new Record<>(record.key(), new Hit(rule,
@@ -145,6 +147,17 @@ public final class EventDetectorProcessor implements Processor<String, Violation
     return (e.source() == null ? "a line" : "a " + e.source().wireName() + " line")
         + (e.agentId() == null ? "" : " of agent " + e.agentId()) + " claims " + claimed
         + "; counted as its log layout says (docs/TRUST.md)";
+  }
+
+  /** Ingest's notice: a refusal it read but could not attribute (docs/TRUST.md), counted per log directory. */
+  private static String rejected(ViolationEvent e) {
+    ViolationEvent.Unattributed u = e.unattributed();
+    if (u == null) {
+      return null;
+    }
+    return "ingest rejected a refusal in " + (u.directory().isEmpty() ? "the logs' root" : "directory \"" + u.directory() + "\"")
+        + " (" + u.code() + "): it cannot be told whose it is, and no other rule sees it"
+        + (e.origin() == null ? "" : "; first " + e.origin().file() + ":" + e.origin().offset());
   }
 
   static String target(ViolationEvent e) {

@@ -67,7 +67,8 @@ public final class PolicyLoader {
       Detector.FS_GUARD, Set.of("paths"),
       Detector.OFF_ROLE, Set.of(),
       Detector.WALL_BREACH, Set.of(),
-      Detector.IDENTITY_CONFLICT, Set.of());
+      Detector.IDENTITY_CONFLICT, Set.of(),
+      Detector.INGEST_REJECTS, Set.of());
   private static final Set<String> MATCH_KEYS = Set.of("source", "kind", "role", "agent", "host");
 
   private final Path dir;

@@ -59,7 +59,7 @@ public record Rule(
 
   /** The detectors, by their name in {@code rules.yaml}. */
   public enum Detector {
-    COUNT, VALUE_COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH, IDENTITY_CONFLICT;
+    COUNT, VALUE_COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH, IDENTITY_CONFLICT, INGEST_REJECTS;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');

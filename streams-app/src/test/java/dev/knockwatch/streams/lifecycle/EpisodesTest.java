@@ -85,6 +85,8 @@ class EpisodesTest {
             (t, at) -> t.send(at, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/home/agent/.bashrc"))),
         new Kind_("identity-conflict", "detector: identity-conflict", (t, at) -> t.send(at,
             b -> b.host("evil.example").port(443).identityConflict(new ViolationEvent.IdentityClaim("knockwatch-guard", null)))),
+        new Kind_("ingest-rejects", "detector: ingest-rejects", (t, at) -> t.send(at, b -> b.agentId(null).kind(null)
+            .action(null).unattributed(new ViolationEvent.Unattributed("bad-agent-id", "ci-runner-1\u2024x")))),
         new Kind_("wall-breach", "detector: wall-breach", (t, at) -> t.send(at, b -> b.source(Source.PROBE_RESULT)
             .probe(new ViolationEvent.ProbeResult("plain-http", "403 blocked-by-allowlist", "200 OK", false)))))
         .map(Arguments::of);
