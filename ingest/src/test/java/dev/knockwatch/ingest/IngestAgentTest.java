@@ -40,7 +40,11 @@ class IngestAgentTest {
     Files.writeString(logs.resolve("a/c.violations.jsonl"), "{\"line\":\"deny openat /x\",\"commandId\":\"abcdefghij\","
         + "\"command\":\"curl -u me:hunter2 x\"}\n");
     agent().pollOnce();
-    assertThat(sink.events).isEmpty();
+    // no refusal is published, only the notice that one was rejected for whose it is (rule ingest-rejects)
+    assertThat(sink.events).singleElement().satisfies(e -> {
+      assertThat(e.unattributed()).isEqualTo(new dev.knockwatch.events.ViolationEvent.Unattributed("short-command-id", "a"));
+      assertThat(e.commandText()).isNull();
+    });
     RejectedLine r = sink.rejected.get(0);
     assertThat(r.key()).isEqualTo("a/c.violations.jsonl:0");
     assertThat(r.code()).isEqualTo("short-command-id");

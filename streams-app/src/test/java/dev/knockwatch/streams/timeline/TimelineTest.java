@@ -195,6 +195,27 @@ class TimelineTest {
     assertThat(index()).containsOnlyKeys(TimelineIndex.BUILT);
   }
 
+  /**
+   * Issue 43: a refusal ingest rejected for whose it is is listed in the console: its notice is the
+   * timeline of its directory's key, with the ingest-rejects alert beside it, in the lists' index.
+   */
+  @Test
+  void anUnattributedRefusalsNoticeIsListedWithItsAlert() {
+    String key = ViolationEvent.unattributedCommandId("ci-runner-1\u2024x");
+    violations.pipeInput(key, ViolationEvent.builder().eventId("n0").commandId(key)
+        .source(dev.knockwatch.events.Source.SRT_VIOLATION).reason("a refusal was rejected (bad-agent-id): it cannot be told whose it is")
+        .unattributed(new ViolationEvent.Unattributed("bad-agent-id", "ci-runner-1\u2024x")).observedAt(T0).build(), T0);
+    Alert firing = new Alert("fp-rejects", "ingest-rejects", Alert.Severity.PAGE, Alert.Status.FIRING, key, null, "default",
+        null, null, 1, null, null, T0, T0, "ingest rejected a refusal in directory \"ci-runner-1\u2024x\"", List.of("n0"),
+        null, null, null, null, null, null);
+    alerts.pipeInput("fp-rejects", firing, T0);
+    CommandSummary s = commands().get(key);
+    assertThat(s.events()).isEqualTo(1);
+    assertThat(s.alerts()).containsOnlyKeys("fp-rejects");
+    assertThat(index().keySet()).anyMatch(k -> k.contains(key));
+    assertThat(difference(index(), expectedIndex())).isEmpty();
+  }
+
   private java.util.Map<String, String> index() {
     java.util.Map<String, String> out = new java.util.TreeMap<>();
     KeyValueStore<String, String> index = driver.getKeyValueStore(TimelineIndex.STORE);
