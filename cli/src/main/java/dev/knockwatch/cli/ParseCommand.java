@@ -110,7 +110,10 @@ final class ParseCommand implements Callable<Integer> {
       implements EventSink {
     @Override
     public void publish(ViolationEvent event) {
-      out.println(writer.apply(event));
+      // a rejected refusal's notice (for detection's ingest-rejects) is no event of the file: its line is on stderr
+      if (event.unattributed() == null) {
+        out.println(writer.apply(event));
+      }
     }
 
     @Override

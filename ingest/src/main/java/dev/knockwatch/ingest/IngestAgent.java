@@ -415,7 +415,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   }
 
   /** A file whose parser holds a half-read refusal: its last line, its source, and when it was read. */
-  private record Quiet(TailedLine line, String sourceLabel, long readAtNanos) {}
+  private record Quiet(TailedLine line, String sourceLabel, Source source, long readAtNanos) {}
 
   /** Files whose parser held a half-read refusal after their last line, by parser key (reader thread only). */
   private final Map<String, Quiet> pendingParsers = new HashMap<>();
@@ -444,19 +444,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         continue;
       }
       it.remove();
-      Parsed parsed = parser.end();
-      Instant ingestedAt = clock.instant();
-      if (parsed instanceof Parsed.Rejected r) {
-        reject(out, q.line(), q.sourceLabel(), r.code(), r.reason());
-      } else if (parsed instanceof Parsed.Events ev) {
-        int prepared = 0;
-        for (ViolationEvent event : ev.events()) {
-          prepared += prepare(event, q.line(), ingestedAt, q.sourceLabel(), out) ? 1 : 0;
-        }
-        published.computeIfAbsent(meters.computeIfAbsent(q.sourceLabel(), IngestMetrics.PerSource::of).published(),
-            m -> new int[1])[0] += prepared;
-      }
-      outcomes.line(q.line(), parsed);
+      int prepared = send(parser.end(), q.line(), clock.instant(), q.sourceLabel(), q.source(), out);
+      published.computeIfAbsent(meters.computeIfAbsent(q.sourceLabel(), IngestMetrics.PerSource::of).published(),
+          m -> new int[1])[0] += prepared;
       ended++;
     }
     return ended;
@@ -517,7 +507,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       if (run.parser() != null && run.parser().pending()) {
         List<TailedLine> read = run.lines();
         pendingParsers.put(feed.namePrefix() + read.get(0).file(),
-            new Quiet(read.get(read.size() - 1), run.sourceLabel(), System.nanoTime()));
+            new Quiet(read.get(read.size() - 1), run.sourceLabel(),
+                run.ctx().type() == null ? null : run.ctx().type().source(), System.nanoTime()));
       }
     }
     for (Run run : runs) {
@@ -565,23 +556,29 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
     Instant ingestedAt = clock.instant();
     Parsed parsed = outcome(run, line, ingestedAt);
-    List<Outgoing> out = run.out();
     if (parsed instanceof Parsed.Rejected r && line.truncated()) {
-      reject(out, line, sourceLabel, Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES
+      parsed = Parsed.rejected(Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES
           + " bytes, and its start and end, kept, do not parse: " + r.reason());
-    } else if (parsed instanceof Parsed.Rejected r) {
+    }
+    run.published()[0] += send(parsed, line, ingestedAt, sourceLabel,
+        run.ctx().type() == null ? null : run.ctx().type().source(), run.out());
+  }
+
+  /** What a line's outcome sends: its events, or its rejected line (with a notice when it was a refusal); returns the events sent. */
+  private int send(Parsed parsed, TailedLine line, Instant ingestedAt, String sourceLabel, Source source, List<Outgoing> out) {
+    int prepared = 0;
+    if (parsed instanceof Parsed.Rejected r) {
       reject(out, line, sourceLabel, r.code(), r.reason());
-      unattributed(out, line, ingestedAt, sourceLabel, r.code(), run.ctx().type() == null ? null : run.ctx().type().source());
+      unattributed(out, line, ingestedAt, sourceLabel, r.code(), source);
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
-      int prepared = 0;
       for (ViolationEvent e : ev.events()) {
         prepared += prepare(e, line, ingestedAt, sourceLabel, out) ? 1 : 0;
       }
-      run.published()[0] += prepared;
     }
     outcomes.line(line, parsed);
+    return prepared;
   }
 
   private Parsed outcome(Run run, TailedLine line, Instant ingestedAt) {

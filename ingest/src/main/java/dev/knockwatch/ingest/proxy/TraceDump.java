@@ -42,7 +42,14 @@ final class TraceDump {
   private int got;
   private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
+  private static final Read NOT_TRACE = new NotTrace();
+  private static final Read PENDING = new Pending();
+
   Read read(String line) {
+    // most lines of most transcripts are curl -v's: two character comparisons tell them apart
+    if (!inBlock && (line.length() < 3 || (line.charAt(0) != '=' && line.charAt(0) != '<') || line.charAt(2) != ' ')) {
+      return NOT_TRACE;
+    }
     if (line.startsWith("== Info: ")) {
       inBlock = false;
       return new Info(line.substring("== Info: ".length()));
@@ -56,11 +63,11 @@ final class TraceDump {
       expected = n;
       got = 0;
       bytes.reset();
-      return new Pending();
+      return PENDING;
     }
     if (!inBlock || !ROW.matcher(line).find()) {
       inBlock = false;
-      return new NotTrace();
+      return NOT_TRACE;
     }
     int at = line.indexOf(": ") + 2;
     int want = Math.min(16, expected - got);
@@ -69,7 +76,7 @@ final class TraceDump {
       int lo = at + 1 < line.length() ? Character.digit(line.charAt(at + 1), 16) : -1;
       if (hi < 0 || lo < 0) {
         inBlock = false; // a row that is no hex dump: the block is read past
-        return new Pending();
+        return PENDING;
       }
       if (headers) {
         bytes.write(hi << 4 | lo);
@@ -77,11 +84,11 @@ final class TraceDump {
       got++;
     }
     if (got < expected) {
-      return new Pending();
+      return PENDING;
     }
     if (!headers) {
       inBlock = false;
-      return new Pending();
+      return PENDING;
     }
     inBlock = false;
     String text = bytes.toString(StandardCharsets.UTF_8);
