@@ -59,6 +59,36 @@ public final class TimeOrderedSink implements EventSink {
     // the next sink is closed by its owner
   }
 
+  /**
+   * A rejected refusal's notice (its own time unknown) takes the time of the last timed event
+   * before it in its file, else the file's first, else the input's earliest: whatever the files'
+   * modification times, replay says the same.
+   */
+  private static ViolationEvent notice(ViolationEvent n, List<ViolationEvent> events) {
+    ViolationEvent before = null;
+    ViolationEvent firstInFile = null;
+    ViolationEvent earliest = null;
+    for (ViolationEvent t : events) {
+      if (t.timeSource() != null) {
+        continue;
+      }
+      if (earliest == null || t.observedAt().isBefore(earliest.observedAt())) {
+        earliest = t;
+      }
+      if (t.origin().file().equals(n.origin().file())) {
+        if (firstInFile == null || t.origin().offset() < firstInFile.origin().offset()) {
+          firstInFile = t;
+        }
+        if (t.origin().offset() < n.origin().offset() && (before == null || t.origin().offset() > before.origin().offset())) {
+          before = t;
+        }
+      }
+    }
+    ViolationEvent nearest = before != null ? before : firstInFile != null ? firstInFile : earliest;
+    return nearest == null ? n
+        : n.toBuilder().observedAt(nearest.observedAt()).timeSource(ViolationEvent.TIME_FROM_COMMAND).build();
+  }
+
   static void retime(List<ViolationEvent> events) {
     Map<String, List<ViolationEvent>> timed = new java.util.HashMap<>();
     for (ViolationEvent e : events) {
@@ -69,6 +99,10 @@ public final class TimeOrderedSink implements EventSink {
     timed.values().forEach(l -> l.sort(Comparator.comparing(ViolationEvent::observedAt)));
     for (int i = 0; i < events.size(); i++) {
       ViolationEvent e = events.get(i);
+      if (e.unattributed() != null && ViolationEvent.TIME_FROM_FILE.equals(e.timeSource())) {
+        events.set(i, notice(e, events));
+        continue;
+      }
       List<ViolationEvent> ofCommand = timed.get(e.commandId());
       if (!ViolationEvent.TIME_FROM_FILE.equals(e.timeSource()) || ofCommand == null) {
         continue;

@@ -569,7 +569,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     int prepared = 0;
     if (parsed instanceof Parsed.Rejected r) {
       reject(out, line, sourceLabel, r.code(), r.reason());
-      unattributed(out, line, ingestedAt, sourceLabel, r.code(), source);
+      unattributed(out, line, ingestedAt, sourceLabel, r.code(), source, r.at());
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
@@ -617,7 +617,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     if (idProblem.isPresent()) {
       Rejection code = Rejection.forCommandId(e.commandId());
       reject(out, line, sourceLabel, code, idProblem.get());
-      unattributed(out, line, ingestedAt, sourceLabel, code, e.source());
+      unattributed(out, line, ingestedAt, sourceLabel, code, e.source(), e.timeSource() == null ? e.observedAt() : null);
       return false;
     }
     if (e.identityConflict() != null) {
@@ -646,7 +646,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * which only that rule reads.
    */
   private void unattributed(List<Outgoing> out, TailedLine line, Instant ingestedAt, String sourceLabel, Rejection code,
-      Source source) {
+      Source source, Instant at) {
     if (!IDENTITY.contains(code)) {
       return;
     }
@@ -657,16 +657,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         .commandId(ViolationEvent.unattributedCommandId(directory))
         .source(source)
         .reason("a refusal was rejected (" + code.code() + "): it cannot be told whose it is")
-        .observedAt(ingestedAt).ingestedAt(ingestedAt).timeSource(ViolationEvent.TIME_FROM_INGEST)
+        .observedAt(at).ingestedAt(ingestedAt)
         .origin(new ViolationEvent.Origin(line.file(), line.offset(), ingestHost))
         .unattributed(new ViolationEvent.Unattributed(code.code(), directory))
         .build();
-    try {
-      out.add(sink.prepare(Sanitize.event(notice)));
+    // its time is the line's where the parser read one, else as for any line without one
+    if (prepare(notice, line, ingestedAt, sourceLabel, out)) {
       IngestMetrics.UNATTRIBUTED.labels(sourceLabel).inc();
-    } catch (RuntimeException x) {
-      log.warn("the notice of a rejected refusal in {} could not be written: {}", Sanitize.text(directory, 200),
-          Sanitize.text(String.valueOf(x.getMessage()), 200));
     }
   }
 

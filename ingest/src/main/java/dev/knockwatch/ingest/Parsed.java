@@ -8,7 +8,12 @@ public sealed interface Parsed {
 
   record Events(List<ViolationEvent> events) implements Parsed {}
 
-  record Rejected(Rejection code, String reason) implements Parsed {}
+  /** {@code at}: when the line says it happened, where the parser read that before refusing it (else null). */
+  record Rejected(Rejection code, String reason, java.time.Instant at) implements Parsed {
+    public Rejected(Rejection code, String reason) {
+      this(code, reason, null);
+    }
+  }
 
   /**
    * A line that is fine but is no refusal (an allowed request, a call that succeeded, glibc's
@@ -26,5 +31,9 @@ public sealed interface Parsed {
 
   static Parsed rejected(Rejection code, String reason) {
     return new Rejected(code, reason);
+  }
+
+  static Parsed rejected(Rejection code, String reason, java.time.Instant at) {
+    return new Rejected(code, reason, at);
   }
 }

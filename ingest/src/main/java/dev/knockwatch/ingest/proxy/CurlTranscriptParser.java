@@ -307,6 +307,7 @@ public final class CurlTranscriptParser implements LineParser {
   }
 
   private Parsed responseLine(String line, SourceLine src) {
+    SourceLine previous = response.lastAt;
     response.lastAt = src;
     if (response.bodyAt != null) {
       if (!response.chunkSeen && CHUNK_SIZE.matcher(line).matches()) {
@@ -338,13 +339,21 @@ public final class CurlTranscriptParser implements LineParser {
       return refusal(r, src);
     }
     Matcher h = HEADER.matcher(line);
-    if (h.matches()) {
-      String name = h.group(1).toLowerCase(Locale.ROOT);
-      if (denyHeaders.contains(name)) {
-        response.denyValue = h.group(2).strip();
-      } else if (name.equals("date")) {
-        response.date = h.group(2).strip();
-      }
+    if (!h.matches()) {
+      // headers that end without their empty line (the log cut there, other output written between):
+      // the answer is judged on what it said, and this line is read anew, so that a cut answer
+      // cannot swallow the attempts after it
+      Response r = response;
+      response = null;
+      Parsed judged = r.status == 403 || r.status == 407 || r.denyValue != null ? refusal(r, previous)
+          : Parsed.skipped("not-a-refusal");
+      return merge(judged, logical(line, src));
+    }
+    String name = h.group(1).toLowerCase(Locale.ROOT);
+    if (denyHeaders.contains(name)) {
+      response.denyValue = h.group(2).strip();
+    } else if (name.equals("date")) {
+      response.date = h.group(2).strip();
     }
     return Parsed.skipped("context");
   }

@@ -94,7 +94,9 @@ public final class SrtViolationParser implements LineParser {
     Attribution.Result who = Attribution.of(src, text(record, "agentId").orElse(null), claimedCommandId(record));
     if (who instanceof Attribution.Refused r) {
       Optional<String> why = r.code() == Rejection.MISSING_COMMAND_ID ? encodedCommandProblem(record) : Optional.empty();
-      return why.isPresent() ? Parsed.rejected(Rejection.BAD_COMMAND_ID, why.get()) : r.parsed();
+      // the record's time goes with it: the notice of a refusal rejected for whose it is is placed by it
+      return why.isPresent() ? Parsed.rejected(Rejection.BAD_COMMAND_ID, why.get(), timestamp(record))
+          : Parsed.rejected(r.code(), r.reason(), timestamp(record));
     }
 
     ViolationEvent event = ((Attribution.Attributed) who).applyTo(src.newEvent())

@@ -161,6 +161,16 @@ class OriginOrProxyTest {
         org.assertj.core.groups.Tuple.tuple("http-connect", "example.com"), org.assertj.core.groups.Tuple.tuple("dns", "pastebin.com"));
   }
 
+  /** An answer whose headers never end (the log cut, an interleaved write) cannot swallow the attempts after it. */
+  @Test
+  void anAnswerCutBeforeItsEmptyLineIsJudgedAndWhatFollowsIsReadAnew() {
+    String t = "> CONNECT evil.example:443 HTTP/1.1\r\n< HTTP/1.1 403 host is not on the allow list\r\n"
+        + "< X-Proxy-Error: blocked-by-allowlist\r\n"
+        + "* Establish HTTP proxy tunnel to pastebin.com:443\n> CONNECT pastebin.com:443 HTTP/1.1\r\n"
+        + "< HTTP/1.1 403 host is not on the allow list\r\n< X-Proxy-Error: blocked-by-allowlist\r\n<\r\n";
+    assertThat(parse(t, CMD).events()).extracting(ViolationEvent::host).containsExactly("evil.example", "pastebin.com");
+  }
+
   /** What curl --trace prints for {@code text} sent ({@code =>}) or received ({@code <=}): hex rows of 16 bytes. */
   static String dump(boolean sent, String text) {
     byte[] b = text.getBytes(StandardCharsets.UTF_8);
