@@ -609,7 +609,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * The last steps before an event leaves ingest: its time settled, its command id checked, every
    * field made safe, its record written; or, when it cannot be, its line kept as rejected.
    */
-  private boolean prepare(ViolationEvent parsed, TailedLine line, Instant ingestedAt, String sourceLabel, List<Outgoing> out) {
+  private boolean prepare(ViolationEvent parsed, TailedLine line, Instant now, String sourceLabel, List<Outgoing> out) {
+    // when ingest read the line that made it: a refusal ended on a quiet file was read before now
+    Instant ingestedAt = parsed.ingestedAt() != null ? parsed.ingestedAt() : now;
     boolean fromFile = untimedFromFiles && line.fileModifiedAt() != null;
     ViolationEvent e = EventTime.settle(parsed, ingestedAt, maxAhead, fromFile ? line.fileModifiedAt() : ingestedAt,
         fromFile ? ViolationEvent.TIME_FROM_FILE : ViolationEvent.TIME_FROM_INGEST, sourceLabel);
