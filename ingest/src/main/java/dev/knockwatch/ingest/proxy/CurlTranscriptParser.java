@@ -9,7 +9,6 @@ import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.Attribution;
-import dev.knockwatch.ingest.EventTime;
 import dev.knockwatch.ingest.LineParser;
 import dev.knockwatch.ingest.Parsed;
 import dev.knockwatch.ingest.Rejection;
@@ -18,11 +17,6 @@ import dev.knockwatch.ingest.srt.SrtLine;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -83,7 +77,6 @@ public final class CurlTranscriptParser implements LineParser {
   private static final Pattern CURL_NO_RESOLVE = Pattern.compile("(?d)^curl: \\(6\\) Could not resolve host: (\\S+)$");
   private static final Pattern REQUEST_HOST = Pattern.compile("(?d)^> [Hh]ost:\\s*(\\S+)\\s*$");
   private static final Pattern NEW_CONNECTION = Pattern.compile("(?d)^\\* (?:Connected to |Closing connection)");
-  private static final DateTimeFormatter SOCAT_TIME = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss");
 
   private final List<String> denyHeaders;
 
@@ -250,11 +243,11 @@ public final class CurlTranscriptParser implements LineParser {
     }
     if ((m = SOCKS_FAIL.matcher(line)).matches()) {
       String target = socksTarget != null ? socksTarget : m.group(1);
-      String reason = socksReason(m.group(2));
+      String reason = ProxyWords.socksReason(m.group(2));
       return event(src, b -> b.action("socks-tunnel").reason(reason), target, null);
     }
     if ((m = SOCAT.matcher(line)).matches()) {
-      Instant at = socatTime(m.group(1));
+      Instant at = ProxyWords.socatTime(m.group(1));
       String reason = m.group(3);
       return event(src, b -> b.action("connect").method("CONNECT").reason(Sanitize.text(reason, 1024)), m.group(2), at);
     }
@@ -363,10 +356,10 @@ public final class CurlTranscriptParser implements LineParser {
     boolean connect = "CONNECT".equals(method);
     // the reason: the status phrase unless it is the status's generic one, else the body's words
     String reason = r.status == 407 ? "proxy authentication required"
-        : !r.phrase.isEmpty() && !GENERIC_PHRASES.contains(r.phrase.toLowerCase(Locale.ROOT)) ? r.phrase
+        : !r.phrase.isEmpty() && !ProxyWords.isGeneric(r.phrase) ? r.phrase
         : r.body != null && !r.body.isEmpty() ? r.body : null;
-    Instant at = date(r.date);
-    String target = requestTarget != null && isOriginForm(requestTarget) ? requestHost : requestTarget;
+    Instant at = ProxyWords.date(r.date);
+    String target = requestTarget != null && ProxyWords.isOriginForm(requestTarget) ? requestHost : requestTarget;
     if (requestTarget != null && target == null) {
       return Parsed.rejected(Rejection.BAD_TARGET, "the refused request names no host: its target "
           + Sanitize.text(requestTarget, 200) + " is a path, and no Host header came before the refusal");
@@ -382,27 +375,6 @@ public final class CurlTranscriptParser implements LineParser {
     }, target, at, named);
   }
 
-  /** A request target that is a path ({@code /x}) or {@code *}, not {@code host:port} or a URL. */
-  private static boolean isOriginForm(String target) {
-    return target.startsWith("/") || target.equals("*");
-  }
-
-  /** What a host can be: no path, query, user, wildcard, quote or space in it (a URL path is never taken for one). */
-  static boolean isHost(String host) {
-    if (host == null || host.isEmpty()) {
-      return false;
-    }
-    for (int i = 0; i < host.length(); i++) {
-      if ("/?#\\*@\"'<>` \t".indexOf(host.charAt(i)) >= 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Status phrases that say nothing but the status. */
-  private static final java.util.Set<String> GENERIC_PHRASES = java.util.Set.of("forbidden", "bad request",
-      "method not allowed", "misdirected request", "service unavailable", "proxy authentication required");
 
   private Parsed violationsBlock(String line, SourceLine src) {
     if (line.equals("<sandbox_violations>")) {
@@ -449,7 +421,7 @@ public final class CurlTranscriptParser implements LineParser {
     ViolationEvent.Builder b = src.newEvent().source(Source.PROXY_403).kind(Kind.NETWORK);
     fill.into(b);
     if (target != null) {
-      Optional<HostClassifier.HostPort> hp = HostClassifier.target(target).filter(h -> isHost(h.host()));
+      Optional<HostClassifier.HostPort> hp = HostClassifier.target(target).filter(h -> ProxyWords.isHost(h.host()));
       if (hp.isEmpty()) {
         return Parsed.rejected(Rejection.BAD_TARGET, "the refusal's target names no host: " + Sanitize.text(target, 200));
       }
@@ -479,36 +451,6 @@ public final class CurlTranscriptParser implements LineParser {
       return CommandId.isValid(decoded) ? Optional.of(decoded) : Optional.empty();
     } catch (IllegalArgumentException e) {
       return Optional.empty();
-    }
-  }
-
-  private static String socksReason(String code) {
-    return switch (code) {
-      case "1" -> "SOCKS5 general failure";
-      case "2" -> "SOCKS5 connection not allowed by ruleset";
-      case "3" -> "SOCKS5 network unreachable";
-      case "4" -> "SOCKS5 host unreachable";
-      case "5" -> "SOCKS5 connection refused";
-      default -> "SOCKS5 reply " + code;
-    };
-  }
-
-  private static Instant socatTime(String text) {
-    try {
-      return LocalDateTime.parse(text, SOCAT_TIME).toInstant(ZoneOffset.UTC);
-    } catch (DateTimeParseException e) {
-      return EventTime.UNREADABLE;
-    }
-  }
-
-  private static Instant date(String rfc1123) {
-    if (rfc1123 == null) {
-      return null;
-    }
-    try {
-      return ZonedDateTime.parse(rfc1123, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-    } catch (DateTimeParseException e) {
-      return EventTime.UNREADABLE;
     }
   }
 }

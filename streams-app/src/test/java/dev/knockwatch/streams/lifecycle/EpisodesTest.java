@@ -61,7 +61,7 @@ class EpisodesTest {
   }
 
   /** A detector's rule, and what makes it hit once, starting at a given time. */
-  record Kind_(String name, String rule, BiConsumer<EpisodesTest, Instant> trigger) {
+  record DetectorCase(String name, String rule, BiConsumer<EpisodesTest, Instant> trigger) {
     @Override
     public String toString() {
       return name;
@@ -70,31 +70,31 @@ class EpisodesTest {
 
   static Stream<Arguments> detectors() {
     return Stream.of(
-        new Kind_("count", "detector: count\n    window: 5m\n    threshold: 2",
+        new DetectorCase("count", "detector: count\n    window: 5m\n    threshold: 2",
             (t, at) -> { t.net(at, "evil.example", 443); t.net(at.plusSeconds(1), "evil.example", 443); }),
-        new Kind_("value-count", "detector: value-count\n    window: 5m\n    threshold: 2",
+        new DetectorCase("value-count", "detector: value-count\n    window: 5m\n    threshold: 2",
             (t, at) -> { t.net(at, "a.example", 443); t.net(at.plusSeconds(1), "b.example", 443); }),
-        new Kind_("off-role", "detector: off-role", (t, at) -> t.net(at, "evil.example", 443)),
-        new Kind_("address-class", "detector: address-class\n    classes: [cloud-metadata]",
+        new DetectorCase("off-role", "detector: off-role", (t, at) -> t.net(at, "evil.example", 443)),
+        new DetectorCase("address-class", "detector: address-class\n    classes: [cloud-metadata]",
             (t, at) -> t.send(at, b -> b.host("169.254.169.254").port(80).addressClass(AddressClass.CLOUD_METADATA))),
-        new Kind_("bypass", "detector: bypass\n    within: 2m", (t, at) -> {
+        new DetectorCase("bypass", "detector: bypass\n    within: 2m", (t, at) -> {
           t.net(at, "pastebin.com", 443);
           t.send(at.plusSeconds(5), b -> b.source(Source.PROXY_403).action("dns").host("pastebin.com"));
         }),
-        new Kind_("fs-guard", "detector: fs-guard",
+        new DetectorCase("fs-guard", "detector: fs-guard",
             (t, at) -> t.send(at, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/home/agent/.bashrc"))),
-        new Kind_("identity-conflict", "detector: identity-conflict", (t, at) -> t.send(at,
+        new DetectorCase("identity-conflict", "detector: identity-conflict", (t, at) -> t.send(at,
             b -> b.host("evil.example").port(443).identityConflict(new ViolationEvent.IdentityClaim("knockwatch-guard", null)))),
-        new Kind_("ingest-rejects", "detector: ingest-rejects", (t, at) -> t.send(at, b -> b.agentId(null).kind(null)
+        new DetectorCase("ingest-rejects", "detector: ingest-rejects", (t, at) -> t.send(at, b -> b.agentId(null).kind(null)
             .action(null).unattributed(new ViolationEvent.Unattributed("bad-agent-id", "ci-runner-1\u2024x")))),
-        new Kind_("wall-breach", "detector: wall-breach", (t, at) -> t.send(at, b -> b.source(Source.PROBE_RESULT)
+        new DetectorCase("wall-breach", "detector: wall-breach", (t, at) -> t.send(at, b -> b.source(Source.PROBE_RESULT)
             .probe(new ViolationEvent.ProbeResult("plain-http", "403 blocked-by-allowlist", "200 OK", false)))))
         .map(Arguments::of);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("detectors")
-  void aHitAfterTheQuietTimeResolvesTheEpisodeAndOpensANewOne(Kind_ kind) throws IOException {
+  void aHitAfterTheQuietTimeResolvesTheEpisodeAndOpensANewOne(DetectorCase kind) throws IOException {
     start("rules:\n  - id: the-rule\n    " + kind.rule() + "\n    severity: page\n    resolveAfter: 10m\n");
     TestOutputTopic<String, Alert> out = driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
         Json.serde(Alert.class).deserializer());
