@@ -1,12 +1,7 @@
 package dev.knockwatch.ingest;
 
-import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.Durations;
-import dev.knockwatch.events.Redactor;
-import dev.knockwatch.events.RejectedLine;
-import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.Source;
-import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink.PublishException;
 import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
 import dev.knockwatch.ingest.srt.SrtViolationParser;
@@ -23,7 +18,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -53,7 +47,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final Logger log = LoggerFactory.getLogger(IngestAgent.class);
   /** The sources whose parser failed on a line, said once each. */
-  private static final java.util.Set<String> PARSER_ERRORS_SAID = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * One tailed tree and what its files are: {@code context} tells, for a path relative to the
@@ -77,6 +70,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   };
   private final Map<String, IngestMetrics.PerSource> meters = new HashMap<>();
   private final EventSink sink;
+  /** What each line becomes, and what that sends: one outcome per line. */
+  private final LineSender sender;
   private final String ingestHost;
   private final Clock clock;
   private final Duration pollInterval;
@@ -96,13 +91,12 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     this.sink = sink;
     this.ingestHost = ingestHost;
     this.clock = clock;
+    this.sender = new LineSender(sink, ingestHost, clock);
     this.pollInterval = pollInterval;
     // between two idle polls the busy files are read at once, without a walk of every file
     this.feeds.forEach(f -> f.tailer().walkAtMostEvery(pollInterval));
   }
 
-  private Duration maxAhead = EventTime.DEFAULT_MAX_AHEAD;
-  private boolean untimedFromFiles;
   private boolean wholeFiles;
 
   /** How far ahead of the ingest clock a line's time may be and still count (default 5 minutes). */
@@ -110,7 +104,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     if (bound.isNegative()) {
       throw new IllegalArgumentException("the bound ahead of the clock cannot be negative: " + bound);
     }
-    this.maxAhead = bound;
+    sender.maxAhead = bound;
     return this;
   }
 
@@ -130,11 +124,9 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     void line(TailedLine line, Parsed outcome);
   }
 
-  private LineOutcomes outcomes = (line, outcome) -> { };
-
   /** Tells {@code observer} the outcome of every line read (the property tests account for every byte). */
   public IngestAgent observing(LineOutcomes observer) {
-    this.outcomes = observer;
+    sender.outcomes = observer;
     return this;
   }
 
@@ -143,7 +135,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * clock, so the same files replay the same way on any day.
    */
   public IngestAgent untimedFromFiles() {
-    this.untimedFromFiles = true;
+    sender.untimedFromFiles = true;
     return this;
   }
 
@@ -444,7 +436,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         continue;
       }
       it.remove();
-      int prepared = send(parser.end(), q.line(), clock.instant(), q.sourceLabel(), q.source(), out);
+      int prepared = sender.send(parser.end(), q.line(), clock.instant(), q.sourceLabel(), q.source(), out);
       published.computeIfAbsent(meters.computeIfAbsent(q.sourceLabel(), IngestMetrics.PerSource::of).published(),
           m -> new int[1])[0] += prepared;
       ended++;
@@ -555,133 +547,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       IngestMetrics.INVALID_UTF8.labels(sourceLabel).inc();
     }
     Instant ingestedAt = clock.instant();
-    Parsed parsed = outcome(run, line, ingestedAt);
+    Parsed parsed = sender.outcome(run.parser(), run.ctx(), run.sourceLabel(), line, ingestedAt);
     if (parsed instanceof Parsed.Rejected r && line.truncated()) {
       parsed = Parsed.rejected(Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES
           + " bytes, and its start and end, kept, do not parse: " + r.reason());
     }
-    run.published()[0] += send(parsed, line, ingestedAt, sourceLabel,
+    run.published()[0] += sender.send(parsed, line, ingestedAt, sourceLabel,
         run.ctx().type() == null ? null : run.ctx().type().source(), run.out());
-  }
-
-  /** What a line's outcome sends: its events, or its rejected line (with a notice when it was a refusal); returns the events sent. */
-  private int send(Parsed parsed, TailedLine line, Instant ingestedAt, String sourceLabel, Source source, List<Outgoing> out) {
-    int prepared = 0;
-    if (parsed instanceof Parsed.Rejected r) {
-      reject(out, line, sourceLabel, r.code(), r.reason());
-      unattributed(out, line, ingestedAt, sourceLabel, r.code(), source, r.at());
-    } else if (parsed instanceof Parsed.Skipped s) {
-      IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
-    } else if (parsed instanceof Parsed.Events ev) {
-      for (ViolationEvent e : ev.events()) {
-        prepared += prepare(e, line, ingestedAt, sourceLabel, out) ? 1 : 0;
-      }
-    }
-    outcomes.line(line, parsed);
-    return prepared;
-  }
-
-  private Parsed outcome(Run run, TailedLine line, Instant ingestedAt) {
-    FileContext ctx = run.ctx();
-    if (line.binary()) {
-      return Parsed.rejected(Rejection.BINARY, "not text: NUL bytes or mostly control characters");
-    }
-    if (ctx.type() == null || run.parser() == null) {
-      return line.text().isBlank() ? Parsed.skipped("blank") : Parsed.rejected(Rejection.UNPARSEABLE,
-          "cannot tell this file's format from its name or first line: give its source a type");
-    }
-    SourceLine src = new SourceLine(line.file(), line.offset(), line.text(), ctx.agentId(), ctx.commandId(),
-        ingestHost, ingestedAt, line.idName());
-    try {
-      return line.text().isBlank() ? run.parser().blank(src) : run.parser().parse(src);
-    } catch (RuntimeException | StackOverflowError e) {
-      // a parser's bug, met by one line: that line is kept with why, and every other line goes on
-      if (PARSER_ERRORS_SAID.add(run.sourceLabel())) {
-        log.error("the {} parser failed on {}:{} (later failures of it are only counted, code parser-error)",
-            run.sourceLabel(), Sanitize.text(line.file(), 300), line.offset(), e);
-      }
-      return Parsed.rejected(Rejection.PARSER_ERROR, "the " + run.sourceLabel() + " parser failed on this line: "
-          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + Sanitize.text(e.getMessage(), 200)));
-    }
-  }
-
-  /**
-   * The last steps before an event leaves ingest: its time settled, its command id checked, every
-   * field made safe, its record written; or, when it cannot be, its line kept as rejected.
-   */
-  private boolean prepare(ViolationEvent parsed, TailedLine line, Instant now, String sourceLabel, List<Outgoing> out) {
-    // when ingest read the line that made it: a refusal ended on a quiet file was read before now
-    Instant ingestedAt = parsed.ingestedAt() != null ? parsed.ingestedAt() : now;
-    boolean fromFile = untimedFromFiles && line.fileModifiedAt() != null;
-    ViolationEvent e = EventTime.settle(parsed, ingestedAt, maxAhead, fromFile ? line.fileModifiedAt() : ingestedAt,
-        fromFile ? ViolationEvent.TIME_FROM_FILE : ViolationEvent.TIME_FROM_INGEST, sourceLabel);
-    Optional<String> idProblem = CommandId.problem(e.commandId());
-    if (idProblem.isPresent()) {
-      Rejection code = Rejection.forCommandId(e.commandId());
-      reject(out, line, sourceLabel, code, idProblem.get());
-      unattributed(out, line, ingestedAt, sourceLabel, code, e.source(), e.timeSource() == null ? e.observedAt() : null);
-      return false;
-    }
-    if (e.identityConflict() != null) {
-      countConflict(e.identityConflict(), sourceLabel);
-    }
-    try {
-      out.add(sink.prepare(Sanitize.event(e)));
-      return true;
-    } catch (RuntimeException x) { // no field of it can cause this; should a bug, the line is kept
-      reject(out, line, sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
-          + Sanitize.text(String.valueOf(x.getMessage()), 200));
-      return false;
-    }
-  }
-
-  /** A line's events take the indexes from 0; its notice takes the last, so it never shares an id with them. */
-  private static final int MAX_EVENT_INDEX = 0xffff;
-
-  /** The rejections that refuse a refusal for whose it is (docs/TRUST.md): a parser had read the refusal itself. */
-  private static final java.util.Set<Rejection> IDENTITY = java.util.EnumSet.of(Rejection.BAD_AGENT_ID,
-      Rejection.MISSING_COMMAND_ID, Rejection.SHORT_COMMAND_ID, Rejection.BAD_COMMAND_ID);
-
-  /**
-   * A refusal rejected for its identity must still be seen (rule {@code ingest-rejects}): beside its
-   * rejected line, a notice keyed by its directory ({@link ViolationEvent#unattributedCommandId}),
-   * which only that rule reads.
-   */
-  private void unattributed(List<Outgoing> out, TailedLine line, Instant ingestedAt, String sourceLabel, Rejection code,
-      Source source, Instant at) {
-    if (!IDENTITY.contains(code)) {
-      return;
-    }
-    int slash = line.file().indexOf('/');
-    String directory = slash < 0 ? "" : line.file().substring(0, slash);
-    ViolationEvent notice = ViolationEvent.builder()
-        .eventId(EventIds.of(line.idName(), line.offset(), MAX_EVENT_INDEX))
-        .commandId(ViolationEvent.unattributedCommandId(directory))
-        .source(source)
-        .reason("a refusal was rejected (" + code.code() + "): it cannot be told whose it is")
-        .observedAt(at).ingestedAt(ingestedAt)
-        .origin(new ViolationEvent.Origin(line.file(), line.offset(), ingestHost))
-        .unattributed(new ViolationEvent.Unattributed(code.code(), directory))
-        .build();
-    // its time is the line's where the parser read one, else as for any line without one
-    if (prepare(notice, line, ingestedAt, sourceLabel, out)) {
-      IngestMetrics.UNATTRIBUTED.labels(sourceLabel).inc();
-    }
-  }
-
-  private static void countConflict(ViolationEvent.IdentityClaim claim, String sourceLabel) {
-    if (claim.agentId() != null) {
-      IngestMetrics.IDENTITY_CONFLICTS.labels(sourceLabel, "agentId").inc();
-    }
-    if (claim.commandId() != null) {
-      IngestMetrics.IDENTITY_CONFLICTS.labels(sourceLabel, "commandId").inc();
-    }
-  }
-
-  private void reject(List<Outgoing> out, TailedLine line, String sourceLabel, Rejection code, String reason) {
-    IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
-    out.add(new Outgoing.Rejected(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
-        Redactor.safe(line.text(), MAX_REJECTED_LINE_CHARS), clock.instant())));
   }
 
   /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */
