@@ -153,7 +153,7 @@ class KnockwatchTest {
     Path file = Files.writeString(dir.resolve("a.log"), "x\n");
     Run r = run("parse", "--type", "nope", file.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: srt-violation, proxy-403, squid, json, strace, probe-result)" + System.lineSeparator());
+    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: srt-violation, proxy-403, squid, json, strace, claude-code, probe-result)" + System.lineSeparator());
   }
 
   @Test
@@ -175,7 +175,7 @@ class KnockwatchTest {
     Run r = run("ingest", "--config", config.toString(), "--var", dir.resolve("var").toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("knockwatch: " + config
-        + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result" + System.lineSeparator());
+        + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, claude-code, probe-result" + System.lineSeparator());
   }
 
   @Test

@@ -94,6 +94,10 @@ public final class HostClassifier {
       "metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal",
       "metadata.azure.com", "metadata.platformequinix.com");
 
+  /** Well-known URL shorteners: a way around a host allowlist (the bypass detector's door, a command's text). */
+  public static final Set<String> SHORTENERS = Set.of("bit.ly", "tinyurl.com", "t.co", "goo.gl", "is.gd", "ow.ly",
+      "buff.ly", "rebrand.ly", "cutt.ly", "shorturl.at", "rb.gy", "tiny.cc", "t.ly", "v.gd");
+
   private HostClassifier() {}
 
   /** A host and an optional port, split from {@code host:port} or {@code [v6]:port}. */

@@ -104,6 +104,7 @@ public final class Sanitize {
         && ok(e.newPath(), MAX_PATH_CHARS) && ok(e.rawPath(), MAX_PATH_CHARS) && ok(e.rawNewPath(), MAX_PATH_CHARS)
         && ok(e.proxyError(), MAX_WORD_CHARS) && ok(e.errno(), MAX_WORD_CHARS) && ok(e.syscall(), MAX_WORD_CHARS)
         && ok(e.commandText(), MAX_COMMAND_CHARS)
+        && ok(e.sessionId(), MAX_ID_CHARS) && ok(e.taskId(), MAX_ID_CHARS) && ok(e.evidence(), MAX_WORD_CHARS)
         && (o == null || ok(o.file(), MAX_PATH_CHARS) && ok(o.ingestHost(), MAX_HOST_CHARS))
         && (p == null || ok(p.name(), MAX_WORD_CHARS) && ok(p.expected(), MAX_TEXT_CHARS)
             && ok(p.observed(), MAX_TEXT_CHARS))
@@ -128,6 +129,9 @@ public final class Sanitize {
         .errno(text(e.errno(), MAX_WORD_CHARS))
         .syscall(text(e.syscall(), MAX_WORD_CHARS))
         .commandText(text(e.commandText(), MAX_COMMAND_CHARS))
+        .sessionId(text(e.sessionId(), MAX_ID_CHARS))
+        .taskId(text(e.taskId(), MAX_ID_CHARS))
+        .evidence(text(e.evidence(), MAX_WORD_CHARS))
         .origin(o == null ? null : new ViolationEvent.Origin(text(o.file(), MAX_PATH_CHARS), o.offset(),
             text(o.ingestHost(), MAX_HOST_CHARS)))
         .probe(p == null ? null : new ViolationEvent.ProbeResult(text(p.name(), MAX_WORD_CHARS),

@@ -9,6 +9,8 @@ public enum Source {
   @JsonProperty("squid") SQUID,
   @JsonProperty("strace") STRACE,
   @JsonProperty("json") JSON,
+  /** Claude Code's hooks: one record per Bash tool call's start and end (ingest's claude-code format). */
+  @JsonProperty("claude-code") CLAUDE_CODE,
   /** A guard probe's result (see {@link ViolationEvent.ProbeResult}), not a refusal. */
   @JsonProperty("probe-result") PROBE_RESULT;
 

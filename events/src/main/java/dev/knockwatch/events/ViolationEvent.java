@@ -42,9 +42,22 @@ public record ViolationEvent(
     Origin origin,
     ProbeResult probe,
     IdentityClaim identityConflict,
-    Unattributed unattributed) {
+    Unattributed unattributed,
+    String sessionId,
+    String taskId,
+    String evidence) {
 
   public static final int SCHEMA = 1;
+
+  /**
+   * {@code evidence}: what a harness's refusal was read from, where one harness record carries
+   * several kinds (a Claude Code tool call): the sandbox's own record ({@value}, the
+   * {@code <sandbox_violations>} block), the words of the command's output ({@link #EVIDENCE_OUTPUT}),
+   * or the command's text before it ran ({@link #EVIDENCE_COMMAND}). Absent for other sources.
+   */
+  public static final String EVIDENCE_SANDBOX = "sandbox-record";
+  public static final String EVIDENCE_OUTPUT = "output";
+  public static final String EVIDENCE_COMMAND = "command-text";
 
   /**
    * {@code timeSource} when {@code observedAt} is not the line's own time (the line had none, or
@@ -128,6 +141,9 @@ public record ViolationEvent(
     b.probe = probe;
     b.identityConflict = identityConflict;
     b.unattributed = unattributed;
+    b.sessionId = sessionId;
+    b.taskId = taskId;
+    b.evidence = evidence;
     return b;
   }
 
@@ -163,6 +179,9 @@ public record ViolationEvent(
     private ProbeResult probe;
     private IdentityClaim identityConflict;
     private Unattributed unattributed;
+    private String sessionId;
+    private String taskId;
+    private String evidence;
 
     public Builder eventId(String v) { eventId = v; return this; }
     public Builder commandId(String v) { commandId = v; return this; }
@@ -195,11 +214,17 @@ public record ViolationEvent(
     public Builder probe(ProbeResult v) { probe = v; return this; }
     public Builder identityConflict(IdentityClaim v) { identityConflict = v; return this; }
     public Builder unattributed(Unattributed v) { unattributed = v; return this; }
+    /** The harness session the command ran in (Claude Code's {@code session_id}). */
+    public Builder sessionId(String v) { sessionId = v; return this; }
+    /** The task within the session: one user prompt (Claude Code's {@code prompt_id}). */
+    public Builder taskId(String v) { taskId = v; return this; }
+    public Builder evidence(String v) { evidence = v; return this; }
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
           host, port, method, url, targetUnknown, path, newPath, rawPath, rawNewPath, addressClass, reason, proxyError, errno, syscall, pid,
-          observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict, unattributed);
+          observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict, unattributed,
+          sessionId, taskId, evidence);
     }
   }
 }

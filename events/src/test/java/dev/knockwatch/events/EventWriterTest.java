@@ -44,6 +44,9 @@ class EventWriterTest {
         .identityConflict(r.nextInt(3) != 0 ? null : new ViolationEvent.IdentityClaim(maybe(r, hostile),
             maybe(r, "../../x")))
         .unattributed(r.nextInt(3) != 0 ? null : new ViolationEvent.Unattributed(maybe(r, "bad-agent-id"), maybe(r, hostile)))
+        .sessionId(maybe(r, "3910808c-131a-4082-8590-281847ea4a47"))
+        .taskId(maybe(r, hostile))
+        .evidence(maybe(r, ViolationEvent.EVIDENCE_SANDBOX))
         .build();
   }
 

@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest;
 
 import dev.knockwatch.events.Source;
+import dev.knockwatch.ingest.claudecode.ClaudeCodeParser;
 import dev.knockwatch.ingest.probe.ProbeResultParser;
 import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
 import dev.knockwatch.ingest.squid.SquidAccessLogParser;
@@ -24,6 +25,8 @@ public enum SourceType {
     throw new IllegalStateException("the json type needs a field mapping");
   }),
   STRACE(Source.STRACE, List.of(StraceParser.FILE_SUFFIX), StraceParser::new),
+  /** Claude Code's hook records: {@code <agentId>/<sessionId>.claude-code.jsonl}, each record naming its tool call. */
+  CLAUDE_CODE(Source.CLAUDE_CODE, List.of(ClaudeCodeParser.FILE_SUFFIX), ClaudeCodeParser::new),
   /** Guard probe results: not refusals, read so that a probe the sandbox let through raises wall-breach. */
   PROBE_RESULT(Source.PROBE_RESULT, List.of(ProbeResultParser.FILE_SUFFIX), ProbeResultParser::new);
 
@@ -86,6 +89,9 @@ public enum SourceType {
     String l = firstLine.strip();
     if (l.startsWith("{") && l.contains("\"line\"") && l.contains("deny ")) {
       return Optional.of(SRT_VIOLATION);
+    }
+    if (l.startsWith("{") && l.contains("\"hook_event_name\"") && l.contains("\"tool_use_id\"")) {
+      return Optional.of(CLAUDE_CODE);
     }
     if (l.startsWith("{") && l.contains("\"probe\"") && l.contains("\"refused\"")) {
       return Optional.of(PROBE_RESULT);

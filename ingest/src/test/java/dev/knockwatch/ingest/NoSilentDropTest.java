@@ -166,6 +166,7 @@ class NoSilentDropTest {
       squid.addAll(resourceLines("/fixtures/squid-5.7/" + f));
     }
     c.put("access.log", squid);
+    c.put(".claude-code.jsonl", resourceLines("/fixtures/claude-code-2.1.332/hostile-session.claude-code.jsonl"));
     c.put(".probe.jsonl", List.of(
         "{\"probe\":\"plain-http\",\"expected\":\"403 blocked-by-allowlist\",\"observed\":\"403\",\"refused\":true,\"target\":\"example.com:80\"}",
         "{\"probe\":\"https-connect\",\"refused\":false,\"observed\":\"200 OK\",\"timestamp\":\"2026-11-29T18:45:02.000Z\"}"));
@@ -173,7 +174,7 @@ class NoSilentDropTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {".violations.jsonl", ".stderr.log", ".strace", "access.log", ".probe.jsonl"})
+  @ValueSource(strings = {".violations.jsonl", ".stderr.log", ".strace", "access.log", ".probe.jsonl", ".claude-code.jsonl"})
   void fixturesMutationsAndRandomBytesAreEachAccountedFor(String suffix, @TempDir Path logs) throws Exception {
     List<String> corpus = corpora().get(suffix);
     Random random = new Random(suffix.hashCode());

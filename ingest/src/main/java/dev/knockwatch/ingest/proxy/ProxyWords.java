@@ -10,7 +10,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Locale;
 
 /** What the words a client printed of a refusal mean: targets, status phrases, SOCKS codes, times. */
-final class ProxyWords {
+public final class ProxyWords {
 
   private static final DateTimeFormatter SOCAT_TIME = DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss");
 
@@ -27,7 +27,7 @@ final class ProxyWords {
   }
 
   /** What a host can be: no path, query, user, wildcard, quote or space in it (a URL path is never taken for one). */
-  static boolean isHost(String host) {
+  public static boolean isHost(String host) {
     if (host == null || host.isEmpty()) {
       return false;
     }

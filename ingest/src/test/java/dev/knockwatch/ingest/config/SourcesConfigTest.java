@@ -82,7 +82,7 @@ class SourcesConfigTest {
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n  - type: squid\n"), dir))
         .hasMessage(f + ":3: source 2: \"path\" is required");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: syslog\n"), dir))
-        .hasMessage(f + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result");
+        .hasMessage(f + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, claude-code, probe-result");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n"), dir))
         .hasMessage(f + ":3: source 1: type json needs a \"mapping\" of event fields to JSON paths");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n    mapping: {hostname: h}\n"), dir))
@@ -113,7 +113,7 @@ class SourcesConfigTest {
             type: proxy-403
         """), dir))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-            f + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, probe-result",
+            f + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, claude-code, probe-result",
             f + ":4: source 2: \"path\" is required",
             f + ":5: source 2: refusedStatuses: \"forbidden\" is not a status code",
             f + ":8: source 3: denyHeaders must be a list"));

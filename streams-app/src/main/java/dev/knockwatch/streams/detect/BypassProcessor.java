@@ -34,9 +34,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 public final class BypassProcessor implements Processor<String, ViolationEvent, String, Hit> {
 
-  /** Well-known URL shorteners: a way around a host allowlist. */
-  static final Set<String> SHORTENERS = Set.of("bit.ly", "tinyurl.com", "t.co", "goo.gl", "is.gd", "ow.ly",
-      "buff.ly", "rebrand.ly", "cutt.ly", "shorturl.at", "rb.gy", "tiny.cc", "t.ly", "v.gd");
+  static final Set<String> SHORTENERS = HostClassifier.SHORTENERS;
 
   static final Duration REFRESH = Duration.ofSeconds(1);
 
