@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure knockwatch on this machine.",
-    subcommands = {IngestBench.class, StreamsBench.class, QueryBench.class, EmitterBench.class})
+    subcommands = {IngestBench.class, StreamsBench.class, QueryBench.class, EmitterBench.class, HookBench.class})
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;

@@ -55,7 +55,7 @@ class RuleTestFileTest {
             f + ":1: start \"yesterday\" is not a time like 2026-11-29T18:45:00Z",
             f + ":5: test \"a\": file ../escape.violations.jsonl is not AGENT/FILE, the layout ingest reads",
             f + ":6: test \"a\": file ci/x.log has no suffix ingest reads (.violations.jsonl, .stderr.log, .curl.log,"
-                + " access.log, .strace, .probe.jsonl)",
+                + " access.log, .strace, .claude-code.jsonl, .probe.jsonl)",
             f + ":7: test \"a\": file ci/Cmd0000000000000000000001.strace has no lines",
             f + ":9: test \"a\": expect: unknown key \"colour\" (known: agent, command, rule, severity, status)",
             f + ":9: test \"a\": expect: status \"open\" is not one of firing, resolved",

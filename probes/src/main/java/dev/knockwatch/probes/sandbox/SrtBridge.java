@@ -53,25 +53,7 @@ public final class SrtBridge {
    * directory's).
    */
   public static Optional<SrtBridge> locate() {
-    String env = System.getenv("KNOCKWATCH_SRT_BRIDGE");
-    if (env != null && !env.isBlank()) {
-      return Optional.of(new SrtBridge(Path.of(env)));
-    }
-    List<Path> starts = new ArrayList<>();
-    try {
-      starts.add(Path.of(SrtBridge.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
-    } catch (URISyntaxException | SecurityException | NullPointerException e) {
-      // no code source: the working directory is the only guess
-    }
-    starts.add(Path.of("").toAbsolutePath());
-    for (Path start : starts) {
-      for (Path p = start; p != null; p = p.getParent()) {
-        if (Files.isRegularFile(p.resolve(RELATIVE_DIR).resolve(SCRIPT))) {
-          return Optional.of(new SrtBridge(p.resolve(RELATIVE_DIR)));
-        }
-      }
-    }
-    return Optional.empty();
+    return Checkout.locate("KNOCKWATCH_SRT_BRIDGE", RELATIVE_DIR, SCRIPT).map(SrtBridge::new);
   }
 
   public Path dir() {
