@@ -9,6 +9,7 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
+import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.rules.Policy;
@@ -85,7 +86,10 @@ final class ReplayCommand implements Callable<Integer> {
     }
     Path tmp = Files.createTempDirectory("knockwatch-replay-");
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
-      broker.createTopics();
+      // one partition a topic: the refusals, their copies by grain and the alerts each keep one order,
+      // so that a replay's alerts are the same every run
+      dev.knockwatch.broker.TopicCreator.createMissing(broker.bootstrapServers(), Map.of(),
+          new dev.knockwatch.broker.TopicCreator.Layout(1, null));
       List<Alert> alerts = replay(broker.bootstrapServers(), tmp, policy, inputs);
       PrintWriter out = spec.commandLine().getOut();
       alerts.forEach(a -> out.println(Json.write(a)));
@@ -135,11 +139,14 @@ final class ReplayCommand implements Callable<Integer> {
       }
       latest = sorted.drain();
     }
-    endOfInput(bootstrap, latest + policy.rules().stream().mapToLong(r -> r.resolveAfter().toMillis()).max()
-        .orElse(Rule.DEFAULT_RESOLVE_AFTER.toMillis()) + 1000);
+    long end = latest + policy.rules().stream().mapToLong(r -> r.resolveAfter().toMillis()).max()
+        .orElse(Rule.DEFAULT_RESOLVE_AFTER.toMillis()) + 1000;
     try (StreamsApp streams = new StreamsApp(APPLICATION_ID, bootstrap, workDir.resolve("streams"), policy,
         AlertLifecycleProcessor.Clock.STREAM, Map.of())
         .start(Duration.ofSeconds(120))) {
+      // every refusal judged, at every grain, before the end of input moves time past them
+      streams.awaitCaughtUp(Duration.ofSeconds(120));
+      endOfInput(bootstrap, end, DetectionTopology.readsByGrain(policy));
       streams.awaitCaughtUp(Duration.ofSeconds(120));
     }
     List<Alert> alerts = readAlerts(bootstrap);
@@ -154,12 +161,14 @@ final class ReplayCommand implements Callable<Integer> {
    * the last refusal plus the longest resolveAfter, so stream time passes every idle limit and
    * alerts resolve as they would live — deterministically.
    */
-  private static void endOfInput(String bootstrap, long at) throws Exception {
+  private static void endOfInput(String bootstrap, long at, boolean byGrain) throws Exception {
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
         new StringSerializer(), new StringSerializer())) {
-      for (int p = 0; p < Topics.VIOLATIONS.partitions(); p++) {
-        producer.send(new ProducerRecord<String, String>(Topics.VIOLATIONS.name(), p, (Long) at, "end-of-replay", (String) null)).get();
+      for (String topic : byGrain ? List.of(Topics.VIOLATIONS.name(), Topics.BY_GRAIN.name()) : List.of(Topics.VIOLATIONS.name())) {
+        for (int p = 0; p < producer.partitionsFor(topic).size(); p++) {
+          producer.send(new ProducerRecord<String, String>(topic, p, (Long) at, "end-of-replay", (String) null)).get();
+        }
       }
     }
   }
@@ -182,7 +191,7 @@ final class ReplayCommand implements Callable<Integer> {
     try (KafkaConsumer<String, Alert> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
         Json.serde(Alert.class).deserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
-      for (int i = 0; i < Topics.ALERTS.partitions(); i++) {
+      for (int i = 0; i < consumer.partitionsFor(Topics.ALERTS.name()).size(); i++) {
         parts.add(new TopicPartition(Topics.ALERTS.name(), i));
       }
       consumer.assign(parts);

@@ -49,7 +49,8 @@ public final class Rules {
       case BYPASS -> "bypass within " + ThresholdCrossingProcessor.human(r.within());
       default -> r.detector().wireName();
     };
-    return r.id() + ": " + what + " -> " + r.severity().name().toLowerCase() + (r.shadow() ? " (shadow)" : "");
+    return r.id() + ": " + what + (r.per() == dev.knockwatch.streams.rules.Grain.COMMAND ? "" : " per " + r.per().wireName())
+        + " -> " + r.severity().name().toLowerCase() + (r.shadow() ? " (shadow)" : "");
   }
 
   /**

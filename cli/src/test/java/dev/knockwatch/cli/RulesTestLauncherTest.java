@@ -89,7 +89,7 @@ class RulesTestLauncherTest {
     Ran ok = run("check", "rules", "check", "alert-rules");
     assertThat(ok.exitCode()).as(ok.err()).isZero();
     assertThat(ok.out()).startsWith("alert-rules: 9 rules, 4 roles, policy ")
-        .contains("  off-role-host: off-role -> page; except role guard-probe\n", "  anyone else -> default\n");
+        .contains("  off-role-host: off-role per task -> page; except role guard-probe\n", "  anyone else -> default\n");
     Path roles = checkout.resolve("alert-rules/roles.yaml");
     String shipped = Files.readString(roles);
     Files.writeString(roles, "roles: [ci]\n");

@@ -15,6 +15,14 @@ public final class Topics {
 
   public static final Topic VIOLATIONS = new Topic("knockwatch.violations", DEFAULT_KEYED_PARTITIONS, Map.of(),
       "commandId", "ViolationEvent JSON (schema 1)");
+  /**
+   * The refusals again, keyed by the grain a rule counts at ({@code per: task | session | agent}):
+   * what the detection app repartitions through, so that the tool calls of one task (each its own
+   * command, on any partition of {@link #VIOLATIONS}) meet in one state. As many partitions as
+   * {@link #VIOLATIONS}.
+   */
+  public static final Topic BY_GRAIN = new Topic("knockwatch.violations.by-grain", DEFAULT_KEYED_PARTITIONS, Map.of(),
+      "grain key (task:agent/session/task, session:agent/session, agent:agent)", "ViolationEvent JSON (schema 1)");
   public static final Topic REJECTED = new Topic("knockwatch.violations.rejected", 1, Map.of(),
       "source file:offset", "RejectedLine JSON: the line, the reason, where it came from");
   public static final Topic POLICY = new Topic("knockwatch.policy", 1, COMPACTED,
@@ -28,7 +36,7 @@ public final class Topics {
       "receiver, alert fingerprint and kind (sent, intent, other)", "delivery record");
 
   public static final List<Topic> ALL =
-      List.of(VIOLATIONS, REJECTED, POLICY, ALERTS, SILENCES, NOTIFICATIONS);
+      List.of(VIOLATIONS, BY_GRAIN, REJECTED, POLICY, ALERTS, SILENCES, NOTIFICATIONS);
 
   private Topics() {}
 }

@@ -21,6 +21,9 @@ import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyView;
 import org.apache.kafka.streams.state.KeyValueStore;
 import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.rules.Grain;
+import java.util.EnumMap;
+import java.util.Set;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -58,6 +61,9 @@ public final class DetectionTopology {
   static final String DEDUP_STORE = "cross-source-dedup";
   static final String EXACT_DUPLICATES_STORE = "exact-duplicates";
   static final Serde<PolicyFiles> POLICY_SERDE = Json.serde(PolicyFiles.class);
+  /** On knockwatch.violations.by-grain: which grain's key the record carries. */
+  static final String GRAIN_HEADER = "knockwatch-grain";
+  static final String BY_GRAIN_LIFECYCLE_STORE = "alert-lifecycle-by-grain";
 
   private DetectionTopology() {}
 
@@ -96,6 +102,11 @@ public final class DetectionTopology {
    * The one on disk holds every event id of the last minutes ({@link ExactDuplicateProcessor}):
    * as many as the events of that span, too many for the heap in a flood.
    */
+  /** Whether {@code policy} has a rule of another grain than the command's: the topology then reads the by-grain topic. */
+  public static boolean readsByGrain(Policy policy) {
+    return policy.rules().stream().anyMatch(r -> r.per() != Grain.COMMAND);
+  }
+
   public static Topology buildTopology(Policy policy, AlertLifecycleProcessor.Clock clock) {
     Topology t = new Topology();
     t.addSource(AutoOffsetReset.earliest(), "violations-source", observedAt(), Serdes.String().deserializer(),
@@ -104,7 +115,12 @@ public final class DetectionTopology {
     List<String> probeDetectors = new ArrayList<>();
     List<String> identityDetectors = new ArrayList<>();
     List<String> rejectsDetectors = new ArrayList<>();
+    Map<Grain, List<String>> grainDetectors = new EnumMap<>(Grain.class);
     for (Rule rule : policy.rules()) {
+      if (rule.per() != Grain.COMMAND) {
+        grainDetectors.computeIfAbsent(rule.per(), g -> new ArrayList<>()).add("detect-" + rule.id());
+        continue;
+      }
       (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors
           : rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? identityDetectors
           : rule.detector() == Rule.Detector.INGEST_REJECTS ? rejectsDetectors : detectors).add("detect-" + rule.id());
@@ -148,12 +164,48 @@ public final class DetectionTopology {
         context().forward(r, "cross-source-dedup");
       }
     }, "exact-duplicates");
+    List<String> afterDedup = new ArrayList<>(detectors);
+    if (!grainDetectors.isEmpty()) {
+      afterDedup.add("by-grain");
+    }
     t.addProcessor("cross-source-dedup",
-        () -> new CrossSourceDedupProcessor(DEDUP_STORE, detectors, "source-notes"), "count-refusals");
+        () -> new CrossSourceDedupProcessor(DEDUP_STORE, afterDedup, "source-notes"), "count-refusals");
     t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(DEDUP_STORE), Serdes.String(),
         Serdes.String()), "cross-source-dedup");
+    if (!grainDetectors.isEmpty()) {
+      // a rule counting per task, session or agent: its refusals again, keyed by that grain, through
+      // the by-grain topic, so that the tool calls of one task meet in one state (and one alert)
+      Set<Grain> grains = Set.copyOf(grainDetectors.keySet());
+      t.addProcessor("by-grain", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
+        @Override
+        public void process(Record<String, ViolationEvent> r) {
+          for (Grain g : grains) {
+            org.apache.kafka.common.header.internals.RecordHeaders h = new org.apache.kafka.common.header.internals.RecordHeaders();
+            h.add(GRAIN_HEADER, g.wireName().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            context().forward(r.withKey(g.keyOf(r.key(), r.value())).withHeaders(h));
+          }
+        }
+      }, "cross-source-dedup");
+      t.addSink("by-grain-sink", Topics.BY_GRAIN.name(), Serdes.String().serializer(), EVENT_SERDE.serializer(), "by-grain");
+      t.addSource(AutoOffsetReset.earliest(), "by-grain-source", observedAt(), Serdes.String().deserializer(),
+          EVENT_SERDE.deserializer(), Topics.BY_GRAIN.name());
+      t.addProcessor("by-grain-router", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
+        @Override
+        public void process(Record<String, ViolationEvent> r) {
+          if (r.key() == null || r.value() == null) {
+            return;
+          }
+          org.apache.kafka.common.header.Header h = r.headers().lastHeader(GRAIN_HEADER);
+          Grain g = h == null ? null : Grain.ofWireName(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
+          for (String node : g == null ? List.<String>of() : grainDetectors.getOrDefault(g, List.of())) {
+            context().forward(r, node);
+          }
+        }
+      }, "by-grain-source");
+    }
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
+      String parent = rule.per() == Grain.COMMAND ? "cross-source-dedup" : "by-grain-router";
       switch (rule.detector()) {
         case COUNT, VALUE_COUNT -> {
           String store = "count-" + rule.id();
@@ -163,12 +215,12 @@ public final class DetectionTopology {
           // not help).
           if (rule.hop() == null) {
             // "N in any window": at most N timestamps (or an episode's count) per command
-            t.addProcessor(node, () -> new SlidingCountProcessor(rule, policy, store), "cross-source-dedup");
+            t.addProcessor(node, () -> new SlidingCountProcessor(rule, policy, store), parent);
             t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store), Serdes.String(),
                 RECENT_SERDE).withCachingEnabled(), node);
           } else {
             // aligned windows (hopping; tumbling when the hop is the window): a count per window
-            t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), "cross-source-dedup");
+            t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), parent);
             t.addStateStore(Stores.windowStoreBuilder(
                 Stores.inMemoryWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
                 Serdes.String(), COUNT_SERDE).withCachingEnabled(), node);
@@ -176,12 +228,12 @@ public final class DetectionTopology {
         }
         case BYPASS -> {
           String store = "bypass-" + rule.id();
-          t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), "cross-source-dedup");
+          t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), parent);
           t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store),
               Serdes.String(), PROXY_REFUSAL_SERDE), node);
         }
         case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
-            t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "cross-source-dedup");
+            t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), parent);
         case WALL_BREACH, IDENTITY_CONFLICT, INGEST_REJECTS ->
             t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "count-refusals");
       }
@@ -207,6 +259,19 @@ public final class DetectionTopology {
         Serdes.String(), ALERT_STATE_SERDE), "alert-lifecycle");
     t.addSink("alerts-sink", Topics.ALERTS.name(), Serdes.String().serializer(), ALERT_SERDE.serializer(),
         "alert-lifecycle");
+    if (!grainDetectors.isEmpty()) {
+      // the grains' detectors are a sub-topology of their own (from the by-grain topic, with their own
+      // stream time and their own lifecycle), so that the tool calls' copies, which arrive after the
+      // command's own refusals, are never judged late against them
+      List<String> grainParents = new ArrayList<>();
+      grainDetectors.values().forEach(grainParents::addAll);
+      t.addProcessor("alert-lifecycle-by-grain", () -> new AlertLifecycleProcessor(clock,
+          AlertLifecycleProcessor.DEFAULT_THROTTLE, policy, BY_GRAIN_LIFECYCLE_STORE), grainParents.toArray(String[]::new));
+      t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(BY_GRAIN_LIFECYCLE_STORE),
+          Serdes.String(), ALERT_STATE_SERDE), "alert-lifecycle-by-grain");
+      t.addSink("alerts-sink-by-grain", Topics.ALERTS.name(), Serdes.String().serializer(), ALERT_SERDE.serializer(),
+          "alert-lifecycle-by-grain");
+    }
     addPolicyStore(t);
     return t;
   }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +36,8 @@ public final class StreamsApp implements AutoCloseable {
   private final Map<String, Object> clientProps;
   private long launchedAt;
   private volatile String refused;
+  /** The topics its sources read: the violations, and the by-grain copies when a rule counts per task, session or agent. */
+  private final List<String> sourceTopics;
 
   /**
    * @param clock the wall clock when live; stream time for replay (whose end of input advances
@@ -51,6 +54,11 @@ public final class StreamsApp implements AutoCloseable {
     this.applicationId = applicationId;
     this.bootstrapServers = bootstrapServers;
     this.clientProps = clientProps;
+    this.sourceTopics = topology.describe().subtopologies().stream().flatMap(s -> s.nodes().stream())
+        .filter(n -> n instanceof org.apache.kafka.streams.TopologyDescription.Source)
+        .flatMap(n -> ((org.apache.kafka.streams.TopologyDescription.Source) n).topicSet().stream())
+        .filter(t -> t.equals(Topics.VIOLATIONS.name()) || t.equals(Topics.BY_GRAIN.name())).sorted(
+            java.util.Comparator.comparing(t -> t.equals(Topics.BY_GRAIN.name()))).distinct().toList();
     this.streams = new KafkaStreams(topology,
         DetectionTopology.streamsConfig(applicationId, bootstrapServers, stateDir, clientProps));
     KafkaStreamsMetrics.add(applicationId, streams, topology.describe());
@@ -124,27 +132,32 @@ public final class StreamsApp implements AutoCloseable {
   public void awaitCaughtUp(Duration timeout) {
     Map<String, Object> p = new HashMap<>(clientProps);
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    Instant deadline = Instant.now().plus(timeout);
     try (Admin admin = Admin.create(p)) {
-      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      for (int i = 0; i < Topics.VIOLATIONS.partitions(); i++) {
-        latest.put(new TopicPartition(Topics.VIOLATIONS.name(), i), OffsetSpec.latest());
-      }
-      Map<TopicPartition, Long> ends = new HashMap<>();
-      admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
-      Instant deadline = Instant.now().plus(timeout);
-      while (true) {
-        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(applicationId)
-            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-        boolean done = ends.entrySet().stream().allMatch(e -> e.getValue() == 0
-            || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
-        if (done) {
-          return;
+      // the refusals, then their copies by grain: those only grow while the refusals are read
+      for (String topic : sourceTopics) {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+            .partitions().size();
+        for (int i = 0; i < partitions; i++) {
+          latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
         }
-        if (Instant.now().isAfter(deadline)) {
-          throw new IllegalStateException("detection did not catch up with " + Topics.VIOLATIONS.name()
-              + " within " + timeout.toSeconds() + " s");
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+        while (true) {
+          Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(applicationId)
+              .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+          boolean done = ends.entrySet().stream().allMatch(e -> e.getValue() == 0
+              || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
+          if (done) {
+            break;
+          }
+          if (Instant.now().isAfter(deadline)) {
+            throw new IllegalStateException("detection did not catch up with " + topic + " within "
+                + timeout.toSeconds() + " s");
+          }
+          sleep(50);
         }
-        sleep(50);
       }
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("cannot read offsets from Kafka: " + e.getMessage(), e);

@@ -152,14 +152,14 @@ public final class SlidingCountProcessor implements Processor<String, ViolationE
 
   private void forward(String commandId, String role, ViolationEvent e, WindowCount c, long ts) {
     String summary = (rule.field() == null
-        ? "command refused " + c.count() + " times in " + span(c) + " (threshold " + rule.threshold()
-        : "command tried " + rule.threshold() + " distinct " + rule.field().wireName() + " values within "
+        ? rule.nounOf(commandId, e) + " refused " + c.count() + " times in " + span(c) + " (threshold " + rule.threshold()
+        : rule.nounOf(commandId, e) + " tried " + rule.threshold() + " distinct " + rule.field().wireName() + " values within "
             + ThresholdCrossingProcessor.human(rule.window()) + " (" + c.count() + " refusals in " + span(c)
             + " so far; threshold " + rule.threshold())
         + " within " + ThresholdCrossingProcessor.human(rule.window()) + ")"
         + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
-    context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), commandId,
-        c.agentId(), role, null, null, e.source(), c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(),
+    context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprintOf(rule.id(), commandId),
+        rule.commandOf(commandId, e), c.agentId(), role, null, null, e.source(), c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(),
         c.firstSeen(), c.firstSeen().plus(rule.window()), summary, WindowCount.top(c.targets())), ts));
   }
 

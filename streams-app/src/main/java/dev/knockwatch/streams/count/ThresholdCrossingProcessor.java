@@ -167,9 +167,10 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   }
 
   private Hit hit(String commandId, String role, ViolationEvent e, WindowCount c, long windowStart, long windowEnd) {
-    String summary = "command refused " + c.count() + " times within " + human(rule.window())
+    String summary = rule.nounOf(commandId, e) + " refused " + c.count() + " times within " + human(rule.window())
         + " (threshold " + rule.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
-    return new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), commandId, c.agentId(), role, null, null, e.source(),
+    return new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), rule.commandOf(commandId, e), c.agentId(), role,
+        null, null, e.source(),
         c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(), Instant.ofEpochMilli(windowStart),
         Instant.ofEpochMilli(windowEnd), summary, WindowCount.top(c.targets()));
   }

@@ -82,10 +82,10 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
         ? null : door(e, before);
     if (door != null) {
       Instant at = Instant.ofEpochMilli(ts);
-      String summary = "after the proxy refused " + target(before.host(), before.port()) + ", the command tried "
+      String summary = "after the proxy refused " + target(before.host(), before.port()) + ", the " + rule.nounOf(commandId, e) + " tried "
           + door + " " + (ts - before.atMs()) / 1000 + " s later";
       context.forward(new Record<>(commandId, new Hit(rule, Alert.fingerprintOf(rule.id(), commandId),
-          commandId, e.agentId(), role, e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
+          rule.commandOf(commandId, e), e.agentId(), role, e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
           e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary, null), ts));
     }
     if (isProxyRefusal(e) && !repeats(before, e, ts)) {
@@ -108,7 +108,9 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
       return true;
     }
     String a = e.action() == null ? "" : e.action();
-    return (e.source() == Source.PROXY_403 && (a.equals("http-request") || a.equals("http-connect")))
+    return ((e.source() == Source.PROXY_403 || e.source() == Source.CLAUDE_CODE)
+            && (a.equals("http-request") || a.equals("http-connect")))
+        || (e.source() == Source.CLAUDE_CODE && a.equals("network-outbound"))
         || (e.source() == Source.SRT_VIOLATION && (a.equals("network-outbound") || a.equals("http-request")));
   }
 
@@ -121,8 +123,8 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
         && HostClassifier.classify(host).orElse(null) != AddressClass.LOOPBACK) {
       return "a direct dial to " + target(host, e.port());
     }
-    if (e.source() == Source.PROXY_403 && a.equals("connect") && e.reason() != null
-        && e.reason().contains("Network is unreachable")) {
+    if ((e.source() == Source.PROXY_403 && a.equals("connect") && e.reason() != null
+        && e.reason().contains("Network is unreachable")) || (e.source() == Source.CLAUDE_CODE && a.equals("connect"))) {
       return "a direct dial to " + target(host, e.port());
     }
     if (a.equals("socks-tunnel")) {

@@ -74,7 +74,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
         : e.probe() != null ? e.probe().name() : e.kind() == Kind.FILESYSTEM ? fsSubject(e) : e.host() == null ? null : target(e);
     Instant at = Instant.ofEpochMilli(record.timestamp());
     context.forward(new Record<>(record.key(), new Hit(rule,
-        Alert.fingerprintOf(rule.id(), record.key()), record.key(), e.agentId(), role,
+        Alert.fingerprintOf(rule.id(), record.key()), rule.commandOf(record.key(), e), e.agentId(), role,
         e.host(), e.port(), e.source(), at, at, e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null,
         summary, subject == null ? null : List.of(new Alert.Target(subject, 1))), record.timestamp()));
   }

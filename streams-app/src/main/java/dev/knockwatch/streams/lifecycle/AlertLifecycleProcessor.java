@@ -43,6 +43,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
   public enum Clock { WALL, STREAM }
 
   public static final String STORE = "alert-lifecycle";
+  private final String storeName;
   public static final Duration DEFAULT_THROTTLE = Duration.ofSeconds(30);
   static final int MAX_SAMPLES = 5;
   private static final String SEP = "|";
@@ -82,15 +83,21 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
   }
 
   public AlertLifecycleProcessor(Clock clock, Duration throttle, Policy policy) {
+    this(clock, throttle, policy, STORE);
+  }
+
+  /** @param storeName its store: {@link #STORE}, or the by-grain lifecycle's own */
+  public AlertLifecycleProcessor(Clock clock, Duration throttle, Policy policy, String storeName) {
     this.clock = clock;
     this.throttle = throttle;
     this.policy = policy;
+    this.storeName = storeName;
   }
 
   @Override
   public void init(ProcessorContext<String, Alert> context) {
     this.context = context;
-    this.store = context.getStateStore(STORE);
+    this.store = context.getStateStore(storeName);
     this.view = PolicyView.of(policy, context);
     live.clear();
     byFingerprint.clear();

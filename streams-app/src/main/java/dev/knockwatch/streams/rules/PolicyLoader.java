@@ -60,12 +60,12 @@ public final class PolicyLoader {
   private static final Pattern LOOKS_LIKE_ATTACK = Pattern.compile("(?i)(?:attack\\.t|t)\\d.*");
   private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]{0,62}");
   private static final Map<Detector, Set<String>> DETECTOR_KEYS = Map.of(
-      Detector.COUNT, Set.of("window", "hop", "grace", "threshold"),
-      Detector.VALUE_COUNT, Set.of("window", "grace", "threshold", "field"),
-      Detector.ADDRESS_CLASS, Set.of("classes"),
-      Detector.BYPASS, Set.of("within"),
-      Detector.FS_GUARD, Set.of("paths"),
-      Detector.OFF_ROLE, Set.of(),
+      Detector.COUNT, Set.of("window", "hop", "grace", "threshold", "per"),
+      Detector.VALUE_COUNT, Set.of("window", "grace", "threshold", "field", "per"),
+      Detector.ADDRESS_CLASS, Set.of("classes", "per"),
+      Detector.BYPASS, Set.of("within", "per"),
+      Detector.FS_GUARD, Set.of("paths", "per"),
+      Detector.OFF_ROLE, Set.of("per"),
       Detector.WALL_BREACH, Set.of(),
       Detector.IDENTITY_CONFLICT, Set.of(),
       Detector.INGEST_REJECTS, Set.of());
@@ -440,6 +440,14 @@ public final class PolicyLoader {
     } else if (detector == Detector.OFF_ROLE && roles == null) {
       detectorNode.problem(where + ": off-role rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
     }
+    Grain per = Grain.COMMAND;
+    if (value.apply("per") != null) {
+      per = Grain.ofWireName(value.apply("per").text());
+      if (per == null) {
+        value.apply("per").problem(where + ": per \"" + value.apply("per").text()
+            + "\" is not one of command, task, session, agent");
+      }
+    }
     Alert.Meta meta = meta(where, value);
     boolean enabled = true;
     if (value.apply("enabled") != null) {
@@ -453,7 +461,7 @@ public final class PolicyLoader {
       return null; // a disabled rule is checked like the others, then left out
     }
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
-        within, paths, field, meta);
+        within, paths, field, meta, per);
   }
 
   /** {@code tags}, {@code runbook}, {@code labels}, {@code annotations}; null when none is given. */

@@ -25,6 +25,7 @@ import java.util.Set;
  * @param field value-count: which value of a refusal is counted distinct; null for the others
  * @param meta what the rule says of itself (tags, runbook, labels, annotations), carried into its
  *     alerts; null when it says nothing
+ * @param per what the rule counts and groups by: the command (the default), the task, the session or the agent
  */
 public record Rule(
     String id,
@@ -41,14 +42,45 @@ public record Rule(
     Duration within,
     List<String> paths,
     ValueField field,
-    Alert.Meta meta) {
+    Alert.Meta meta,
+    Grain per) {
 
   /** A rule that says nothing of itself. */
   public Rule(String id, Detector detector, Severity severity, boolean shadow, RuleMatch match, Duration resolveAfter,
       Duration window, Duration hop, int threshold, Duration grace, Set<AddressClass> classes, Duration within,
       List<String> paths, ValueField field) {
     this(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes, within, paths,
-        field, null);
+        field, null, Grain.COMMAND);
+  }
+
+  /** A rule of the command's grain. */
+  public Rule(String id, Detector detector, Severity severity, boolean shadow, RuleMatch match, Duration resolveAfter,
+      Duration window, Duration hop, int threshold, Duration grace, Set<AddressClass> classes, Duration within,
+      List<String> paths, ValueField field, Alert.Meta meta) {
+    this(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes, within, paths,
+        field, meta, Grain.COMMAND);
+  }
+
+  /**
+   * The command a hit of this rule names: the key itself at the command's grain, else the
+   * command of the refusal that made the hit (the tool call that crossed, or that paged).
+   */
+  public String commandOf(String key, ViolationEvent e) {
+    return per == Grain.COMMAND || e == null || e.commandId() == null ? key : e.commandId();
+  }
+
+  /**
+   * What a hit of this rule counted, in its summary: the grain's noun ("task"), or "command" where
+   * the key is the command's own (a refusal with no task, or a rule of the command's grain).
+   */
+  public String nounOf(String key, ViolationEvent e) {
+    return per == Grain.COMMAND || (e != null && key.equals(e.commandId())) ? "command" : per.noun();
+  }
+
+  /** This rule, counting and grouping at {@code per}. */
+  public Rule per(Grain per) {
+    return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
+        within, paths, field, meta, per);
   }
 
   public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
@@ -127,6 +159,6 @@ public record Rule(
   /** This rule counting in aligned windows that advance by {@code hop} (the window: tumbling). */
   public Rule withHop(Duration hop) {
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
-        within, paths, field, meta);
+        within, paths, field, meta, per);
   }
 }

@@ -32,7 +32,11 @@ class PolicyLoaderTest {
         .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard",
             "identity-conflict", "ingest-rejects", "wall-breach", "scanning");
     assertThat(p.rules().get(0)).usingRecursiveComparison().ignoringFields("match").isEqualTo(
-        Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)));
+        Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)).per(Grain.TASK));
+    // every refusal rule groups per task: a harness's retries are new tool calls (issue 44)
+    assertThat(p.rules()).filteredOn(r -> r.detector() != Detector.WALL_BREACH && r.detector() != Detector.IDENTITY_CONFLICT
+        && r.detector() != Detector.INGEST_REJECTS).extracting(Rule::per).containsOnly(Grain.TASK);
+    assertThat(p.roleOf("claude-code")).isEqualTo("coding-assistant");
     // the guard probes' expected refusals page no one; only wall-breach reads the guard's results, and
     // a line claiming another identity pages whoever it came from (docs/TRUST.md)
     assertThat(p.rules()).filteredOn(r -> r.detector() != Detector.WALL_BREACH && r.detector() != Detector.IDENTITY_CONFLICT

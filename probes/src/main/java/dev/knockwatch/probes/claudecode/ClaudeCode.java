@@ -1,0 +1,130 @@
+package dev.knockwatch.probes.claudecode;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.probes.sandbox.Checkout;
+import dev.knockwatch.probes.sandbox.NetworkGuard;
+import dev.knockwatch.probes.sandbox.Prerequisites;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real Claude Code binary, run without a model: a private {@code HOME} (no real session, key
+ * or history is touched), the given settings, and {@link MessagesStandIn} playing the model, so
+ * that it runs a script of Bash calls in its own sandbox, with its hooks. It runs behind the
+ * {@link NetworkGuard} (a network namespace holding only {@code lo}); the stand-in, in this
+ * process's namespace, is reached through a Unix socket that two {@code socat}s relay.
+ */
+public final class ClaudeCode {
+
+  /** Where the pinned build is installed ({@code npm ci}): {@code probes/claude-code/package-lock.json}. */
+  public static final String RELATIVE_DIR = "probes/claude-code";
+  public static final String BINARY = "node_modules/@anthropic-ai/claude-code-linux-x64/claude";
+  public static final String HOW_TO_GET = "npm ci in probes/claude-code (the pinned @anthropic-ai/claude-code-linux-x64), "
+      + "or --claude PATH to a Claude Code binary";
+
+  private final Path binary;
+
+  public ClaudeCode(Path binary) {
+    this.binary = binary.toAbsolutePath();
+  }
+
+  public Path binary() {
+    return binary;
+  }
+
+  /** The binary {@code explicit} names, else the pinned one of this checkout, installed when missing and {@code install}. */
+  public static Optional<ClaudeCode> locate(Path explicit, boolean install, PrintStream say) {
+    if (explicit != null) {
+      return Files.isExecutable(explicit) ? Optional.of(new ClaudeCode(explicit)) : Optional.empty();
+    }
+    Optional<Path> dir = Checkout.locate("KNOCKWATCH_CLAUDE_CODE", RELATIVE_DIR, "package-lock.json");
+    if (dir.isEmpty()) {
+      return Optional.empty();
+    }
+    Path bin = dir.get().resolve(BINARY);
+    if (!Files.isExecutable(bin) && install && Prerequisites.onPath("npm")) {
+      say.println("knockwatch: installing the pinned Claude Code build (npm ci in " + dir.get() + ")");
+      try {
+        Process p = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+            .directory(dir.get().toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+          say.println("knockwatch: npm ci failed: " + out.strip());
+        }
+      } catch (IOException e) {
+        say.println("knockwatch: npm ci failed: " + e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return Files.isExecutable(bin) ? Optional.of(new ClaudeCode(bin)) : Optional.empty();
+  }
+
+  /** What a run printed: its exit status, and its {@code --output-format json} result (null when none). */
+  public record Result(int exitCode, JsonNode result, String stderr) {}
+
+  /**
+   * Runs {@code script} in a session in {@code project}, {@code home} as HOME, with {@code settings}
+   * (written to {@code home/knockwatch-settings.json} and passed as {@code --settings}).
+   */
+  public Result run(Path home, Path project, JsonNode settings, List<MessagesStandIn.BashCall> script, Duration timeout)
+      throws IOException, InterruptedException {
+    Files.createDirectories(home);
+    Files.createDirectories(project);
+    Path settingsFile = home.resolve("knockwatch-settings.json");
+    Files.writeString(settingsFile, Json.MAPPER.writeValueAsString(settings));
+    Path socket = home.resolve("messages.sock");
+    Files.deleteIfExists(socket);
+    try (MessagesStandIn model = new MessagesStandIn(script)) {
+      Process relay = new ProcessBuilder("socat", "UNIX-LISTEN:" + socket + ",fork,mode=600",
+          "TCP:127.0.0.1:" + model.port()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      try {
+        for (int i = 0; i < 100 && !Files.exists(socket); i++) {
+          Thread.sleep(20);
+        }
+        // inside the namespace: the same port on its own lo, relayed to the socket
+        String inside = "socat TCP-LISTEN:" + model.port() + ",bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:" + socket
+            + " & i=0; while ! (exec 3<>/dev/tcp/127.0.0.1/" + model.port() + ") 2>/dev/null && [ $i -lt 100 ]; do"
+            + " sleep 0.05; i=$((i+1)); done; \"$@\"; rc=$?; kill $! 2>/dev/null; exit $rc";
+        List<String> claude = new ArrayList<>(List.of("bash", "-c", inside, "knockwatch-claude-code",
+            binary.toString(), "-p", "Run the knockwatch probe's script.", "--settings", settingsFile.toString(),
+            "--output-format", "json"));
+        ProcessBuilder pb = new ProcessBuilder(NetworkGuard.wrap(claude)).directory(project.toFile());
+        pb.environment().keySet().removeIf(k -> k.startsWith("ANTHROPIC_") || k.startsWith("CLAUDE"));
+        pb.environment().put("HOME", home.toString());
+        pb.environment().put("ANTHROPIC_BASE_URL", model.baseUrl());
+        pb.environment().put("ANTHROPIC_API_KEY", "sk-ant-knockwatch-stand-in-not-a-key");
+        pb.environment().put("DISABLE_AUTOUPDATER", "1");
+        pb.environment().put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        Path err = home.resolve("claude-stderr.txt");
+        Path outFile = home.resolve("claude-stdout.json");
+        Process p = pb.redirectError(err.toFile()).redirectOutput(outFile.toFile()).start();
+        p.getOutputStream().close();
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+          p.destroyForcibly();
+          throw new IOException("Claude Code did not finish within " + timeout.toSeconds() + " s");
+        }
+        JsonNode result = null;
+        try {
+          result = Json.MAPPER.readTree(Files.readString(outFile));
+        } catch (IOException e) {
+          // no result object: the exit status and stderr say why
+        }
+        return new Result(p.exitValue(), result, Files.readString(err));
+      } finally {
+        relay.destroy();
+        relay.waitFor(5, TimeUnit.SECONDS);
+        Files.deleteIfExists(socket);
+      }
+    }
+  }
+}
