@@ -21,6 +21,7 @@ final class StageAccess {
 
   static final ClusterAccess STREAMS = ClusterAccess.none()
       .topic(Topics.VIOLATIONS, READ)
+      .topic(Topics.BY_GRAIN, READ, WRITE)
       .topic(Topics.ALERTS, READ, WRITE)
       .topic(Topics.POLICY, READ, WRITE)
       .topic(Topics.SILENCES, READ, WRITE)
