@@ -46,7 +46,7 @@ public final class Rules {
           : ThresholdCrossingProcessor.human(r.window()) + " windows every " + ThresholdCrossingProcessor.human(r.hop()));
       case VALUE_COUNT -> "value-count " + r.threshold() + " distinct " + r.field().wireName() + " values in any "
           + ThresholdCrossingProcessor.human(r.window());
-      case BYPASS -> "bypass within " + ThresholdCrossingProcessor.human(r.within());
+      case BYPASS, SANDBOX_ESCAPE -> r.detector().wireName() + " within " + ThresholdCrossingProcessor.human(r.within());
       default -> r.detector().wireName();
     };
     return r.id() + ": " + what + (r.per() == dev.knockwatch.streams.rules.Grain.COMMAND ? "" : " per " + r.per().wireName())

@@ -56,6 +56,20 @@ public record ViolationEvent(
    * or the command's text before it ran ({@link #EVIDENCE_COMMAND}). Absent for other sources.
    */
   public static final String EVIDENCE_SANDBOX = "sandbox-record";
+
+  /**
+   * Not refusals but a harness's record of a call that asked to run outside the sandbox (Claude
+   * Code's {@code dangerouslyDisableSandbox}, kind {@code process}): the request ({@value}), and the
+   * same call's end when nothing in its output shows the sandbox answered for it
+   * ({@link #SANDBOX_OFF_UNANSWERED}). Only the {@code sandbox-escape} rule reads them.
+   */
+  public static final String SANDBOX_OFF_REQUEST = "sandbox-off-request";
+  public static final String SANDBOX_OFF_UNANSWERED = "sandbox-off-unanswered";
+
+  /** Whether this is such a record of a sandbox-off request, not a refusal. */
+  public boolean sandboxOff() {
+    return kind == Kind.PROCESS && (SANDBOX_OFF_REQUEST.equals(action) || SANDBOX_OFF_UNANSWERED.equals(action));
+  }
   public static final String EVIDENCE_OUTPUT = "output";
   public static final String EVIDENCE_COMMAND = "command-text";
 

@@ -13,6 +13,7 @@ import dev.knockwatch.streams.detect.BypassProcessor;
 import dev.knockwatch.streams.detect.CrossSourceDedupProcessor;
 import dev.knockwatch.streams.detect.EventDetectorProcessor;
 import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
+import dev.knockwatch.streams.detect.SandboxEscapeProcessor;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.lifecycle.AlertState;
 import dev.knockwatch.streams.lifecycle.Hit;
@@ -116,7 +117,13 @@ public final class DetectionTopology {
     List<String> identityDetectors = new ArrayList<>();
     List<String> rejectsDetectors = new ArrayList<>();
     Map<Grain, List<String>> grainDetectors = new EnumMap<>(Grain.class);
+    // sandbox-escape reads the records of calls that asked for no sandbox, which no other rule reads
+    List<String> escapeDetectors = new ArrayList<>();
+    List<String> grainEscapeDetectors = new ArrayList<>();
     for (Rule rule : policy.rules()) {
+      if (rule.detector() == Rule.Detector.SANDBOX_ESCAPE) {
+        (rule.per() == Grain.COMMAND ? escapeDetectors : grainEscapeDetectors).add("detect-" + rule.id());
+      }
       if (rule.per() != Grain.COMMAND) {
         grainDetectors.computeIfAbsent(rule.per(), g -> new ArrayList<>()).add("detect-" + rule.id());
         continue;
@@ -152,6 +159,14 @@ public final class DetectionTopology {
           // a line that claimed another identity, refusal or probe result, before any dedup can hide it
           identityDetectors.forEach(d -> context().forward(r, d));
         }
+        if (e != null && e.sandboxOff()) {
+          // a call that asked to run outside the sandbox: no refusal, only sandbox-escape reads it
+          escapeDetectors.forEach(d -> context().forward(r, d));
+          if (!grainDetectors.isEmpty()) {
+            context().forward(r, "by-grain");
+          }
+          return;
+        }
         if (e != null && e.probe() != null) {
           // a guard probe's result is no refusal: only wall-breach reads it
           StreamsMetrics.PROBE_RESULTS.labels(String.valueOf(e.probe().refused())).inc();
@@ -185,7 +200,7 @@ public final class DetectionTopology {
             context().forward(r.withKey(g.keyOf(r.key(), r.value())).withHeaders(h));
           }
         }
-      }, "cross-source-dedup");
+      }, "cross-source-dedup", "count-refusals");
       t.addSink("by-grain-sink", Topics.BY_GRAIN.name(), Serdes.String().serializer(), EVENT_SERDE.serializer(), "by-grain");
       t.addSource(AutoOffsetReset.earliest(), "by-grain-source", observedAt(), Serdes.String().deserializer(),
           EVENT_SERDE.deserializer(), Topics.BY_GRAIN.name());
@@ -198,7 +213,9 @@ public final class DetectionTopology {
           org.apache.kafka.common.header.Header h = r.headers().lastHeader(GRAIN_HEADER);
           Grain g = h == null ? null : Grain.ofWireName(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
           for (String node : g == null ? List.<String>of() : grainDetectors.getOrDefault(g, List.of())) {
-            context().forward(r, node);
+            if (!r.value().sandboxOff() || grainEscapeDetectors.contains(node)) {
+              context().forward(r, node);
+            }
           }
         }
       }, "by-grain-source");
@@ -231,6 +248,16 @@ public final class DetectionTopology {
           t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), parent);
           t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store),
               Serdes.String(), PROXY_REFUSAL_SERDE), node);
+        }
+        case SANDBOX_ESCAPE -> {
+          String store = "escape-" + rule.id();
+          if (rule.per() == Grain.COMMAND) {
+            t.addProcessor(node, () -> new SandboxEscapeProcessor(rule, policy, store), "cross-source-dedup", "count-refusals");
+          } else {
+            t.addProcessor(node, () -> new SandboxEscapeProcessor(rule, policy, store), parent);
+          }
+          t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store), Serdes.String(),
+              Serdes.Long()), node);
         }
         case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
             t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), parent);

@@ -52,6 +52,14 @@ import java.util.regex.Pattern;
 public final class ClaudeCodeParser implements LineParser {
 
   public static final String FILE_SUFFIX = ".claude-code.jsonl";
+  /** The action of a call's request to run outside the sandbox ({@code dangerouslyDisableSandbox}), from its PreToolUse. */
+  public static final String SANDBOX_OFF_REQUEST = ViolationEvent.SANDBOX_OFF_REQUEST;
+  /** The action of such a call whose output shows no mark of the sandbox: it may have run outside. */
+  public static final String SANDBOX_OFF_UNANSWERED = ViolationEvent.SANDBOX_OFF_UNANSWERED;
+  /** What the sandbox leaves in an output when it answered: its violations block, its proxy's refusal, its read-only mounts. */
+  private static final Pattern SANDBOX_MARK = Pattern.compile(
+      "<sandbox_violations>|X-Proxy-Error|CONNECT tunnel failed, response 40[37]|Read-only file system|Tunnel connection failed: 40[37]"
+      + "|Proxy tunneling failed");
 
   /** How many tool calls' counted targets a file's parser remembers (a call's two records are near). */
   static final int REMEMBERED_CALLS = 256;
@@ -98,6 +106,11 @@ public final class ClaudeCodeParser implements LineParser {
     Call call = new Call(src, (Attribution.Attributed) who, session, task,
         command == null ? null : Redactor.safe(command, Sanitize.MAX_COMMAND_CHARS),
         counted.computeIfAbsent(toolUseId, k -> new HashSet<>()));
+    boolean offRequested = input.path("dangerouslyDisableSandbox").asBoolean(false);
+    if (pre && offRequested) {
+      call.add(ViolationEvent.EVIDENCE_COMMAND, "escape:request", b -> b.kind(Kind.PROCESS).action(SANDBOX_OFF_REQUEST)
+          .reason("the call asks to run outside the sandbox (dangerouslyDisableSandbox)"));
+    }
     if (pre) {
       for (CommandText.Target t : CommandText.scan(command)) {
         call.add(ViolationEvent.EVIDENCE_COMMAND, "net:" + t.host(), b -> b.kind(Kind.NETWORK).action(t.action())
@@ -106,7 +119,14 @@ public final class ClaudeCodeParser implements LineParser {
             .reason("the command " + t.why()));
       }
     } else {
-      output(call, outputOf(root), cwd);
+      String output = outputOf(root);
+      output(call, output, cwd);
+      if (offRequested && !SANDBOX_MARK.matcher(output).find()) {
+        // Claude Code ran it outside the sandbox (allowUnsandboxedCommands), or the sandbox had nothing to refuse
+        call.add(ViolationEvent.EVIDENCE_OUTPUT, "escape:unanswered", b -> b.kind(Kind.PROCESS).action(SANDBOX_OFF_UNANSWERED)
+            .reason("the call asked to run outside the sandbox, and nothing in its output shows the sandbox's hand:"
+                + " it may have run outside"));
+      }
     }
     return call.events.isEmpty() ? Parsed.skipped(pre ? "no-door" : "no-refusal") : new Parsed.Events(call.events);
   }

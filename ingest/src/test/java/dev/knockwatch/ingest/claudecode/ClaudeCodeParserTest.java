@@ -73,7 +73,8 @@ class ClaudeCodeParserTest {
         "output http-connect example.org:443", // wget's "Proxy tunneling failed"
         "output http-connect example.net:443", // Python requests' "Tunnel connection failed: 403"
         "sandbox-record network-outbound forged.example:443", // printed by the command: see docs/TRUST.md
-        "sandbox-record network-outbound example.com:443"); // the escape retry, kept in the sandbox
+        "command-text sandbox-off-request null:null", // the escape retry asks for no sandbox (dangerouslyDisableSandbox)
+        "sandbox-record network-outbound example.com:443"); // ... and was kept in it: its block is there
     assertThat(events).allSatisfy(e -> {
       assertThat(e.source()).isEqualTo(Source.CLAUDE_CODE);
       assertThat(e.agentId()).isEqualTo("claude-code");
@@ -84,6 +85,8 @@ class ClaudeCodeParserTest {
       assertThat(e.commandText()).isNotBlank();
     });
     assertThat(events.stream().map(ViolationEvent::commandId).distinct()).as("each tool call is its own command").hasSize(11);
+    assertThat(events).filteredOn(ViolationEvent::sandboxOff).extracting(ViolationEvent::action)
+        .as("the escape retry was answered by the sandbox").containsExactly("sandbox-off-request");
     assertThat(events.stream().map(ViolationEvent::eventId).distinct()).hasSize(events.size());
     assertThat(events.get(3).addressClass()).isEqualTo(AddressClass.CLOUD_METADATA);
     assertThat(events.get(4).errno()).isEqualTo("EROFS");
@@ -126,6 +129,19 @@ class ClaudeCodeParserTest {
       assertThat(e.commandId()).isEqualTo("toolu_01OwnOwnOwnOwnOwnOwnOwn0");
       assertThat(e.host()).isEqualTo("evil.example");
     });
+  }
+
+  @Test
+  void aCallThatAskedForNoSandboxAndShowsNoSandboxMayHaveRunOutside() {
+    ObjectNode r = record("PostToolUseFailure", "toolu_01OwnOwnOwnOwnOwnOwnOwn0", "curl -sS https://example.com");
+    ((ObjectNode) r.get("tool_input")).put("dangerouslyDisableSandbox", true);
+    // what the real Claude Code recorded with allowUnsandboxedCommands: true and Bash(curl *) allowed
+    r.put("error", "Exit code 6\ncurl: (6) Could not resolve host: example.com");
+    assertThat(((Parsed.Events) one(r)).events()).extracting(ViolationEvent::action)
+        .containsExactly("dns", "sandbox-off-unanswered");
+    r.put("error", "Exit code 56\ncurl: (56) CONNECT tunnel failed, response 403\n\n<sandbox_violations>\n"
+        + "deny network-outbound example.com:443 (user denied)\n</sandbox_violations>");
+    assertThat(((Parsed.Events) one(r)).events()).extracting(ViolationEvent::action).containsExactly("network-outbound");
   }
 
   @Test

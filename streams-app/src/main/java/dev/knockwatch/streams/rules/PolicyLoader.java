@@ -68,7 +68,8 @@ public final class PolicyLoader {
       Detector.OFF_ROLE, Set.of("per"),
       Detector.WALL_BREACH, Set.of(),
       Detector.IDENTITY_CONFLICT, Set.of(),
-      Detector.INGEST_REJECTS, Set.of());
+      Detector.INGEST_REJECTS, Set.of(),
+      Detector.SANDBOX_ESCAPE, Set.of("within", "per"));
   private static final Set<String> MATCH_KEYS = Set.of("source", "kind", "role", "agent", "host");
 
   private final Path dir;
@@ -420,7 +421,7 @@ public final class PolicyLoader {
         }
         classes = Set.copyOf(set);
       }
-    } else if (detector == Detector.BYPASS) {
+    } else if (detector == Detector.BYPASS || detector == Detector.SANDBOX_ESCAPE) {
       within = duration(where, "within", value.apply("within"), Rule.DEFAULT_WITHIN);
     } else if (detector == Detector.FS_GUARD) {
       if (value.apply("paths") == null) {

@@ -77,6 +77,12 @@ public record Rule(
     return per == Grain.COMMAND || (e != null && key.equals(e.commandId())) ? "command" : per.noun();
   }
 
+  /** This rule at another severity (sandbox-escape's escalation). */
+  public Rule withSeverity(Severity severity) {
+    return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
+        within, paths, field, meta, per);
+  }
+
   /** This rule, counting and grouping at {@code per}. */
   public Rule per(Grain per) {
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
@@ -91,7 +97,8 @@ public record Rule(
 
   /** The detectors, by their name in {@code rules.yaml}. */
   public enum Detector {
-    COUNT, VALUE_COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH, IDENTITY_CONFLICT, INGEST_REJECTS;
+    COUNT, VALUE_COUNT, OFF_ROLE, ADDRESS_CLASS, BYPASS, FS_GUARD, WALL_BREACH, IDENTITY_CONFLICT, INGEST_REJECTS,
+    SANDBOX_ESCAPE;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');

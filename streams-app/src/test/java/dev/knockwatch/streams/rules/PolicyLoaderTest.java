@@ -30,7 +30,7 @@ class PolicyLoaderTest {
     Policy p = PolicyLoader.load(Path.of("../alert-rules"));
     assertThat(p.rules()).extracting(Rule::id)
         .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard",
-            "identity-conflict", "ingest-rejects", "wall-breach", "scanning");
+            "sandbox-escape", "identity-conflict", "ingest-rejects", "wall-breach", "scanning");
     assertThat(p.rules().get(0)).usingRecursiveComparison().ignoringFields("match").isEqualTo(
         Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)).per(Grain.TASK));
     // every refusal rule groups per task: a harness's retries are new tool calls (issue 44)
@@ -42,10 +42,10 @@ class PolicyLoaderTest {
     assertThat(p.rules()).filteredOn(r -> r.detector() != Detector.WALL_BREACH && r.detector() != Detector.IDENTITY_CONFLICT
             && r.detector() != Detector.INGEST_REJECTS)
         .allSatisfy(r -> assertThat(r.match().except().roles()).containsExactly("guard-probe"));
-    assertThat(p.rules().get(5).match().except()).isNull();
-    assertThat(p.rules().get(5).severity()).isEqualTo(Severity.PAGE);
     assertThat(p.rules().get(6).match().except()).isNull();
+    assertThat(p.rules().get(6).severity()).isEqualTo(Severity.PAGE);
     assertThat(p.rules().get(7).match().except()).isNull();
+    assertThat(p.rules().get(8).match().except()).isNull();
     assertThat(p.roleOf("knockwatch-guard")).isEqualTo("guard-probe");
     assertThat(p.rules().get(2).classes())
         .containsExactlyInAnyOrder(AddressClass.LOOPBACK, AddressClass.LINK_LOCAL, AddressClass.CLOUD_METADATA,
@@ -70,7 +70,7 @@ class PolicyLoaderTest {
         rules + ":4: rule retry: window \"5x\" is not a duration (like 30s, 5m, 1h)",
         rules + ":5: rule retry: threshold must be a whole number of at least 1, not \"0\"",
         rules + ":6: rule retry: duplicate id (first at line 2)",
-        rules + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects",
+        rules + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape",
         rules + ":13: rule sensitive: \"threshold\" is a key of count and value-count rules, not of address-class rules",
         rules + ":12: rule sensitive: \"intranet\" is not an address class (public, private, loopback, link-local, "
             + "cloud-metadata, unspecified, multicast, broadcast, cgnat, reserved, this-host, deny-listed, listed, "
