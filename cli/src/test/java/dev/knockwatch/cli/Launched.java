@@ -86,9 +86,11 @@ final class Launched implements AutoCloseable {
     Files.createDirectories(copiedJar.getParent());
     Files.copy(jar, copiedJar);
     Files.setLastModifiedTime(copiedJar, FileTime.from(Instant.now()));
-    Path library = REPO.resolve("probes/srt-bridge/node_modules");
-    if (Files.isDirectory(library)) {
-      Files.createSymbolicLink(target.resolve("probes/srt-bridge/node_modules"), library);
+    for (String installed : List.of("probes/srt-bridge/node_modules", "probes/claude-code/node_modules")) {
+      Path library = REPO.resolve(installed);
+      if (Files.isDirectory(library)) {
+        Files.createSymbolicLink(target.resolve(installed), library);
+      }
     }
     return target;
   }

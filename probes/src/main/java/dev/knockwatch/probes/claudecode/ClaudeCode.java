@@ -74,13 +74,13 @@ public final class ClaudeCode {
 
   /**
    * Runs {@code script} in a session in {@code project}, {@code home} as HOME, with {@code settings}
-   * (written to {@code home/knockwatch-settings.json} and passed as {@code --settings}).
+   * as the user's own ({@code home/.claude/settings.json}, where the README has a user merge the hooks).
    */
   public Result run(Path home, Path project, JsonNode settings, List<MessagesStandIn.BashCall> script, Duration timeout)
       throws IOException, InterruptedException {
     Files.createDirectories(home);
     Files.createDirectories(project);
-    Path settingsFile = home.resolve("knockwatch-settings.json");
+    Path settingsFile = Files.createDirectories(home.resolve(".claude")).resolve("settings.json");
     Files.writeString(settingsFile, Json.MAPPER.writeValueAsString(settings));
     Path socket = home.resolve("messages.sock");
     Files.deleteIfExists(socket);
@@ -96,8 +96,7 @@ public final class ClaudeCode {
             + " & i=0; while ! (exec 3<>/dev/tcp/127.0.0.1/" + model.port() + ") 2>/dev/null && [ $i -lt 100 ]; do"
             + " sleep 0.05; i=$((i+1)); done; \"$@\"; rc=$?; kill $! 2>/dev/null; exit $rc";
         List<String> claude = new ArrayList<>(List.of("bash", "-c", inside, "knockwatch-claude-code",
-            binary.toString(), "-p", "Run the knockwatch probe's script.", "--settings", settingsFile.toString(),
-            "--output-format", "json"));
+            binary.toString(), "-p", "Run the knockwatch probe's script.", "--output-format", "json"));
         ProcessBuilder pb = new ProcessBuilder(NetworkGuard.wrap(claude)).directory(project.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("ANTHROPIC_") || k.startsWith("CLAUDE"));
         pb.environment().put("HOME", home.toString());
