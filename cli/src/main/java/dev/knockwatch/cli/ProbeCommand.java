@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "probe", mixinStandardHelpOptions = true,
     description = "Test the wall (guard) or make controlled retry storms (limit); every probe runs in a fresh"
         + " network namespace holding only lo.",
-    subcommands = {ProbeCommand.Guard.class, ProbeCommand.Limit.class})
+    subcommands = {ProbeCommand.Guard.class, ProbeCommand.Limit.class, ProbeCommand.ClaudeCodeChecks.class})
 final class ProbeCommand implements Callable<Integer> {
 
   /** Exit status of {@code probe guard} when a probe that must be refused was not. */
@@ -102,6 +102,81 @@ final class ProbeCommand implements Callable<Integer> {
       }
       if (!json) {
         out.println("results and refusals written under " + dirs.logs.resolve(GuardRunner.AGENT_ID));
+      }
+      out.flush();
+      if (outcomes.stream().anyMatch(o -> o.ran() && !o.refused())) {
+        return WALL_BREACHED;
+      }
+      return outcomes.stream().allMatch(ProbeOutcome::ran) ? Knockwatch.OK : Knockwatch.FAILURE;
+    }
+  }
+
+  @Command(name = "claude-code", mixinStandardHelpOptions = true,
+      description = {"The wall checklist through the real Claude Code, with your own settings, in a private HOME",
+          "(no real session, key or history is touched; a local stand-in plays the model): each check one Bash call.",
+          "Exit 0 when every check was walled, 3 when any was not (its result raises wall-breach), 1 when it could not run."})
+  static final class ClaudeCodeChecks implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Mixin Dirs dirs;
+
+    @Option(names = "--settings", paramLabel = "FILE",
+        description = "Claude Code settings to test, merged in order (default: ~/.claude/settings.json and "
+            + "/etc/claude-code/managed-settings.json, where they exist).")
+    List<Path> settings;
+
+    @Option(names = "--claude", paramLabel = "PATH", description = "The Claude Code binary (default: the pinned build of "
+        + "probes/claude-code, installed with npm ci when missing).")
+    Path claude;
+
+    @Option(names = "--json", description = "One JSON object a check (probe, commandId, expected, observed, refused).")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      List<Path> files = new ArrayList<>();
+      if (settings == null || settings.isEmpty()) {
+        for (Path p : List.of(Path.of("/etc/claude-code/managed-settings.json"),
+            Path.of(System.getProperty("user.home"), ".claude/settings.json"))) {
+          if (Files.isRegularFile(p)) {
+            files.add(p);
+          }
+        }
+      } else {
+        for (Path p : settings) {
+          if (!Files.isRegularFile(p)) {
+            throw new UsageException("--settings " + p + " is not a file");
+          }
+          files.add(p);
+        }
+      }
+      java.util.Optional<dev.knockwatch.probes.claudecode.ClaudeCode> binary =
+          dev.knockwatch.probes.claudecode.ClaudeCode.locate(claude, claude == null, System.err);
+      if (binary.isEmpty()) {
+        err.println("knockwatch: probe claude-code cannot run: no Claude Code binary" + (claude == null ? "" : " at " + claude)
+            + " (" + dev.knockwatch.probes.claudecode.ClaudeCode.HOW_TO_GET + ")");
+        return Knockwatch.FAILURE;
+      }
+      java.util.Optional<String> guard = dev.knockwatch.probes.sandbox.NetworkGuard.check();
+      if (guard.isPresent()) {
+        err.println("knockwatch: probe claude-code cannot run: " + guard.get());
+        return Knockwatch.FAILURE;
+      }
+      List<ProbeOutcome> outcomes = new dev.knockwatch.probes.claudecode.ClaudeCodeProbe(binary.get(), dirs.logs, dirs.work,
+          Clock.systemUTC()).run(files);
+      for (ProbeOutcome o : outcomes) {
+        if (json) {
+          out.println(o.toJson());
+        } else {
+          out.printf(Locale.ROOT, "%-11s %-8s expected %s; observed: %s%n", o.probe(),
+              !o.ran() ? "ERROR" : o.refused() ? "refused" : "BREACH", o.expected(), !o.ran() ? o.error() : o.observed());
+        }
+      }
+      if (!json) {
+        out.println("settings: " + (files.isEmpty() ? "none found (Claude Code's defaults)" : files)
+            + "; records and results written under " + dirs.logs.resolve(GuardRunner.AGENT_ID));
       }
       out.flush();
       if (outcomes.stream().anyMatch(o -> o.ran() && !o.refused())) {
