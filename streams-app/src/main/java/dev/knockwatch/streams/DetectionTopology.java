@@ -65,6 +65,8 @@ public final class DetectionTopology {
   /** On knockwatch.violations.by-grain: which grain's key the record carries. */
   static final String GRAIN_HEADER = "knockwatch-grain";
   static final String BY_GRAIN_LIFECYCLE_STORE = "alert-lifecycle-by-grain";
+  /** The suffix of a detector's node and stores on the by-grain path. */
+  static final String BY_GRAIN = "-by-grain";
 
   private DetectionTopology() {}
 
@@ -116,21 +118,30 @@ public final class DetectionTopology {
     List<String> probeDetectors = new ArrayList<>();
     List<String> identityDetectors = new ArrayList<>();
     List<String> rejectsDetectors = new ArrayList<>();
+    // a rule of the task's or the session's grain is judged on the command's path too: a refusal with no
+    // task (srt, Squid, strace) is its own command's task, and its state and alerts stay the command's;
+    // only refusals with a task (a harness's tool calls) go around through the by-grain topic
     Map<Grain, List<String>> grainDetectors = new EnumMap<>(Grain.class);
     // sandbox-escape reads the records of calls that asked for no sandbox, which no other rule reads
     List<String> escapeDetectors = new ArrayList<>();
     List<String> grainEscapeDetectors = new ArrayList<>();
     for (Rule rule : policy.rules()) {
-      if (rule.detector() == Rule.Detector.SANDBOX_ESCAPE) {
-        (rule.per() == Grain.COMMAND ? escapeDetectors : grainEscapeDetectors).add("detect-" + rule.id());
-      }
+      String node = "detect-" + rule.id();
       if (rule.per() != Grain.COMMAND) {
-        grainDetectors.computeIfAbsent(rule.per(), g -> new ArrayList<>()).add("detect-" + rule.id());
-        continue;
+        grainDetectors.computeIfAbsent(rule.per(), g -> new ArrayList<>()).add(node + BY_GRAIN);
+        if (rule.detector() == Rule.Detector.SANDBOX_ESCAPE) {
+          grainEscapeDetectors.add(node + BY_GRAIN);
+        }
+        if (rule.per() == Grain.AGENT) {
+          continue; // no refusal's agent key is its command's
+        }
+      }
+      if (rule.detector() == Rule.Detector.SANDBOX_ESCAPE) {
+        escapeDetectors.add(node);
       }
       (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors
           : rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? identityDetectors
-          : rule.detector() == Rule.Detector.INGEST_REJECTS ? rejectsDetectors : detectors).add("detect-" + rule.id());
+          : rule.detector() == Rule.Detector.INGEST_REJECTS ? rejectsDetectors : detectors).add(node);
     }
     // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once
     Duration idRetention = ExactDuplicateProcessor.idRetention(policy);
@@ -195,9 +206,13 @@ public final class DetectionTopology {
         @Override
         public void process(Record<String, ViolationEvent> r) {
           for (Grain g : grains) {
+            String key = g.keyOf(r.key(), r.value());
+            if (key.equals(r.key())) {
+              continue; // a refusal with no task: judged on its command's path
+            }
             org.apache.kafka.common.header.internals.RecordHeaders h = new org.apache.kafka.common.header.internals.RecordHeaders();
             h.add(GRAIN_HEADER, g.wireName().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            context().forward(r.withKey(g.keyOf(r.key(), r.value())).withHeaders(h));
+            context().forward(r.withKey(key).withHeaders(h));
           }
         }
       }, "cross-source-dedup", "count-refusals");
@@ -222,47 +237,11 @@ public final class DetectionTopology {
     }
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
-      String parent = rule.per() == Grain.COMMAND ? "cross-source-dedup" : "by-grain-router";
-      switch (rule.detector()) {
-        case COUNT, VALUE_COUNT -> {
-          String store = "count-" + rule.id();
-          // in memory (with its changelog), so no RocksDB call per refusal. Cached: a command's
-          // state changes many times between two commits, and only its last value goes to the
-          // changelog (more events per CPU-second in bench streams; caching the other stores did
-          // not help).
-          if (rule.hop() == null) {
-            // "N in any window": at most N timestamps (or an episode's count) per command
-            t.addProcessor(node, () -> new SlidingCountProcessor(rule, policy, store), parent);
-            t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store), Serdes.String(),
-                RECENT_SERDE).withCachingEnabled(), node);
-          } else {
-            // aligned windows (hopping; tumbling when the hop is the window): a count per window
-            t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), parent);
-            t.addStateStore(Stores.windowStoreBuilder(
-                Stores.inMemoryWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
-                Serdes.String(), COUNT_SERDE).withCachingEnabled(), node);
-          }
-        }
-        case BYPASS -> {
-          String store = "bypass-" + rule.id();
-          t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), parent);
-          t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store),
-              Serdes.String(), PROXY_REFUSAL_SERDE), node);
-        }
-        case SANDBOX_ESCAPE -> {
-          String store = "escape-" + rule.id();
-          if (rule.per() == Grain.COMMAND) {
-            t.addProcessor(node, () -> new SandboxEscapeProcessor(rule, policy, store), "cross-source-dedup", "count-refusals");
-          } else {
-            t.addProcessor(node, () -> new SandboxEscapeProcessor(rule, policy, store), parent);
-          }
-          t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store), Serdes.String(),
-              Serdes.Long()), node);
-        }
-        case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
-            t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), parent);
-        case WALL_BREACH, IDENTITY_CONFLICT, INGEST_REJECTS ->
-            t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "count-refusals");
+      if (rule.per() != Grain.AGENT) {
+        addDetector(t, policy, rule, node, "", "cross-source-dedup");
+      }
+      if (rule.per() != Grain.COMMAND) {
+        addDetector(t, policy, rule, node + BY_GRAIN, BY_GRAIN, "by-grain-router");
       }
     }
     t.addProcessor("source-notes", () -> new ContextualProcessor<String, ViolationEvent, String, Hit>() {
@@ -301,6 +280,49 @@ public final class DetectionTopology {
     }
     addPolicyStore(t);
     return t;
+  }
+
+  /** One rule's detector, {@code node}, after {@code parent}, with its stores named with {@code suffix}. */
+  private static void addDetector(Topology t, Policy policy, Rule rule, String node, String suffix, String parent) {
+    switch (rule.detector()) {
+      case COUNT, VALUE_COUNT -> {
+        String store = "count-" + rule.id() + suffix;
+        // in memory (with its changelog), so no RocksDB call per refusal. Cached: a command's
+        // state changes many times between two commits, and only its last value goes to the
+        // changelog (more events per CPU-second in bench streams; caching the other stores did
+        // not help).
+        if (rule.hop() == null) {
+          // "N in any window": at most N timestamps (or an episode's count) per command
+          t.addProcessor(node, () -> new SlidingCountProcessor(rule, policy, store), parent);
+          t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store), Serdes.String(),
+              RECENT_SERDE).withCachingEnabled(), node);
+        } else {
+          // aligned windows (hopping; tumbling when the hop is the window): a count per window
+          t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), parent);
+          t.addStateStore(Stores.windowStoreBuilder(
+              Stores.inMemoryWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
+              Serdes.String(), COUNT_SERDE).withCachingEnabled(), node);
+        }
+      }
+      case BYPASS -> {
+        String store = "bypass-" + rule.id() + suffix;
+        t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), parent);
+        t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store),
+            Serdes.String(), PROXY_REFUSAL_SERDE), node);
+      }
+      case SANDBOX_ESCAPE -> {
+        String store = "escape-" + rule.id() + suffix;
+        // on the command's path it reads the refusals and, from count-refusals, the calls that asked for no sandbox
+        String[] parents = suffix.isEmpty() ? new String[] {parent, "count-refusals"} : new String[] {parent};
+        t.addProcessor(node, () -> new SandboxEscapeProcessor(rule, policy, store), parents);
+        t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store), Serdes.String(),
+            Serdes.Long()), node);
+      }
+      case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
+          t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), parent);
+      case WALL_BREACH, IDENTITY_CONFLICT, INGEST_REJECTS ->
+          t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "count-refusals");
+    }
   }
 
   /** The published policy, the same for every instance: a global store over the compacted policy topic. */

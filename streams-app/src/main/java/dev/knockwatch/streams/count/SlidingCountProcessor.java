@@ -85,7 +85,7 @@ public final class SlidingCountProcessor implements Processor<String, ViolationE
   public void process(Record<String, ViolationEvent> record) {
     String commandId = record.key();
     ViolationEvent event = record.value();
-    if (commandId == null || event == null) {
+    if (commandId == null || event == null || !rule.judgesAt(commandId, event)) {
       return;
     }
     String role = view.roleOf(event.agentId());

@@ -86,7 +86,7 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   public void process(Record<String, ViolationEvent> record) {
     String commandId = record.key();
     ViolationEvent event = record.value();
-    if (commandId == null || event == null) {
+    if (commandId == null || event == null || !rule.judgesAt(commandId, event)) {
       return;
     }
     String role = view.roleOf(event.agentId());

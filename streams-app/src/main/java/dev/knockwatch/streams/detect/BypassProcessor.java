@@ -69,7 +69,7 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
   public void process(Record<String, ViolationEvent> record) {
     ViolationEvent e = record.value();
     String commandId = record.key();
-    if (commandId == null || e == null || e.kind() != Kind.NETWORK) {
+    if (commandId == null || e == null || e.kind() != Kind.NETWORK || !rule.judgesAt(commandId, e)) {
       return;
     }
     String role = view.roleOf(e.agentId());

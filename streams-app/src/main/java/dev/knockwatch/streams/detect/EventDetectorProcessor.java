@@ -48,7 +48,7 @@ public final class EventDetectorProcessor implements Processor<String, Violation
   @Override
   public void process(Record<String, ViolationEvent> record) {
     ViolationEvent e = record.value();
-    if (record.key() == null || e == null) {
+    if (record.key() == null || e == null || !rule.judgesAt(record.key(), e)) {
       return;
     }
     Policy now = view.current();

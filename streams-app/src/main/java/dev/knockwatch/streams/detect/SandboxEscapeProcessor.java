@@ -56,7 +56,7 @@ public final class SandboxEscapeProcessor implements Processor<String, Violation
   public void process(Record<String, ViolationEvent> record) {
     ViolationEvent e = record.value();
     String key = record.key();
-    if (key == null || e == null || e.probe() != null || e.unattributed() != null) {
+    if (key == null || e == null || e.probe() != null || e.unattributed() != null || !rule.judgesAt(key, e)) {
       return;
     }
     String role = view.roleOf(e.agentId());

@@ -77,6 +77,16 @@ public record Rule(
     return per == Grain.COMMAND || (e != null && key.equals(e.commandId())) ? "command" : per.noun();
   }
 
+  /**
+   * Whether the state under {@code key} judges {@code e} for this rule: where {@code key} is {@code e}'s
+   * key at the rule's grain. A rule of the task's grain is judged twice over: on the command's own
+   * path for refusals with no task (their task key is their command id), and from the by-grain
+   * topic for those with one; each path takes its own.
+   */
+  public boolean judgesAt(String key, ViolationEvent e) {
+    return per == Grain.COMMAND || per.keyOf(key, e).equals(key);
+  }
+
   /** This rule at another severity (sandbox-escape's escalation). */
   public Rule withSeverity(Severity severity) {
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
