@@ -51,7 +51,7 @@ final class ClaudeCodeCommand implements Callable<Integer> {
       }
       Path hookDir = Checkout.locate(null, DIR, HOOK).orElseThrow(() -> new UsageException(
           "cannot find " + DIR + "/" + HOOK + ": run from a knockwatch checkout"));
-      Path home = Path.of(System.getProperty("user.home"));
+      Path home = HookSettings.userHome();
       Path cwd = Path.of("").toAbsolutePath();
       Path absolute = logs.toAbsolutePath().normalize();
       HookSettings.reachable(absolute, home, cwd, HookSettings.settingsFiles(home, cwd)).ifPresent(why -> {

@@ -139,7 +139,7 @@ final class ProbeCommand implements Callable<Integer> {
       List<Path> files = new ArrayList<>();
       if (settings == null || settings.isEmpty()) {
         for (Path p : List.of(Path.of("/etc/claude-code/managed-settings.json"),
-            Path.of(System.getProperty("user.home"), ".claude/settings.json"))) {
+            dev.knockwatch.probes.claudecode.HookSettings.userHome().resolve(".claude/settings.json"))) {
           if (Files.isRegularFile(p)) {
             files.add(p);
           }

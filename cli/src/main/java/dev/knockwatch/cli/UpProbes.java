@@ -1,5 +1,7 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.probes.claudecode.ClaudeCode;
+import dev.knockwatch.probes.claudecode.ClaudeCodeProbe;
 import dev.knockwatch.probes.guard.GuardProbes;
 import dev.knockwatch.probes.guard.GuardRunner;
 import dev.knockwatch.probes.guard.ProbeOutcome;
@@ -22,7 +24,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The probes of {@code up}: the guard probes at start and every 10 minutes, and a gentle limit
+ * The probes of {@code up}: the guard probes at start and every 10 minutes (and the Claude Code
+ * checklist with the user's settings, where a {@code claude} is on the PATH), and a gentle limit
  * probe whose one command crosses the persistent-retry threshold, so a newcomer sees refusals, an
  * alert and a timeline within a minute. Everything runs on one background thread; when srt
  * cannot run here the emitter writes the demo instead, and {@code up} says so once.
@@ -86,6 +89,48 @@ final class UpProbes implements AutoCloseable {
     }
     thread.scheduleWithFixedDelay(() -> guard(bridge), 0, GUARD_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     thread.execute(() -> demo(bridge));
+    // the user's own Claude Code, where one is installed: its wall, with the user's settings
+    claudeOnPath().ifPresent(claude -> thread.scheduleWithFixedDelay(() -> claudeCode(claude), 0,
+        GUARD_EVERY.toMillis(), TimeUnit.MILLISECONDS));
+  }
+
+  /** {@code claude} on the PATH: the user's Claude Code (the pinned build of the tests is not theirs). */
+  static java.util.Optional<Path> claudeOnPath() {
+    String path = System.getenv("PATH");
+    for (String dir : path == null ? new String[0] : path.split(java.io.File.pathSeparator)) {
+      Path p = Path.of(dir.isEmpty() ? "." : dir, "claude");
+      if (java.nio.file.Files.isExecutable(p) && !java.nio.file.Files.isDirectory(p)) {
+        return java.util.Optional.of(p);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  private void claudeCode(Path claude) {
+    try {
+      List<Path> settings = new java.util.ArrayList<>();
+      for (Path p : List.of(Path.of("/etc/claude-code/managed-settings.json"),
+          dev.knockwatch.probes.claudecode.HookSettings.userHome().resolve(".claude/settings.json"))) {
+        if (java.nio.file.Files.isRegularFile(p)) {
+          settings.add(p);
+        }
+      }
+      List<ProbeOutcome> outcomes = new ClaudeCodeProbe(new ClaudeCode(claude), logs, work.resolve("claude-code"),
+          Clock.systemUTC()).run(settings);
+      long walled = outcomes.stream().filter(o -> o.ran() && o.refused()).count();
+      StringBuilder line = new StringBuilder("claude-code probe (" + claude + "): " + walled + " of " + outcomes.size()
+          + " walled");
+      for (ProbeOutcome o : outcomes) {
+        if (!o.ran()) {
+          line.append("; ").append(o.probe()).append(" did not run: ").append(o.error());
+        } else if (!o.refused()) {
+          line.append("; WALL BREACH ").append(o.probe()).append(": ").append(o.observed());
+        }
+      }
+      say(line.toString());
+    } catch (Exception e) {
+      say("claude-code probe did not run: " + e.getMessage());
+    }
   }
 
   private void guard(SrtBridge bridge) {

@@ -92,7 +92,14 @@ class ClaudeCodeSessionTest {
     ObjectNode userSettings = sandboxSettings();
     userSettings.set("hooks", hooks);
 
-    try (Launched up = Launched.start(checkout, dir.resolve("run"), Map.of(), "up", "--kafka-port",
+    // the user's own Claude Code on the PATH, walled by their settings: up runs its checklist beside the guard probes
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Files.createSymbolicLink(bin.resolve("claude"), claude.binary());
+    Path upHome = Files.createDirectories(dir.resolve("up-home/.claude")).getParent();
+    Files.writeString(upHome.resolve(".claude/settings.json"), "{\"sandbox\":{\"enabled\":true,\"allowUnsandboxedCommands\":"
+        + "false,\"network\":{\"allowedDomains\":[]},\"filesystem\":{\"denyRead\":[\"~/.ssh\"]}}}");
+    Map<String, String> env = Map.of("PATH", bin + ":" + System.getenv("PATH"), "HOME", upHome.toString());
+    try (Launched up = Launched.start(checkout, dir.resolve("run"), env, "up", "--kafka-port",
         String.valueOf(Launched.freePort()), "--metrics-port", String.valueOf(Launched.freePort()), "--api-port",
         String.valueOf(Launched.freePort()))) {
       up.awaitLine("Ctrl-C to stop.", FIRST_START);
@@ -140,6 +147,8 @@ class ClaudeCodeSessionTest {
       String retry = up.out().lines().filter(l -> l.startsWith("ALERT [WARNING] persistent-retry firing")).findFirst()
           .orElseThrow();
       assertThat(retry).contains("count=5").contains("task refused 5 times");
+      assertThat(up.awaitLine("knockwatch: claude-code probe (", Duration.ofMinutes(2)))
+          .isEqualTo("knockwatch: claude-code probe (" + bin.resolve("claude") + "): 7 of 7 walled");
       System.out.printf("ClaudeCodeSessionTest: %d hostile and %d benign tool calls, alerts by %s%n", hostileCalls.size(),
           benignCalls.size(), Instant.now());
       up.stop(Duration.ofSeconds(90));

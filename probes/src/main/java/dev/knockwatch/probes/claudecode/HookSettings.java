@@ -24,6 +24,12 @@ public final class HookSettings {
 
   private HookSettings() {}
 
+  /** The user's home as Claude Code sees it: {@code $HOME} (Java's {@code user.home} is the password file's). */
+  public static Path userHome() {
+    String home = System.getenv("HOME");
+    return Path.of(home != null && home.startsWith("/") ? home : System.getProperty("user.home"));
+  }
+
   /** The hook's command line: the script, the log root and the agent, each quoted for {@code sh -c}. */
   public static String command(Path hook, Path logs, String agent) {
     return quote(hook.toString()) + " " + quote(logs.toString()) + " " + quote(agent);
