@@ -48,7 +48,7 @@ class TopicsCommandTest {
 
       // only `topics` creates topics: each stage names what it misses and makes nothing
       Map<String, String> needs = Map.of("ingest", "knockwatch.violations, knockwatch.violations.rejected",
-          "streams", "knockwatch.violations, knockwatch.alerts, knockwatch.policy, knockwatch.silences",
+          "streams", "knockwatch.violations, knockwatch.violations.by-grain, knockwatch.alerts, knockwatch.policy, knockwatch.silences",
           "notify", "knockwatch.alerts, knockwatch.notifications, knockwatch.silences");
       for (Map.Entry<String, String> stage : needs.entrySet()) {
         try (Launched l = Launched.start(checkout, dir.resolve("no-topics-" + stage.getKey()), Map.of(), stage.getKey(),
@@ -70,7 +70,8 @@ class TopicsCommandTest {
       Map<String, Integer> partitions = admin.describeTopics(Topics.ALL.stream().map(Topics.Topic::name).toList())
           .allTopicNames().get().values().stream()
           .collect(Collectors.toMap(TopicDescription::name, d -> d.partitions().size()));
-      assertThat(partitions).containsEntry(Topics.VIOLATIONS.name(), 12).containsEntry(Topics.ALERTS.name(), 12)
+      assertThat(partitions).containsEntry(Topics.VIOLATIONS.name(), 12).containsEntry(Topics.BY_GRAIN.name(), 12)
+          .containsEntry(Topics.ALERTS.name(), 12)
           .containsEntry(Topics.NOTIFICATIONS.name(), 12).containsEntry(Topics.SILENCES.name(), 1)
           .containsEntry(Topics.POLICY.name(), 1).containsEntry(Topics.REJECTED.name(), 1);
 
