@@ -30,7 +30,8 @@ public final class Ecs {
     ObjectNode event = o.putObject("event");
     event.put("kind", "event");
     event.putArray("category").add(category(e.kind()));
-    event.putArray("type").add("denied");
+    // a harness's record of a call that asked for no sandbox is no refusal: what it was is all that is known
+    event.putArray("type").add(e.sandboxOff() ? "info" : "denied");
     event.put("outcome", "failure");
     Ocsf.put(event, "action", e.action());
     Ocsf.put(event, "id", e.eventId());

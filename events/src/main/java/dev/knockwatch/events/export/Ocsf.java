@@ -21,6 +21,9 @@ public final class Ocsf {
   public static final String VERSION = "1.3.0";
   static final int NETWORK_ACTIVITY = 4001;
   static final int FILE_SYSTEM_ACTIVITY = 1001;
+  /** A process the sandbox refused to start, or a harness's record of a call that asked for no sandbox. */
+  static final int PROCESS_ACTIVITY = 1007;
+  static final int LAUNCH = 1;
   static final int DETECTION_FINDING = 2004;
   /** Network Activity's activity: the connection was refused. */
   static final int REFUSE = 5;
@@ -31,6 +34,9 @@ public final class Ocsf {
 
   /** The event as an OCSF record: Network Activity, or File System Activity for a filesystem refusal. */
   public static ObjectNode event(ViolationEvent e) {
+    if (e.kind() == Kind.PROCESS) {
+      return process(e);
+    }
     boolean file = e.kind() == Kind.FILESYSTEM;
     int classUid = file ? FILE_SYSTEM_ACTIVITY : NETWORK_ACTIVITY;
     int activity = file ? fileActivity(e.syscall() != null ? e.syscall() : e.action()) : REFUSE;
@@ -109,6 +115,66 @@ public final class Ocsf {
     put(unmapped, "action", e.action());
     put(unmapped, "addressClass", e.addressClass() == null ? null : e.addressClass().name().toLowerCase(Locale.ROOT));
     put(unmapped, "proxyError", e.proxyError());
+    put(unmapped, "errno", e.errno());
+    put(unmapped, "syscall", e.syscall());
+    put(unmapped, "timeSource", e.timeSource());
+    return o;
+  }
+
+  /**
+   * A process event as Process Activity (1007, Launch): a refused start (Denied, Blocked), or a
+   * harness's record of a call that asked to run outside the sandbox ({@code sandbox-off-request},
+   * {@code sandbox-off-unanswered}), whose outcome is not known (status, action and disposition
+   * Unknown; the action word in {@code unmapped.action}).
+   */
+  private static ObjectNode process(ViolationEvent e) {
+    boolean request = e.sandboxOff();
+    ObjectNode o = Json.MAPPER.createObjectNode();
+    o.put("category_uid", 1);
+    o.put("category_name", "System Activity");
+    o.put("class_uid", PROCESS_ACTIVITY);
+    o.put("class_name", "Process Activity");
+    o.put("activity_id", LAUNCH);
+    o.put("activity_name", "Launch");
+    o.put("type_uid", PROCESS_ACTIVITY * 100L + LAUNCH);
+    o.put("severity_id", 1);
+    o.put("severity", "Informational");
+    o.put("time", millis(e.observedAt()));
+    o.put("status_id", request ? 0 : 2);
+    o.put("status", request ? "Unknown" : "Failure");
+    o.put("action_id", request ? 0 : ACTION_DENIED);
+    o.put("action", request ? "Unknown" : "Denied");
+    o.put("disposition_id", request ? 0 : DISPOSITION_BLOCKED);
+    o.put("disposition", request ? "Unknown" : "Blocked");
+    if (e.reason() != null) {
+      o.put("message", e.reason());
+    }
+    ObjectNode meta = metadata(o);
+    if (e.eventId() != null) {
+      meta.put("uid", e.eventId());
+    }
+    if (e.ingestedAt() != null) {
+      meta.put("logged_time", millis(e.ingestedAt()));
+    }
+    o.putObject("actor").put("app_name", e.agentId() == null ? "" : e.agentId());
+    ObjectNode process = o.putObject("process");
+    put(process, "cmd_line", e.commandText());
+    if (e.pid() != null) {
+      process.put("pid", e.pid());
+    }
+    ObjectNode device = o.putObject("device");
+    device.put("type_id", 0);
+    if (e.origin() != null && e.origin().ingestHost() != null) {
+      device.put("hostname", e.origin().ingestHost());
+    }
+    ObjectNode unmapped = o.putObject("unmapped");
+    put(unmapped, "commandId", e.commandId());
+    put(unmapped, "agentId", e.agentId());
+    put(unmapped, "sessionId", e.sessionId());
+    put(unmapped, "taskId", e.taskId());
+    put(unmapped, "source", e.source() == null ? null : e.source().wireName());
+    put(unmapped, "action", e.action());
+    put(unmapped, "evidence", e.evidence());
     put(unmapped, "errno", e.errno());
     put(unmapped, "syscall", e.syscall());
     put(unmapped, "timeSource", e.timeSource());

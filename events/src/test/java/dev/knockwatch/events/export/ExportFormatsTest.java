@@ -42,6 +42,15 @@ class ExportFormatsTest {
         .path("/home/agent/.bashrc").observedAt(T0).build();
   }
 
+  /** A Claude Code call that asked to run outside the sandbox: no refusal, a harness's record. */
+  static ViolationEvent escape() {
+    return ViolationEvent.builder().eventId("e-escape").commandId("toolu_01EscapeEscapeEscapeEsc").agentId("claude-code")
+        .source(Source.CLAUDE_CODE).kind(Kind.PROCESS).action(ViolationEvent.SANDBOX_OFF_REQUEST)
+        .evidence(ViolationEvent.EVIDENCE_COMMAND).sessionId("s-1").taskId("t-1")
+        .reason("the call asks to run outside the sandbox (dangerouslyDisableSandbox)")
+        .commandText("curl -sS https://example.com").observedAt(T0).build();
+  }
+
   static Alert alert(Alert.Status status) {
     return new Alert("032fd9e08f8acfe5", "off-role-host", Alert.Severity.PAGE, status, "ExportExportExport0001",
         "ci-runner-1", "ci", "evil.example", 443, 3, null, null, T0, T0.plusSeconds(40),

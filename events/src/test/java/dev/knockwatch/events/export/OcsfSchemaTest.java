@@ -163,6 +163,14 @@ class OcsfSchemaTest {
     assertThat(problems(Ocsf.event(ExportFormatsTest.network()))).isEmpty();
     assertThat(problems(Ocsf.event(ExportFormatsTest.proxy()))).isEmpty();
     assertThat(problems(Ocsf.event(ExportFormatsTest.file()))).isEmpty();
+    // a call that asked for no sandbox is Process Activity, its outcome unknown, not a refused connection
+    com.fasterxml.jackson.databind.JsonNode escape = Ocsf.event(ExportFormatsTest.escape());
+    assertThat(problems(escape)).isEmpty();
+    assertThat(escape.path("class_uid").asInt()).isEqualTo(1007);
+    assertThat(escape.path("process").path("cmd_line").asText()).isEqualTo("curl -sS https://example.com");
+    assertThat(escape.path("action").asText()).isEqualTo("Unknown");
+    assertThat(escape.path("unmapped").path("taskId").asText()).isEqualTo("t-1");
+    assertThat(Ecs.event(ExportFormatsTest.escape()).path("event").path("type").get(0).asText()).isEqualTo("info");
     for (Alert.Status s : Alert.Status.values()) {
       assertThat(problems(Ocsf.finding(ExportFormatsTest.alert(s)))).as(s.name()).isEmpty();
     }
