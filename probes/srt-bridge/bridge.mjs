@@ -3,7 +3,8 @@
 // what the sandbox refused where the knockwatch ingest agent reads it:
 //
 //   <logs>/<agentId>/<commandId>.violations.jsonl  every violation record, as srt stores it,
-//                                                  plus "commandId" and "agentId"
+//                                                  plus "commandId" and "agentId" (and "sessionId",
+//                                                  "taskId" when the caller gave them)
 //   <logs>/<agentId>/<commandId>.stderr.log        the command's stderr, then srt's
 //                                                  <sandbox_violations> annotation
 //   <logs>/<agentId>/<commandId>.strace            strace -f of the command (--strace)
@@ -12,7 +13,12 @@
 // script uses the library itself. Usage:
 //
 //   node bridge.mjs --settings srt-settings.json --logs /var/log/knockwatch --agent ci-runner-7 \
-//        [--command-id ID] [--cwd DIR] [--strace] [--canary PORT] [--json] -c 'curl -sv https://example.com'
+//        [--command-id ID] [--session ID] [--task ID] [--cwd DIR] [--strace] [--canary PORT] [--json] \
+//        -c 'curl -sv https://example.com'
+//
+// --session and --task are the caller's (a harness running an agent's session, one task a user's
+// prompt): written into every record, they let detection count per task and session, as it does
+// Claude Code's tool calls (rules' per: task).
 //
 // Without --json the command's stdout and stderr pass through and the bridge exits with the
 // command's status. With --json both are captured and one JSON object describing the run is
@@ -29,7 +35,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 const USAGE = 'usage: bridge.mjs --settings FILE --logs DIR --agent AGENT_ID [--command-id ID] '
-  + '[--cwd DIR] [--strace] [--canary PORT] [--json] -c COMMAND';
+  + '[--session ID] [--task ID] [--cwd DIR] [--strace] [--canary PORT] [--json] -c COMMAND';
+const GRAIN = /^[A-Za-z0-9_.:-]{1,128}$/;
 const ID = /^[A-Za-z0-9_-]{22,128}$/;
 const AGENT = /^[A-Za-z0-9._-]{1,128}$/;
 const CAPTURE_LIMIT = 64 * 1024;
@@ -52,6 +59,8 @@ function parseArgs(argv) {
       case '--logs': opts.logs = value(); break;
       case '--agent': opts.agent = value(); break;
       case '--command-id': opts.commandId = value(); break;
+      case '--session': opts.session = value(); break;
+      case '--task': opts.task = value(); break;
       case '--cwd': opts.cwd = value(); break;
       case '--canary': opts.canary = Number(value()); break;
       case '--strace': opts.strace = true; break;
@@ -67,6 +76,9 @@ function parseArgs(argv) {
   if (!AGENT.test(opts.agent)) fail(64, `--agent must be 1-128 of [A-Za-z0-9._-], got ${JSON.stringify(opts.agent)}`);
   if (opts.commandId === undefined) opts.commandId = randomBytes(16).toString('base64url');
   if (!ID.test(opts.commandId)) fail(64, `--command-id must be 22-128 base64url characters, got ${JSON.stringify(opts.commandId)}`);
+  for (const k of ['session', 'task']) {
+    if (opts[k] !== undefined && !GRAIN.test(opts[k])) fail(64, `--${k} must be 1-128 of [A-Za-z0-9_.:-], got ${JSON.stringify(opts[k])}`);
+  }
   if (opts.canary !== undefined && !(Number.isInteger(opts.canary) && opts.canary > 0 && opts.canary < 65536)) {
     fail(64, '--canary must be a TCP port');
   }
@@ -144,6 +156,8 @@ store.subscribe(all => {
       timestamp: (v.timestamp instanceof Date ? v.timestamp : new Date(v.timestamp ?? Date.now())).toISOString(),
       commandId: opts.commandId,
       agentId: opts.agent,
+      ...(opts.session !== undefined && { sessionId: opts.session }),
+      ...(opts.task !== undefined && { taskId: opts.task }),
     };
     fs.writeSync(violationsFd, JSON.stringify(record) + '\n');
     violationCount++;

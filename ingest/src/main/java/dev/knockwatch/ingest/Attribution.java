@@ -93,6 +93,17 @@ public final class Attribution {
     return new Attributed(layoutAgent, commandId, conflict);
   }
 
+  private static final java.util.regex.Pattern GRAIN_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+
+  /**
+   * A harness's session or task id (Claude Code's {@code session_id} and {@code prompt_id}, the srt
+   * bridge's {@code --session} and {@code --task}) as events carry it; null when absent or no such
+   * id ({@code /} and control bytes never reach a grain key).
+   */
+  public static String grainId(String id) {
+    return id != null && GRAIN_ID.matcher(id).matches() ? id : null;
+  }
+
   /** A claim as the event keeps it: agent-written text, made safe and bounded. */
   private static String claim(String claimed) {
     return Sanitize.text(Objects.requireNonNull(claimed), CommandId.MAX_LENGTH);

@@ -64,7 +64,6 @@ public final class ClaudeCodeParser implements LineParser {
   /** How many tool calls' counted targets a file's parser remembers (a call's two records are near). */
   static final int REMEMBERED_CALLS = 256;
   static final int MAX_EVENTS_PER_RECORD = 64;
-  private static final Pattern HARNESS_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
 
   private final Map<String, Set<String>> counted = new LinkedHashMap<>(16, 0.75f, true) {
     @Override
@@ -98,8 +97,8 @@ public final class ClaudeCodeParser implements LineParser {
     if (who instanceof Attribution.Refused r) {
       return Parsed.rejected(r.code(), r.reason() + " (the record's tool_use_id)");
     }
-    String session = harnessId(text(root, "session_id"));
-    String task = harnessId(text(root, "prompt_id"));
+    String session = Attribution.grainId(text(root, "session_id"));
+    String task = Attribution.grainId(text(root, "prompt_id"));
     JsonNode input = root.path("tool_input");
     String command = input.path("command").isTextual() ? input.path("command").asText() : null;
     String cwd = text(root, "cwd");
@@ -251,8 +250,5 @@ public final class ClaudeCodeParser implements LineParser {
     return n != null && n.isTextual() ? n.asText() : null;
   }
 
-  /** A harness id (session, prompt): kept when it is one, else absent (the event is then its command's own task). */
-  private static String harnessId(String id) {
-    return id != null && HARNESS_ID.matcher(id).matches() ? id : null;
-  }
+
 }

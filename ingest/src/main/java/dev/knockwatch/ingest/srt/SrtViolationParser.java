@@ -112,6 +112,9 @@ public final class SrtViolationParser implements LineParser {
         .reason(clean(line.reason(), MAX_FIELD_CHARS))
         .observedAt(timestamp(record))
         .commandText(text(record, "command").map(this::commandText).orElse(null))
+        // the harness's session and task (the bridge's --session, --task): what rules count per task by
+        .sessionId(Attribution.grainId(text(record, "sessionId").orElse(null)))
+        .taskId(Attribution.grainId(text(record, "taskId").orElse(null)))
         .build();
     return Parsed.of(event);
   }
@@ -123,8 +126,11 @@ public final class SrtViolationParser implements LineParser {
    * format must clear (docs/PERFORMANCE.md "Fast paths").
    */
   static final class Record {
-    static final List<String> FIELDS = List.of("line", "encodedCommand", "command", "timestamp", "commandId", "agentId");
+    static final List<String> FIELDS = List.of("line", "encodedCommand", "command", "timestamp", "commandId", "agentId",
+        "sessionId", "taskId");
 
+    String sessionId;
+    String taskId;
     String line;
     String encodedCommand;
     String command;
@@ -174,6 +180,8 @@ public final class SrtViolationParser implements LineParser {
         case 3 -> timestamp = v;
         case 4 -> commandId = v;
         case 5 -> agentId = v;
+        case 6 -> sessionId = v;
+        case 7 -> taskId = v;
         default -> { }
       }
     }
@@ -185,6 +193,8 @@ public final class SrtViolationParser implements LineParser {
         case "timestamp" -> timestamp;
         case "commandId" -> commandId;
         case "agentId" -> agentId;
+        case "sessionId" -> sessionId;
+        case "taskId" -> taskId;
         default -> line;
       };
       return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v);
