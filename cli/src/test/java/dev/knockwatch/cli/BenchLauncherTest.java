@@ -51,6 +51,17 @@ class BenchLauncherTest {
         .isCloseTo(r.path("kcatSeconds").asDouble() / r.path("seconds").asDouble(), offset(0.001));
   }
 
+  /** The Claude Code hook's cost, as docs/PERFORMANCE.md measures it: every call's record written, both hooks timed. */
+  @Test
+  void benchClaudeHookTimesTheHookBesideTrue() throws Exception {
+    JsonNode r = run("claude-hook", "bench", "claude-hook", "--calls", "20", "--json");
+    assertThat(r.path("calls").asInt()).isEqualTo(20);
+    assertThat(r.path("hookMedianMs").asDouble()).isPositive();
+    assertThat(r.path("trueMedianMs").asDouble()).isPositive();
+    assertThat(r.path("addedMedianMs").asDouble())
+        .isCloseTo(r.path("hookMedianMs").asDouble() - r.path("trueMedianMs").asDouble(), offset(0.02));
+  }
+
   /** The agent as deployed: started by the checkout's own launcher, every phase's records counted, the figures printed. */
   @Test
   void benchIngestAsDeployedRunsTheAgentThroughTheLauncher() throws Exception {
