@@ -43,6 +43,14 @@ final class ProbeCommand implements Callable<Integer> {
     return Knockwatch.USAGE;
   }
 
+  /** 3 when any probe that ran was not refused (a breach), else 1 when one could not run, else 0. */
+  static int exitCode(List<ProbeOutcome> outcomes) {
+    if (outcomes.stream().anyMatch(o -> o.ran() && !o.refused())) {
+      return WALL_BREACHED;
+    }
+    return outcomes.stream().allMatch(ProbeOutcome::ran) ? Knockwatch.OK : Knockwatch.FAILURE;
+  }
+
   /** Where the probes write for ingest, and their own working directories. */
   static final class Dirs {
     @Option(names = "--logs", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_LOGS:-var/logs}",
@@ -104,10 +112,7 @@ final class ProbeCommand implements Callable<Integer> {
         out.println("results and refusals written under " + dirs.logs.resolve(GuardRunner.AGENT_ID));
       }
       out.flush();
-      if (outcomes.stream().anyMatch(o -> o.ran() && !o.refused())) {
-        return WALL_BREACHED;
-      }
-      return outcomes.stream().allMatch(ProbeOutcome::ran) ? Knockwatch.OK : Knockwatch.FAILURE;
+      return exitCode(outcomes);
     }
   }
 
@@ -138,12 +143,7 @@ final class ProbeCommand implements Callable<Integer> {
       PrintWriter err = spec.commandLine().getErr();
       List<Path> files = new ArrayList<>();
       if (settings == null || settings.isEmpty()) {
-        for (Path p : List.of(Path.of("/etc/claude-code/managed-settings.json"),
-            dev.knockwatch.probes.claudecode.HookSettings.userHome().resolve(".claude/settings.json"))) {
-          if (Files.isRegularFile(p)) {
-            files.add(p);
-          }
-        }
+        files.addAll(dev.knockwatch.probes.claudecode.ClaudeCodeProbe.userSettingsFiles());
       } else {
         for (Path p : settings) {
           if (!Files.isRegularFile(p)) {
@@ -179,10 +179,7 @@ final class ProbeCommand implements Callable<Integer> {
             + "; records and results written under " + dirs.logs.resolve(GuardRunner.AGENT_ID));
       }
       out.flush();
-      if (outcomes.stream().anyMatch(o -> o.ran() && !o.refused())) {
-        return WALL_BREACHED;
-      }
-      return outcomes.stream().allMatch(ProbeOutcome::ran) ? Knockwatch.OK : Knockwatch.FAILURE;
+      return exitCode(outcomes);
     }
   }
 

@@ -108,26 +108,9 @@ final class UpProbes implements AutoCloseable {
 
   private void claudeCode(Path claude) {
     try {
-      List<Path> settings = new java.util.ArrayList<>();
-      for (Path p : List.of(Path.of("/etc/claude-code/managed-settings.json"),
-          dev.knockwatch.probes.claudecode.HookSettings.userHome().resolve(".claude/settings.json"))) {
-        if (java.nio.file.Files.isRegularFile(p)) {
-          settings.add(p);
-        }
-      }
       List<ProbeOutcome> outcomes = new ClaudeCodeProbe(new ClaudeCode(claude), logs, work.resolve("claude-code"),
-          Clock.systemUTC()).run(settings);
-      long walled = outcomes.stream().filter(o -> o.ran() && o.refused()).count();
-      StringBuilder line = new StringBuilder("claude-code probe (" + claude + "): " + walled + " of " + outcomes.size()
-          + " walled");
-      for (ProbeOutcome o : outcomes) {
-        if (!o.ran()) {
-          line.append("; ").append(o.probe()).append(" did not run: ").append(o.error());
-        } else if (!o.refused()) {
-          line.append("; WALL BREACH ").append(o.probe()).append(": ").append(o.observed());
-        }
-      }
-      say(line.toString());
+          Clock.systemUTC()).run(ClaudeCodeProbe.userSettingsFiles());
+      say(summary("claude-code probe (" + claude + "): ", "walled", outcomes));
     } catch (Exception e) {
       say("claude-code probe did not run: " + e.getMessage());
     }
@@ -142,19 +125,24 @@ final class UpProbes implements AutoCloseable {
         say("guard probes did not run: " + errors.get(0));
         return;
       }
-      long refused = outcomes.stream().filter(o -> o.ran() && o.refused()).count();
-      StringBuilder line = new StringBuilder("guard probes: " + refused + " of " + outcomes.size() + " refused");
-      for (ProbeOutcome o : outcomes) {
-        if (!o.ran()) {
-          line.append("; ").append(o.probe()).append(" did not run: ").append(o.error());
-        } else if (!o.refused()) {
-          line.append("; WALL BREACH ").append(o.probe()).append(": ").append(o.observed());
-        }
-      }
-      say(line.toString());
+      say(summary("guard probes: ", "refused", outcomes));
     } catch (RuntimeException e) {
       say("guard probes did not run: " + e.getMessage());
     }
+  }
+
+  /** {@code N of M <word>}, then each probe that did not run and each breach, with what was seen. */
+  private static String summary(String head, String word, List<ProbeOutcome> outcomes) {
+    long refused = outcomes.stream().filter(o -> o.ran() && o.refused()).count();
+    StringBuilder line = new StringBuilder(head + refused + " of " + outcomes.size() + " " + word);
+    for (ProbeOutcome o : outcomes) {
+      if (!o.ran()) {
+        line.append("; ").append(o.probe()).append(" did not run: ").append(o.error());
+      } else if (!o.refused()) {
+        line.append("; WALL BREACH ").append(o.probe()).append(": ").append(o.observed());
+      }
+    }
+    return line.toString();
   }
 
   private void demo(SrtBridge bridge) {

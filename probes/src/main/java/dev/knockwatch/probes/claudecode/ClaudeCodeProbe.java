@@ -171,6 +171,12 @@ public final class ClaudeCodeProbe {
     return outcomes;
   }
 
+  /** The settings Claude Code reads for its user, as far as they exist: the managed ones, then the user's. */
+  public static List<Path> userSettingsFiles() {
+    return java.util.stream.Stream.of(Path.of("/etc/claude-code/managed-settings.json"),
+        HookSettings.userHome().resolve(".claude/settings.json")).filter(Files::isRegularFile).toList();
+  }
+
   /** {@code into} with {@code from}'s keys laid over it: objects merged, anything else replaced. */
   static void merge(ObjectNode into, ObjectNode from) {
     from.fields().forEachRemaining(e -> {

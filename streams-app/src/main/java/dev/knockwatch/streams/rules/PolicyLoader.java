@@ -57,8 +57,6 @@ public final class PolicyLoader {
   private static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match", "except",
       "resolveAfter", "description", "enabled", "tags", "runbook", "labels", "annotations");
-  private static final Pattern LOOKS_LIKE_ATTACK = Pattern.compile("(?i)(?:attack\\.t|t)\\d.*");
-  private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]{0,62}");
   private static final Map<Detector, Set<String>> DETECTOR_KEYS = Map.of(
       Detector.COUNT, Set.of("window", "hop", "grace", "threshold", "per"),
       Detector.VALUE_COUNT, Set.of("window", "grace", "threshold", "field", "per"),
@@ -449,7 +447,7 @@ public final class PolicyLoader {
             + "\" is not one of command, task, session, agent");
       }
     }
-    Alert.Meta meta = meta(where, value);
+    Alert.Meta meta = RuleMeta.read(where, value);
     boolean enabled = true;
     if (value.apply("enabled") != null) {
       Optional<Boolean> b = value.apply("enabled").bool();
@@ -463,57 +461,6 @@ public final class PolicyLoader {
     }
     return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
         within, paths, field, meta, per);
-  }
-
-  /** {@code tags}, {@code runbook}, {@code labels}, {@code annotations}; null when none is given. */
-  private Alert.Meta meta(String where, Function<String, YamlNode> value) {
-    List<String> tags = new ArrayList<>();
-    if (value.apply("tags") != null) {
-      for (YamlNode t : value.apply("tags").oneOrMany(where + ": tags")) {
-        String tag = t.string(where + ": tags");
-        if (tag == null || tag.isBlank() || tag.length() > 64) {
-          t.problem(where + ": a tag is 1 to 64 characters");
-        } else if (LOOKS_LIKE_ATTACK.matcher(tag).matches() && Alert.Meta.attackTechnique(tag) == null) {
-          t.problem(where + ": tag \"" + tag + "\" is not an ATT&CK technique id (attack.t1046, T1046 or T1046.001)");
-        } else {
-          tags.add(tag);
-        }
-      }
-    }
-    String runbook = null;
-    YamlNode r = value.apply("runbook");
-    if (r != null) {
-      runbook = r.string(where + ": runbook");
-      if (runbook != null && !runbook.matches("https?://[^\\s]+")) {
-        r.problem(where + ": runbook \"" + runbook + "\" is not an http(s) URL");
-        runbook = null;
-      }
-    }
-    Map<String, String> labels = stringMap(where, "labels", value.apply("labels"), true);
-    Map<String, String> annotations = stringMap(where, "annotations", value.apply("annotations"), false);
-    if (tags.isEmpty() && runbook == null && labels.isEmpty() && annotations.isEmpty()) {
-      return null;
-    }
-    return new Alert.Meta(List.copyOf(tags), runbook, Map.copyOf(labels), Map.copyOf(annotations));
-  }
-
-  private static Map<String, String> stringMap(String where, String key, YamlNode node, boolean labelNames) {
-    Map<String, String> out = new LinkedHashMap<>();
-    if (node == null) {
-      return out;
-    }
-    for (YamlNode.Entry e : node.entries(where + ": " + key)) {
-      String name = e.name();
-      if (name == null || labelNames && !LABEL_NAME.matcher(name).matches()) {
-        e.key().problem(where + ": " + key + ": \"" + name + "\" is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)");
-        continue;
-      }
-      String v = e.value().string(where + ": " + key + ": " + name);
-      if (v != null) {
-        out.put(name, v);
-      }
-    }
-    return out;
   }
 
   private RuleMatch readMatch(String where, String name, YamlNode node, Roles roles, Path rolesFile) {
