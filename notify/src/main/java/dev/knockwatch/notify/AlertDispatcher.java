@@ -4,28 +4,16 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.config.ReceiversConfig;
-import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
-import dev.knockwatch.notify.pipeline.Dedup;
-import dev.knockwatch.notify.pipeline.Inhibition;
-import dev.knockwatch.notify.pipeline.Mute;
-import dev.knockwatch.notify.pipeline.Routing;
-import dev.knockwatch.notify.pipeline.Throttle;
-import dev.knockwatch.notify.pipeline.FloodBudget;
-import dev.knockwatch.notify.pipeline.Grouper;
 import dev.knockwatch.notify.pipeline.NotificationLog;
 import dev.knockwatch.notify.pipeline.Pending;
-import dev.knockwatch.notify.pipeline.ReceiverQueue;
 import dev.knockwatch.notify.silence.Silences;
-import java.util.Optional;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -44,7 +32,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The notifier: reads committed alerts from {@code knockwatch.alerts} and runs each through the
  * stages route -> mute -> dedup -> throttle -> group -> budget -> (each receiver's queue)
- * retry -> send, in the shape of Alertmanager's notify pipeline ({@link #handle}).
+ * retry -> send, in the shape of Alertmanager's notify pipeline: {@link NotifyPipeline} lists them
+ * in order; this class keeps the consumer, the offsets and the records in flight.
  * <ul>
  *   <li><b>route</b> ({@link Routing}): the route tree of receivers.yaml, as Alertmanager's,
  *       names the receivers and the node whose timing each goes by;</li>
@@ -86,24 +75,13 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   private final Map<String, Object> clientProps;
   private final KafkaConsumer<String, Alert> consumer;
   private final ReceiversConfig config;
-  private final Map<String, Notifier> notifiers;
+  private final Collection<Notifier> notifiers;
   private final Backoff backoff;
-  private final Map<String, ReceiverQueue> queues = new LinkedHashMap<>();
-  private final Grouper grouper = new Grouper();
-  private final FloodBudget budget;
-  /** The console receivers: a terminal has no rate limit to protect, and every page is a line of its own. */
-  private final java.util.Set<String> unbudgeted;
+  private final LongSupplier ticker;
   private final Map<TopicPartition, TreeMap<Long, Pending>> inFlight = new ConcurrentHashMap<>();
-  /**
-   * What was decided for each receiver and key and is maybe not sent yet: the next state of the
-   * same alert, read before the send finished, must see it (or it would fire twice).
-   */
-  private final Map<String, NotificationLog.Entry> decided = new ConcurrentHashMap<>();
   private volatile NotificationLog notificationLog;
   private Silences silences;
-  private final Routing routing;
-  private final Inhibition inhibition;
-  private Mute mute;
+  private volatile NotifyPipeline pipeline;
   private volatile boolean running = true;
   private volatile boolean idle;
   private volatile boolean flushNow;
@@ -116,6 +94,12 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
    */
   public AlertDispatcher(String bootstrapServers, String groupId, String groupInstanceId, Map<String, Object> clientProps,
       ReceiversConfig config, Collection<Notifier> notifiers, Backoff backoff) {
+    this(bootstrapServers, groupId, groupInstanceId, clientProps, config, notifiers, backoff, System::nanoTime);
+  }
+
+  /** {@code ticker}: the monotonic clock groups and flood budgets go by, in nanoseconds (a test's own). */
+  AlertDispatcher(String bootstrapServers, String groupId, String groupInstanceId, Map<String, Object> clientProps,
+      ReceiversConfig config, Collection<Notifier> notifiers, Backoff backoff, LongSupplier ticker) {
     this.bootstrapServers = bootstrapServers;
     this.clientProps = Map.copyOf(clientProps);
     Map<String, Object> p = new HashMap<>(clientProps);
@@ -129,15 +113,9 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), Json.serde(Alert.class).deserializer());
     this.config = config;
-    this.routing = new Routing(config.route());
-    this.budget = new FloodBudget(config::maxPerMinute);
-    this.inhibition = new Inhibition(config.inhibitRules());
-    this.unbudgeted = config.receivers().stream().filter(r -> r instanceof dev.knockwatch.notify.config.Receiver.Console)
-        .map(dev.knockwatch.notify.config.Receiver::name).collect(java.util.stream.Collectors.toSet());
-    Map<String, Notifier> byName = new LinkedHashMap<>();
-    notifiers.forEach(n -> byName.put(n.name(), n));
-    this.notifiers = byName;
+    this.notifiers = List.copyOf(notifiers);
     this.backoff = backoff;
+    this.ticker = ticker;
   }
 
   @Override
@@ -146,18 +124,13 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     try {
       notificationLog = NotificationLog.open(bootstrapServers, clientProps);
       silences = new Silences(bootstrapServers, clientProps);
-      mute = new Mute(silences::muting, inhibition);
-      for (Notifier n : notifiers.values()) {
-        queues.put(n.name(), new ReceiverQueue(n, minInterval(n.name()), backoff));
-      }
+      pipeline = new NotifyPipeline(config, notifiers, backoff, notificationLog, silences, ticker);
       consumer.subscribe(List.of(Topics.ALERTS.name()), new ConsumerRebalanceListener() {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
           commitDone();
           partitions.forEach(inFlight::remove);
-          List<Integer> gone = partitions.stream().map(TopicPartition::partition).toList();
-          notificationLog.forget(gone);
-          decided.keySet().removeIf(k -> gone.contains(notificationLog.partitionOf(fingerprintOf(k))));
+          pipeline.forget(partitions.stream().map(TopicPartition::partition).toList());
         }
 
         @Override
@@ -185,23 +158,23 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
           Pending pending = new Pending(r.offset());
           inFlight.computeIfAbsent(tp, k -> new TreeMap<>()).put(r.offset(), pending);
           if (r.value() != null) {
-            handle(r.value(), pending);
+            pipeline.handle(r.value(), pending);
           }
           pending.done();
         }
-        for (Grouper.Due due : grouper.due(System.nanoTime(), flushNow)) {
-          submit(due.notification(), due.pendings());
-        }
+        pipeline.sendDue(flushNow);
         commitDone();
         applyBackpressure();
-        idle = records.isEmpty() && grouper.isEmpty() && inFlight.values().stream().allMatch(TreeMap::isEmpty);
+        idle = records.isEmpty() && pipeline.groupsEmpty() && inFlight.values().stream().allMatch(TreeMap::isEmpty);
       }
     } catch (WakeupException e) {
       if (running) {
         throw e;
       }
     } finally {
-      queues.values().forEach(ReceiverQueue::close);
+      if (pipeline != null) {
+        pipeline.close();
+      }
       commitDone();
       consumer.close(Duration.ofSeconds(5));
       if (notificationLog != null) {
@@ -211,134 +184,6 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
         silences.close();
       }
     }
-  }
-
-  /**
-   * One alert through the stages, as the class comment names them: route, then mute (once for
-   * the alert), then for each receiver dedup, throttle, and group, fold or send.
-   */
-  private void handle(Alert alert, Pending pending) {
-    Instant now = Instant.now();
-    inhibition.observe(alert);
-    List<Routing.Target> targets = routing.targets(alert);
-    Optional<Mute.Muted> muted = targets.isEmpty() ? Optional.empty() : mute.check(alert, now);
-    for (Routing.Target target : targets) {
-      String receiver = target.receiver();
-      if (muted.isPresent()) {
-        muted(receiver, alert, muted.get());
-        continue;
-      }
-      NotificationLog.Entry last = decided.getOrDefault(slot(receiver, alert.fingerprint()),
-          notificationLog.lastSent(receiver, alert.fingerprint()));
-      Notification.Event event = Notification.eventOf(alert, last != null);
-      if (Dedup.alreadySent(alert, last)) {
-        NotifyMetrics.NOTIFICATIONS.labels(receiver, "duplicate").inc();
-        continue;
-      }
-      if (Throttle.holds(event, last, target.route().repeatInterval(), now)) {
-        NotifyMetrics.NOTIFICATIONS.labels(receiver, "throttled").inc();
-        notificationLog.record(entry(receiver, alert.fingerprint(), "throttled", event, alert, null, null));
-        continue;
-      }
-      pending.add();
-      decided.put(slot(receiver, alert.fingerprint()),
-          entry(receiver, alert.fingerprint(), NotificationLog.SENT, event, alert, null, "decided"));
-      dispatch(target, event, alert, pending);
-    }
-  }
-
-  private void muted(String receiver, Alert alert, Mute.Muted why) {
-    NotifyMetrics.NOTIFICATIONS.labels(receiver, why.outcome()).inc();
-    if (why.detail() != null) {
-      notificationLog.record(entry(receiver, alert.fingerprint(), why.outcome(), Notification.eventOf(alert, false), alert,
-          null, why.detail()));
-    }
-  }
-
-  /**
-   * Send again (a notification intended and never recorded), group (a route with groupBy), fold
-   * (past the receiver's flood budget), or send now.
-   */
-  private void dispatch(Routing.Target target, Notification.Event event, Alert alert, Pending pending) {
-    String receiver = target.receiver();
-    Route route = target.route();
-    long now = System.nanoTime();
-    Notification n = Notification.of(receiver, event, alert, null);
-    String fold;
-    if (intended(n)) {
-      // the last process stopped between sending this very notification and recording it: the
-      // same notification again, alone and with its idempotency key, marked; never in a digest
-      submit(n.asPossibleRepeat(), List.of(pending));
-    } else if (!route.groupBy().isEmpty() && event != Notification.Event.UPDATED) {
-      grouper.add(receiver, route, event, alert, pending, now);
-    } else if (!unbudgeted.contains(receiver) && (fold = budget.fold(receiver, alert, now)) != null) {
-      // past its command's (or rule's, or the receiver's) share of the minute: in that digest
-      NotifyMetrics.NOTIFICATIONS.labels(receiver, "folded").inc();
-      grouper.add(receiver, Route.overflow(receiver, fold, route.repeatInterval()), event, alert, pending, now);
-    } else {
-      submit(n, List.of(pending));
-    }
-  }
-
-  /** Whether this receiver's notification of this alert, in this state, was intended and never recorded. */
-  private boolean intended(Notification n) {
-    Alert a = n.alerts().get(0);
-    NotificationLog.Entry intent = notificationLog.openIntent(n.receiver(), a.fingerprint());
-    return intent != null && intent.event().equals(n.event().name().toLowerCase(Locale.ROOT))
-        && intent.status().equals(a.status().name().toLowerCase(Locale.ROOT)) && intent.count() == a.count();
-  }
-
-  /** The key of what was decided for a receiver and an alert's fingerprint ({@link #decided}). */
-  private static String slot(String receiver, String fingerprint) {
-    return receiver + "\u0000" + fingerprint;
-  }
-
-  /** The fingerprint a {@link #slot} was made of. */
-  private static String fingerprintOf(String slot) {
-    return slot.substring(slot.indexOf('\u0000') + 1);
-  }
-
-  private void submit(Notification n, List<Pending> pendings) {
-    ReceiverQueue queue = queues.get(n.receiver());
-    if (n.isDigest()) {
-      NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), "grouped").inc(n.alerts().size() - 1);
-    }
-    NotificationLog log = notificationLog;
-    queue.submit(new ReceiverQueue.Task(n, () -> n.isDigest() ? null : refOf(log.lastSent(n.receiver(), n.key())), x -> log.intend(x.alerts().stream().map(a ->
-        entry(x.receiver(), a.fingerprint(), NotificationLog.INTENT, x.event(), a, null, x.idempotencyKey())).toList()),
-        result -> {
-      String outcome = result.delivered() ? NotificationLog.SENT : "gave-up";
-      NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), outcome).inc();
-      for (Alert a : n.alerts()) {
-        // a digest's members count as sent (their updates are throttled against it), with no ref of their own
-        NotificationLog.Entry done = entry(n.receiver(), a.fingerprint(), outcome, n.event(), a,
-            n.isDigest() ? null : result.ref(), result.delivered() ? (n.isDigest() ? "in " + n.key() : null)
-                : result.detail());
-        notificationLog.record(done);
-        if (result.delivered()) {
-          // the log knows it now; a later decision for the same alert stays
-          decided.computeIfPresent(slot(n.receiver(), a.fingerprint()),
-              (k, v) -> v.status().equals(done.status()) && v.count() == done.count() ? null : v);
-        }
-      }
-      pendings.forEach(Pending::done);
-    }));
-  }
-
-  private static String refOf(NotificationLog.Entry e) {
-    return e == null ? null : e.ref();
-  }
-
-  private static NotificationLog.Entry entry(String receiver, String key, String outcome, Notification.Event event,
-      Alert a, String ref, String detail) {
-    return new NotificationLog.Entry(receiver, key, outcome, event.name().toLowerCase(Locale.ROOT),
-        a.status().name().toLowerCase(Locale.ROOT), a.count(), Instant.now(), ref, detail);
-  }
-
-  private Duration minInterval(String receiver) {
-    return config.receivers().stream().filter(r -> r.name().equals(receiver))
-        .map(r -> r instanceof dev.knockwatch.notify.config.Receiver.Slack s ? s.minInterval() : Duration.ZERO)
-        .findFirst().orElse(Duration.ZERO);
   }
 
   /** Commits, per partition, up to the first record not done yet; the log goes to Kafka first. */
