@@ -34,7 +34,7 @@ record ListFilter(String status, Set<Alert.Severity> severities, Glob rule, Glob
   static ListFilter of(Map<String, String> q) {
     String status = q.get("status");
     if (status != null && !status.equals("firing") && !status.equals("resolved")) {
-      throw new QueryApi.BadRequest("status is firing or resolved");
+      throw new Answers.BadRequest("status is firing or resolved");
     }
     Set<Alert.Severity> severities = EnumSet.noneOf(Alert.Severity.class);
     if (q.get("severity") != null && !q.get("severity").isEmpty()) {
@@ -42,13 +42,13 @@ record ListFilter(String status, Set<Alert.Severity> severities, Glob rule, Glob
         try {
           severities.add(Alert.Severity.valueOf(s.trim().toUpperCase(Locale.ROOT)));
         } catch (IllegalArgumentException e) {
-          throw new QueryApi.BadRequest("severity is a comma list of info, warning, page, critical");
+          throw new Answers.BadRequest("severity is a comma list of info, warning, page, critical");
         }
       }
     }
     String probes = q.getOrDefault("probes", "true");
     if (!probes.equals("true") && !probes.equals("false")) {
-      throw new QueryApi.BadRequest("probes is true or false");
+      throw new Answers.BadRequest("probes is true or false");
     }
     return new ListFilter(status, severities, glob(q.get("rule")), glob(q.get("agent")), blankToNull(q.get("role")),
         instant(q, "since"), instant(q, "until"), probes.equals("true"));
@@ -109,7 +109,7 @@ record ListFilter(String status, Set<Alert.Severity> severities, Glob rule, Glob
     try {
       return Instant.parse(v);
     } catch (RuntimeException e) {
-      throw new QueryApi.BadRequest(name + " is an ISO-8601 instant, e.g. 2026-11-30T01:00:00Z");
+      throw new Answers.BadRequest(name + " is an ISO-8601 instant, e.g. 2026-11-30T01:00:00Z");
     }
   }
 }

@@ -1,5 +1,11 @@
 package dev.knockwatch.streams.api;
 
+import static dev.knockwatch.streams.api.Answers.error;
+import static dev.knockwatch.streams.api.Answers.intParam;
+import static dev.knockwatch.streams.api.Answers.query;
+import static dev.knockwatch.streams.api.Answers.send;
+import static dev.knockwatch.streams.api.Answers.sendBytes;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,13 +25,9 @@ import dev.knockwatch.streams.timeline.TimelineIndex.CommandRow;
 import dev.knockwatch.streams.timeline.TimelineProcessor;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,10 +35,8 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,16 +66,16 @@ import org.slf4j.LoggerFactory;
  * (a command's summary, alerts and kept events), {@code GET /api/commands?agent=&role=&since=&limit=}
  * (recent commands, newest first) and {@code GET /api/alerts?status=} (the commands' alerts); the
  * lists read each local partition's {@link TimelineIndex} ({@link IndexLists}) and gather every
- * instance's part. The console's static files are served at {@code /}. Every request needs {@code Authorization: Bearer <token>},
- * compared in constant time; the token is never logged. A command another instance owns is
- * fetched from it ({@code application.server}); during a rebalance the answer is 503 with
- * {@code Retry-After}, never a wrong empty one.
+ * instance's part. This class routes the requests, checks the token and reads the stores; the
+ * rest is by concern: {@link Peers} (a command another instance owns, a list's other parts),
+ * {@link ConsoleFiles} (the console's static files at {@code /}), {@link Health} ({@code /-/}),
+ * {@link Answers} (how an answer is written). Every request needs {@code Authorization: Bearer <token>},
+ * compared in constant time; the token is never logged. During a rebalance the answer is 503
+ * with {@code Retry-After}, never a wrong empty one.
  */
 public final class QueryApi implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(QueryApi.class);
-  static final String FORWARDED = "X-Knockwatch-Forwarded";
-  private static final int MAX_LIMIT = 1000;
 
   /** Threads that read requests and answer them: a few idle sockets cannot hold them all. */
   public static final int THREADS = 64;
@@ -112,10 +112,10 @@ public final class QueryApi implements AutoCloseable {
   private final HostInfo self;
   private final HttpServer server;
   private final PerClientLimit perClient = new PerClientLimit();
-  /** How other instances are reached: https when this API serves TLS, verifying their certificates. */
-  private final String peerScheme;
-  private final HttpClient http;
-  private volatile Supplier<String> notReadyElsewhere = () -> null;
+  /** https when this API serves TLS. */
+  private final String scheme;
+  private final Peers peers;
+  private final Health health;
 
   /** A role's allowed hosts as the policy writes them, for a command's answer; none when unset. */
   private volatile java.util.function.Function<String, List<String>> roleHosts = role -> null;
@@ -144,18 +144,19 @@ public final class QueryApi implements AutoCloseable {
     HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
     if (tls == null) {
       this.server = HttpServer.create(new InetSocketAddress(bind, port), 0);
-      this.peerScheme = "http";
+      this.scheme = "http";
     } else {
       HttpsServer https = HttpsServer.create(new InetSocketAddress(bind, port), 0);
       https.setHttpsConfigurator(new HttpsConfigurator(tls.server()));
       this.server = https;
-      this.peerScheme = "https";
+      this.scheme = "https";
       client.sslContext(tls.client());
     }
-    this.http = client.build();
+    this.peers = new Peers(streams, self, scheme, client.build());
+    this.health = new Health(streams, () -> commandsStore(null).approximateNumEntries());
     server.createContext("/api/", this::handle).getFilters().add(perClient);
-    server.createContext("/-/", this::health).getFilters().add(perClient);
-    server.createContext("/", this::console).getFilters().add(perClient);
+    server.createContext("/-/", health).getFilters().add(perClient);
+    server.createContext("/", new ConsoleFiles()).getFilters().add(perClient);
     server.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
       Thread t = new Thread(r, "knockwatch-api");
       t.setDaemon(true);
@@ -201,12 +202,12 @@ public final class QueryApi implements AutoCloseable {
    * (detection, which runs apart, not RUNNING).
    */
   public void readyAlso(Supplier<String> notReady) {
-    this.notReadyElsewhere = notReady;
+    health.also(notReady);
   }
 
   /** {@code https} when the API serves TLS, else {@code http}. */
   public String scheme() {
-    return peerScheme;
+    return scheme;
   }
 
   public int port() {
@@ -249,44 +250,6 @@ public final class QueryApi implements AutoCloseable {
     }
   }
 
-  /**
-   * {@code /-/healthy}: the process answers. {@code /-/ready}: the timeline is RUNNING, its store
-   * answers, and so does anything {@link #readyAlso} adds; else 503 with the reason. Neither needs
-   * the token (a load balancer's or orchestrator's check), neither tells anything of the data.
-   */
-  private void health(HttpExchange ex) throws IOException {
-    try {
-      String path = ex.getRequestURI().getPath();
-      if (path.equals("/-/healthy")) {
-        send(ex, 200, Json.MAPPER.createObjectNode().put("status", "healthy"));
-      } else if (path.equals("/-/ready")) {
-        String notReady = notReady();
-        if (notReady == null) {
-          send(ex, 200, Json.MAPPER.createObjectNode().put("status", "ready"));
-        } else {
-          ex.getResponseHeaders().add("Retry-After", "1");
-          send(ex, 503, Json.MAPPER.createObjectNode().put("status", "not ready").put("reason", notReady));
-        }
-      } else {
-        send(ex, 404, error("no such endpoint"));
-      }
-    } finally {
-      ex.close();
-    }
-  }
-
-  private String notReady() {
-    if (streams.state() != KafkaStreams.State.RUNNING) {
-      return "the timeline is " + streams.state();
-    }
-    try {
-      commandsStore().approximateNumEntries();
-    } catch (InvalidStateStoreException e) {
-      return "the timeline's store does not answer yet";
-    }
-    return notReadyElsewhere.get();
-  }
-
   /** The OpenAPI document of this API, as shipped (no data in it: served without the token). */
   private void openApi(HttpExchange ex) throws IOException {
     try (var in = QueryApi.class.getResourceAsStream("/api/openapi.json")) {
@@ -325,47 +288,11 @@ public final class QueryApi implements AutoCloseable {
     } catch (IndexBuilding e) {
       ex.getResponseHeaders().add("Retry-After", "5");
       send(ex, 503, error(e.getMessage()));
-    } catch (BadRequest e) {
+    } catch (Answers.BadRequest e) {
       send(ex, 400, error(e.getMessage()));
     } catch (RuntimeException e) {
       log.warn("query failed: {}", e.toString());
       send(ex, 500, error("query failed"));
-    } finally {
-      ex.close();
-    }
-  }
-
-  /** The console's static files (no data in them: the page asks the API, with the token). */
-  private void console(HttpExchange ex) throws IOException {
-    try {
-      String path = ex.getRequestURI().getPath();
-      String file = switch (path) {
-        case "/", "/index.html" -> "index.html";
-        case "/console.js" -> "console.js";
-        case "/console.css" -> "console.css";
-        default -> null;
-      };
-      byte[] body = null;
-      if (file != null) {
-        try (var in = QueryApi.class.getResourceAsStream("/console/" + file)) {
-          body = in == null ? null : in.readAllBytes();
-        }
-      }
-      if (body == null || !"GET".equals(ex.getRequestMethod())) {
-        send(ex, 404, error("no such page"));
-        return;
-      }
-      String type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "text/html";
-      ex.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
-      // scripts and styles from this server only: no inline script can run, whatever a page shows
-      ex.getResponseHeaders().set("Content-Security-Policy",
-          "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'");
-      ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-      ex.getResponseHeaders().set("Referrer-Policy", "no-referrer");
-      ex.sendResponseHeaders(200, body.length);
-      try (OutputStream os = ex.getResponseBody()) {
-        os.write(body);
-      }
     } finally {
       ex.close();
     }
@@ -392,7 +319,7 @@ public final class QueryApi implements AutoCloseable {
   private void command(HttpExchange ex, String commandId) throws IOException {
     Optional<String> problem = CommandId.problem(commandId);
     if (problem.isPresent()) {
-      throw new BadRequest("not a command id: " + problem.get());
+      throw new Answers.BadRequest("not a command id: " + problem.get());
     }
     if (streams.state() != KafkaStreams.State.RUNNING) {
       throw new InvalidStateStoreException("state " + streams.state());
@@ -400,8 +327,8 @@ public final class QueryApi implements AutoCloseable {
     KeyQueryMetadata where = streams.queryMetadataForKey(TimelineProcessor.COMMANDS, commandId,
         Serdes.String().serializer());
     if (self != null && where != null && where.activeHost() != null && !where.activeHost().equals(self)
-        && where.activeHost().port() > 0 && ex.getRequestHeaders().getFirst(FORWARDED) == null) {
-      forward(ex, where.activeHost());
+        && where.activeHost().port() > 0 && !Peers.forwarded(ex)) {
+      peers.forward(ex, where.activeHost());
       return;
     }
     // the command's own partition: while its task is still restoring here, that is a 503, not a
@@ -428,26 +355,6 @@ public final class QueryApi implements AutoCloseable {
     send(ex, 200, out);
   }
 
-  private void forward(HttpExchange ex, HostInfo owner) throws IOException {
-    HttpRequest req = HttpRequest.newBuilder(URI.create(peerScheme + "://" + owner.host() + ":" + owner.port()
-            + ex.getRequestURI().getRawPath()))
-        .timeout(Duration.ofSeconds(5))
-        .header("Authorization", ex.getRequestHeaders().getFirst("Authorization"))
-        .header(FORWARDED, "1").GET().build();
-    try {
-      HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
-      r.headers().firstValue("Retry-After").ifPresent(v -> ex.getResponseHeaders().add("Retry-After", v));
-      sendBytes(ex, r.statusCode(), r.body());
-    } catch (IOException e) {
-      ex.getResponseHeaders().add("Retry-After", "1");
-      send(ex, 503, error("the instance that holds this command (" + owner.host() + ":" + owner.port()
-          + ") does not answer"));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      send(ex, 503, error("interrupted"));
-    }
-  }
-
   /** The newest {@code limit} commands that pass the {@link ListFilter}, from this instance's indexes and the others'. */
   private void commands(HttpExchange ex, Map<String, String> q) throws IOException {
     int limit = intParam(q, "limit", 50);
@@ -457,16 +364,16 @@ public final class QueryApi implements AutoCloseable {
 
   /** The first {@code limit} alerts, in {@link ListFilter#ALERT_ORDER}, that pass the filter, from every instance. */
   private void alerts(HttpExchange ex, Map<String, String> q) throws IOException {
-    int limit = intParam(q, "limit", MAX_LIMIT);
+    int limit = intParam(q, "limit", Answers.MAX_LIMIT);
     ListFilter filter = ListFilter.of(q);
     list(ex, "alerts", IndexLists.alerts(indexes(), filter, limit), AlertRow.class, ListFilter.ALERT_ORDER, limit);
   }
 
-  /** This instance's rows and the other instances' ({@link #fromOthers}), in {@code order}, the first {@code limit} under {@code field}. */
+  /** This instance's rows and the other instances' ({@link Peers#fromOthers}), in {@code order}, the first {@code limit} under {@code field}. */
   private <T> void list(HttpExchange ex, String field, List<T> local, Class<T> type, Comparator<T> order, int limit)
       throws IOException {
     List<T> rows = new ArrayList<>(local);
-    for (JsonNode row : fromOthers(ex, field)) {
+    for (JsonNode row : peers.fromOthers(ex, field)) {
       rows.add(Json.MAPPER.treeToValue(row, type));
     }
     rows.sort(order);
@@ -509,47 +416,6 @@ public final class QueryApi implements AutoCloseable {
     }
   }
 
-  /**
-   * The same list from every other instance (each answers for its own partitions), for a request
-   * that was not itself forwarded. An instance that does not answer makes the list 503: a list
-   * with a hole would look complete.
-   */
-  private List<JsonNode> fromOthers(HttpExchange ex, String field) {
-    List<JsonNode> out = new ArrayList<>();
-    if (self == null || ex.getRequestHeaders().getFirst(FORWARDED) != null) {
-      return out;
-    }
-    for (var meta : streams.metadataForAllStreamsClients()) {
-      HostInfo host = meta.hostInfo();
-      if (host.equals(self) || host.port() <= 0) {
-        continue;
-      }
-      HttpRequest req = HttpRequest.newBuilder(URI.create(peerScheme + "://" + host.host() + ":" + host.port()
-              + ex.getRequestURI().getRawPath() + (ex.getRequestURI().getRawQuery() == null ? ""
-              : "?" + ex.getRequestURI().getRawQuery())))
-          .timeout(Duration.ofSeconds(5))
-          .header("Authorization", ex.getRequestHeaders().getFirst("Authorization"))
-          .header(FORWARDED, "1").GET().build();
-      try {
-        HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
-        if (r.statusCode() != 200) {
-          throw new InvalidStateStoreException("instance " + host + " answered " + r.statusCode());
-        }
-        Json.MAPPER.readTree(r.body()).path(field).forEach(out::add);
-      } catch (IOException e) {
-        throw new InvalidStateStoreException("instance " + host + " does not answer");
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InvalidStateStoreException("interrupted");
-      }
-    }
-    return out;
-  }
-
-  private ReadOnlyKeyValueStore<String, CommandSummary> commandsStore() {
-    return commandsStore(null);
-  }
-
   /** The store of one partition (an InvalidStateStoreException while it is not ready here), or of all with null. */
   private ReadOnlyKeyValueStore<String, CommandSummary> commandsStore(Integer partition) {
     StoreQueryParameters<ReadOnlyKeyValueStore<String, CommandSummary>> q = StoreQueryParameters.fromNameAndType(
@@ -561,62 +427,6 @@ public final class QueryApi implements AutoCloseable {
     StoreQueryParameters<ReadOnlyKeyValueStore<String, ViolationEvent>> q = StoreQueryParameters.fromNameAndType(
         TimelineProcessor.EVENTS, QueryableStoreTypes.<String, ViolationEvent>keyValueStore());
     return streams.store(partition == null ? q : q.withPartition(partition));
-  }
-
-  private static int intParam(Map<String, String> q, String name, int dflt) {
-    String v = q.get(name);
-    if (v == null) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v);
-      if (n < 1 || n > MAX_LIMIT) {
-        throw new BadRequest(name + " is between 1 and " + MAX_LIMIT);
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw new BadRequest(name + " is a number");
-    }
-  }
-
-  private static Map<String, String> query(URI uri) {
-    Map<String, String> out = new HashMap<>();
-    String raw = uri.getRawQuery();
-    if (raw == null) {
-      return out;
-    }
-    for (String pair : raw.split("&")) {
-      int eq = pair.indexOf('=');
-      if (eq > 0) {
-        out.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-      }
-    }
-    return out;
-  }
-
-  private static ObjectNode error(String message) {
-    return Json.MAPPER.createObjectNode().put("error", message);
-  }
-
-  private static void send(HttpExchange ex, int status, ObjectNode body) throws IOException {
-    sendBytes(ex, status, body.toString().getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static void sendBytes(HttpExchange ex, int status, byte[] body) throws IOException {
-    ex.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
-    ex.getResponseHeaders().set("Cache-Control", "no-store");
-    ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-    try (OutputStream os = ex.getResponseBody()) {
-      os.write(body);
-    }
-  }
-
-  /** A request this API cannot answer as asked: 400 with the reason. */
-  static final class BadRequest extends RuntimeException {
-    BadRequest(String message) {
-      super(message);
-    }
   }
 
   @Override

@@ -4,7 +4,6 @@ import dev.knockwatch.events.config.ConfigException;
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
-import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert;
@@ -163,7 +162,7 @@ public final class PolicyLoader {
   private Policy read(byte[] rulesBytes, byte[] rolesBytes, Map<String, byte[]> more) {
     Path rulesFile = dir.resolve(RULES_FILE);
     Path rolesFile = dir.resolve(ROLES_FILE);
-    Roles roles = rolesBytes == null ? null : readRoles(rolesFile, rolesBytes);
+    RolesReader.Roles roles = rolesBytes == null ? null : parse(rolesFile, rolesBytes).map(RolesReader::read).orElse(null);
     Map<String, String> ids = new HashMap<>();
     List<Rule> rules = new ArrayList<>(readRules(rulesFile, rulesBytes, roles, rolesFile, ids));
     StringBuilder text = new StringBuilder(new String(rulesBytes, StandardCharsets.UTF_8)).append('\u0000')
@@ -178,7 +177,7 @@ public final class PolicyLoader {
     String version = Hashes.sha256Hex(text.toString(), 6);
     return roles == null
         ? new Policy(version, Map.of(), List.of(), Policy.DEFAULT_ROLE, rules)
-        : new Policy(version, roles.roles, roles.agents, roles.defaultRole, rules);
+        : new Policy(version, roles.roles(), roles.agents(), roles.defaultRole(), rules);
   }
 
   private byte[] bytes(Path file) {
@@ -195,81 +194,10 @@ public final class PolicyLoader {
     return new YamlFile(file.toString(), problems).parse(new String(bytes, StandardCharsets.UTF_8));
   }
 
-  // ---------------------------------------------------------------- roles.yaml
-
-  private record Roles(Map<String, Role> roles, List<Policy.AgentRole> agents, String defaultRole) {}
-
-  private Roles readRoles(Path file, byte[] bytes) {
-    YamlNode root = parse(file, bytes).orElse(null);
-    if (root == null) {
-      return null;
-    }
-    Map<String, Role> roles = new LinkedHashMap<>();
-    List<Policy.AgentRole> agents = new ArrayList<>();
-    String defaultRole = Policy.DEFAULT_ROLE;
-    Map<String, Entry> top = root.mapping(null, Set.of("roles", "agents", "defaultRole")).orElse(null);
-    if (top == null) {
-      return null;
-    }
-    Entry rolesEntry = top.get("roles");
-    if (rolesEntry == null) {
-      root.file().problem(1, "needs a top-level \"roles:\" mapping");
-    } else if (!rolesEntry.value().isMapping()) {
-      rolesEntry.value().problem("roles must be a mapping of role name to its hosts");
-    } else {
-      for (Entry t : rolesEntry.value().entries("roles")) {
-        String name = t.name();
-        Map<String, Entry> keys = t.value().mapping("role " + name, Set.of("hosts", "description")).orElse(null);
-        if (keys == null) {
-          continue;
-        }
-        List<Role.HostPattern> hosts = new ArrayList<>();
-        for (YamlNode h : list(keys.get("hosts"), "role " + name + ": hosts")) {
-          String text = h.text();
-          Role.HostPattern p = text == null ? null : Role.HostPattern.parse(text);
-          if (p == null) {
-            h.problem("role " + name + ": host \"" + text
-                + "\" is not a host pattern (a host, *.suffix, either with an optional :port)");
-          } else {
-            hosts.add(p);
-          }
-        }
-        if (roles.put(name, new Role(name, List.copyOf(hosts))) != null) {
-          t.key().problem("role " + name + ": defined twice");
-        }
-      }
-    }
-    Entry defaultEntry = top.get("defaultRole");
-    if (defaultEntry != null) {
-      defaultRole = defaultEntry.value().text();
-      if (!roles.containsKey(defaultRole)) {
-        defaultEntry.value().problem("defaultRole \"" + defaultRole + "\" is not defined under roles");
-      }
-    }
-    int index = 0;
-    for (YamlNode a : list(top.get("agents"), "agents")) {
-      index++;
-      Map<String, Entry> keys = a.mapping("agents entry " + index, Set.of("match", "role")).orElse(null);
-      if (keys == null) {
-        continue;
-      }
-      String match = text(keys.get("match"));
-      String role = text(keys.get("role"));
-      if (match == null || match.isEmpty() || role == null || role.isEmpty()) {
-        a.problem("agents entry " + index + ": needs both match (a glob on agentId) and role");
-      } else if (!roles.containsKey(role)) {
-        keys.get("role").value().problem("agents entry " + index + ": role \"" + role + "\" is not defined under roles");
-      } else {
-        agents.add(new Policy.AgentRole(Glob.of(match), role));
-      }
-    }
-    return new Roles(Map.copyOf(roles), List.copyOf(agents), defaultRole);
-  }
-
   // ---------------------------------------------------------------- rules.yaml
 
   /** The rules of one rules file; {@code ids} (id -> where it was first given) spans every file. */
-  private List<Rule> readRules(Path file, byte[] bytes, Roles roles, Path rolesFile, Map<String, String> ids) {
+  private List<Rule> readRules(Path file, byte[] bytes, RolesReader.Roles roles, Path rolesFile, Map<String, String> ids) {
     YamlNode root = parse(file, bytes).orElse(null);
     List<Rule> out = new ArrayList<>();
     if (root == null) {
@@ -295,7 +223,7 @@ public final class PolicyLoader {
     return out;
   }
 
-  private Rule readRule(YamlNode node, int index, Map<String, String> ids, Roles roles, Path rolesFile) {
+  private Rule readRule(YamlNode node, int index, Map<String, String> ids, RolesReader.Roles roles, Path rolesFile) {
     if (!node.isMapping()) {
       node.problem("rule " + index + ": must be a mapping (id, detector, ...)");
       return null;
@@ -463,7 +391,7 @@ public final class PolicyLoader {
         within, paths, field, meta, per);
   }
 
-  private RuleMatch readMatch(String where, String name, YamlNode node, Roles roles, Path rolesFile) {
+  private RuleMatch readMatch(String where, String name, YamlNode node, RolesReader.Roles roles, Path rolesFile) {
     Map<String, Entry> keys = node.mapping(where + ": " + name, MATCH_KEYS).orElse(null);
     if (keys == null) {
       return RuleMatch.ANY;
@@ -493,7 +421,7 @@ public final class PolicyLoader {
       String r = n.text();
       if (roles == null) {
         n.problem(where + ": " + name + ".role \"" + r + "\" needs " + ROLES_FILE + " (not found: " + rolesFile + ")");
-      } else if (!roles.roles.containsKey(r) && !r.equals(roles.defaultRole)) {
+      } else if (!roles.roles().containsKey(r) && !r.equals(roles.defaultRole())) {
         n.problem(where + ": " + name + ".role \"" + r + "\" is not defined in " + ROLES_FILE);
       } else {
         matchRoles.add(r);

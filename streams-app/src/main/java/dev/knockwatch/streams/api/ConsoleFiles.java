@@ -1,0 +1,52 @@
+package dev.knockwatch.streams.api;
+
+import static dev.knockwatch.streams.api.Answers.error;
+import static dev.knockwatch.streams.api.Answers.send;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * The console's static files at {@code /} (no data in them: the page asks the API, with the
+ * token), under a Content-Security-Policy that lets no inline script run, whatever a page shows.
+ */
+final class ConsoleFiles implements HttpHandler {
+
+  @Override
+  public void handle(HttpExchange ex) throws IOException {
+    try {
+      String path = ex.getRequestURI().getPath();
+      String file = switch (path) {
+        case "/", "/index.html" -> "index.html";
+        case "/console.js" -> "console.js";
+        case "/console.css" -> "console.css";
+        default -> null;
+      };
+      byte[] body = null;
+      if (file != null) {
+        try (var in = ConsoleFiles.class.getResourceAsStream("/console/" + file)) {
+          body = in == null ? null : in.readAllBytes();
+        }
+      }
+      if (body == null || !"GET".equals(ex.getRequestMethod())) {
+        send(ex, 404, error("no such page"));
+        return;
+      }
+      String type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "text/html";
+      ex.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
+      // scripts and styles from this server only: no inline script can run, whatever a page shows
+      ex.getResponseHeaders().set("Content-Security-Policy",
+          "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'");
+      ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+      ex.getResponseHeaders().set("Referrer-Policy", "no-referrer");
+      ex.sendResponseHeaders(200, body.length);
+      try (OutputStream os = ex.getResponseBody()) {
+        os.write(body);
+      }
+    } finally {
+      ex.close();
+    }
+  }
+}
