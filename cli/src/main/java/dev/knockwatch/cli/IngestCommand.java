@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
@@ -68,7 +69,7 @@ final class IngestCommand implements Callable<Integer> {
     KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, cluster.clientProps());
     IngestAgent agent = feeds != null
         ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL)
-        : IngestAgent.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
+        : LogLayout.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
             sink, Pipeline.hostName(), Pipeline.POLL_INTERVAL);
     agent.pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
     KafkaWatch watch = new KafkaWatch("ingest", cluster.bootstrapServers, cluster.clientProps(),

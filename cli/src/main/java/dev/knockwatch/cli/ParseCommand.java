@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
@@ -74,7 +75,7 @@ final class ParseCommand implements Callable<Integer> {
       default -> throw new UsageException("--format " + format + " is not one of json, ocsf, ecs");
     };
     try (EventSink printing = new PrintingSink(out, err, writer)) {
-      IngestAgent agent = IngestAgent.forType(tree.root(), tree.only(), t, parsers(t),
+      IngestAgent agent = LogLayout.forType(tree.root(), tree.only(), t, parsers(t),
           printing, "parse").wholeFiles();
       while (agent.pollOnce() > 0) {
         // to the end of the file

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.notify.AlertDispatcher;
@@ -57,7 +58,7 @@ public final class Pipeline implements AutoCloseable {
     notifyThread = new Thread(dispatcher, "knockwatch-notify");
     notifyThread.start();
     sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
-    ingest = IngestAgent.forLogDirectory(s.logsDir(), p -> true, s.varDir().resolve("ingest").resolve("checkpoints.json"),
+    ingest = LogLayout.forLogDirectory(s.logsDir(), p -> true, s.varDir().resolve("ingest").resolve("checkpoints.json"),
         sink, hostName(), s.pollInterval()).pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
     ingestThread = new Thread(ingest, "knockwatch-ingest");
     ingestThread.start();

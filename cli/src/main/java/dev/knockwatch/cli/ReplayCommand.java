@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
@@ -175,7 +176,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   private static void readAll(Path input, EventSink sink) throws EventSink.PublishException {
     InputTree tree = InputTree.of(input);
-    IngestAgent agent = IngestAgent.forLogDirectory(tree.root(), tree.only(), null, sink, "replay", Duration.ZERO).wholeFiles()
+    IngestAgent agent = LogLayout.forLogDirectory(tree.root(), tree.only(), null, sink, "replay", Duration.ZERO).wholeFiles()
         .untimedFromFiles();
     while (agent.pollOnce() > 0) {
       // read to the end of every file

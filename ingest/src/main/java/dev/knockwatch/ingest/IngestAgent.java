@@ -1,15 +1,11 @@
 package dev.knockwatch.ingest;
 
 import dev.knockwatch.events.Durations;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.ingest.EventSink.PublishException;
-import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
-import dev.knockwatch.ingest.srt.SrtViolationParser;
 import dev.knockwatch.ingest.tail.FileTailer;
 import dev.knockwatch.ingest.tail.TailedLine;
 import io.prometheus.client.Counter;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +31,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   private static final int BATCH = 5_000;
   /** Batches handed to Kafka and not yet answered, at most: 20,000 lines' events in memory. */
   static final int MAX_IN_FLIGHT = 4;
-  private static final int MAX_OPEN_PARSERS = 10_000;
+  static final int MAX_OPEN_PARSERS = 10_000;
   /** Caught up on a watched tree, the longest wait for the kernel's word before polling anyway. */
   static final Duration IDLE_WAIT = Duration.ofSeconds(1);
   /** A batch smaller than this is parsed by the reader alone: handing it over would cost more than it saves. */
@@ -158,7 +153,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    */
   public IngestAgent pacePerCommand(int linesPerSecond) {
     for (Feed f : feeds) {
-      f.tailer().pace(p -> SourceType.ofFileName(fileName(p.getFileName().toString()))
+      f.tailer().pace(p -> SourceType.ofFileName(LogLayout.fileName(p.getFileName().toString()))
           .map(SourceType::perCommand).orElse(false), linesPerSecond);
     }
     return this;
@@ -170,53 +165,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
     this.parseThreads = n;
     return this;
-  }
-
-  /**
-   * An agent for every file under {@code root} whose name selects a format
-   * ({@code <root>/<agentId>/<commandId>.violations.jsonl}, {@code ….strace}), or only those
-   * {@code only} accepts; {@code checkpointFile} null keeps positions in memory.
-   */
-  public static IngestAgent forLogDirectory(Path root, Predicate<Path> only, Path checkpointFile,
-      EventSink sink, String ingestHost, Duration pollInterval) {
-    FileTailer tailer = new FileTailer(root,
-        p -> SourceType.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
-        checkpointFile, MAX_LINE_BYTES);
-    Function<String, FileContext> context = cached(rel -> {
-      SourceType type = SourceType.ofFileName(fileName(rel)).orElseThrow();
-      String commandId = commandIdOf(type, fileName(rel));
-      Supplier<LineParser> parsers = type::newParser;
-      // the srt bridge writes a command's records and, at its end, its stderr with srt's restatement of them
-      Path records = root.resolve(rel).resolveSibling(commandId + SrtViolationParser.FILE_SUFFIX);
-      if (type == SourceType.PROXY_403 && Files.exists(records)) {
-        parsers = () -> new CurlTranscriptParser().restatedByRecords();
-      }
-      return new FileContext(type, parsers, agentIdOf(rel), commandId);
-    });
-    return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), pollInterval);
-  }
-
-  /** An agent that reads every file under {@code root} as {@code type}, whatever its name, with these parsers. */
-  public static IngestAgent forType(Path root, Predicate<Path> only, SourceType type, Supplier<LineParser> parsers,
-      EventSink sink, String ingestHost) {
-    FileTailer tailer = new FileTailer(root, only, null, MAX_LINE_BYTES);
-    Function<String, FileContext> context =
-        cached(rel -> new FileContext(type, parsers, agentIdOf(rel), commandIdOf(type, fileName(rel))));
-    return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), Duration.ZERO);
-  }
-
-  /**
-   * Remembers what each file is (its context is asked for every line; working it out from the
-   * path, or the first line, for each would cost more than parsing the line).
-   */
-  public static Function<String, FileContext> cached(Function<String, FileContext> context) {
-    Map<String, FileContext> known = new LinkedHashMap<>(16, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<String, FileContext> eldest) {
-        return size() > MAX_OPEN_PARSERS;
-      }
-    };
-    return rel -> known.computeIfAbsent(rel, context);
   }
 
   /**
@@ -357,12 +305,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     IngestMetrics.CHECKPOINT_TIME.setToCurrentTime();
   }
 
-  /** Reads and parses up to one batch of lines. */
-  private static final long LAG_EVERY_NANOS = 1_000_000_000L;
-  private long lagAt = System.nanoTime() - LAG_EVERY_NANOS;
-
-  /** The sources whose lag was reported: set back to 0 once their files are read. */
-  private final java.util.Set<String> lagSources = new java.util.HashSet<>();
+  /** knockwatch_ingest_lag_bytes, by source. */
+  private final LagGauge lagGauge = new LagGauge();
 
   /** Whether the last {@link #read(boolean)} walked every feed's files (not only the busy ones). */
   private boolean sawEveryFile;
@@ -372,9 +316,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     int handled = 0;
     sawEveryFile = true;
     Map<String, Long> lag = new HashMap<>();
-    // the lag costs a stat per known file: once a second is enough for a gauge scraped every 15 s
-    boolean lagDue = System.nanoTime() - lagAt >= LAG_EVERY_NANOS
-        && feeds.stream().anyMatch(f -> f.tailer().lagMayHaveChanged()); // else the gauges stand
+    boolean lagDue = lagGauge.due(feeds.stream().anyMatch(f -> f.tailer().lagMayHaveChanged()));
     List<Outgoing> records = new ArrayList<>();
     Map<Counter.Child, int[]> published = new HashMap<>();
     List<FileTailer.Mark> marks = new ArrayList<>(feeds.size());
@@ -396,21 +338,13 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       handled = endQuiet(records, published);
     }
     if (lagDue) {
-      lagAt = System.nanoTime();
-      // a source once seen keeps its series, at 0 when it is caught up
-      lagSources.addAll(lag.keySet());
-      for (String source : lagSources) {
-        IngestMetrics.LAG_BYTES.labels(source).set(lag.getOrDefault(source, 0L));
-      }
+      lagGauge.set(lag);
     }
     return new Batch(records, marks, handled, handled < BATCH, published);
   }
 
-  /** A file whose parser holds a half-read refusal: its last line, its source, and when it was read. */
-  private record Quiet(TailedLine line, String sourceLabel, Source source, long readAtNanos) {}
-
-  /** Files whose parser held a half-read refusal after their last line, by parser key (reader thread only). */
-  private final Map<String, Quiet> pendingParsers = new HashMap<>();
+  /** Files whose parser held a half-read refusal after their last line (reader thread only). */
+  private final QuietFiles quietFiles = new QuietFiles();
 
   /**
    * Ends the half-read refusals of files that went quiet (at once for finished files): a refusal
@@ -418,30 +352,12 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * Returns how many files were ended (counted as lines: the batch is published like any other).
    */
   private int endQuiet(List<Outgoing> out, Map<Counter.Child, int[]> published) {
-    if (pendingParsers.isEmpty()) {
-      return 0;
-    }
-    long now = System.nanoTime();
     long quiet = wholeFiles ? 0 : FileTailer.DEFAULT_PARTIAL_FLUSH.toNanos();
-    int ended = 0;
-    for (java.util.Iterator<Map.Entry<String, Quiet>> it = pendingParsers.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<String, Quiet> e = it.next();
-      Quiet q = e.getValue();
-      LineParser parser = parsers.get(e.getKey());
-      if (parser == null || !parser.pending()) {
-        it.remove();
-        continue;
-      }
-      if (now - q.readAtNanos() < quiet) {
-        continue;
-      }
-      it.remove();
+    return quietFiles.end(parsers::get, quiet, (parser, q) -> {
       int prepared = sender.send(parser.end(), q.line(), clock.instant(), q.sourceLabel(), q.source(), out);
       published.computeIfAbsent(meters.computeIfAbsent(q.sourceLabel(), IngestMetrics.PerSource::of).published(),
           m -> new int[1])[0] += prepared;
-      ended++;
-    }
-    return ended;
+    });
   }
 
   /** The {@code source} label: the format's name, "unknown" while it cannot be told. */
@@ -498,9 +414,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     for (Run run : byFile.values()) {
       if (run.parser() != null && run.parser().pending()) {
         List<TailedLine> read = run.lines();
-        pendingParsers.put(feed.namePrefix() + read.get(0).file(),
-            new Quiet(read.get(read.size() - 1), run.sourceLabel(),
-                run.ctx().type() == null ? null : run.ctx().type().source(), System.nanoTime()));
+        quietFiles.held(feed.namePrefix() + read.get(0).file(), read.get(read.size() - 1), run.sourceLabel(),
+            run.ctx().type() == null ? null : run.ctx().type().source());
       }
     }
     for (Run run : runs) {
@@ -554,32 +469,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     }
     run.published()[0] += sender.send(parsed, line, ingestedAt, sourceLabel,
         run.ctx().type() == null ? null : run.ctx().type().source(), run.out());
-  }
-
-  /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */
-  public static String agentIdOf(String relativeFile) {
-    String[] parts = relativeFile.split("/");
-    return parts.length >= 2 ? parts[parts.length - 2] : null;
-  }
-
-  /** {@code <commandId>.<suffix>}: the type's suffix, else everything from the first dot, is cut. */
-  public static String commandIdOf(SourceType type, String fileName) {
-    String stem = type.stem(fileName);
-    if (stem != null) {
-      return stem;
-    }
-    int dot = fileName.indexOf('.');
-    return dot > 0 ? fileName.substring(0, dot) : fileName;
-  }
-
-  /**
-   * The file's name as its stream's: without a rotation suffix ({@code access.log.1} is
-   * {@code access.log}), so a rotated file is read as the format, and the command, of its stream.
-   */
-  public static String fileName(String relativeFile) {
-    String name = relativeFile.substring(relativeFile.lastIndexOf('/') + 1);
-    String base = FileTailer.rotatedFrom(name);
-    return base != null ? base : name;
   }
 
   /** Stops after the batch in hand is published and committed. */

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli.bench;
 
+import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.cli.Knockwatch;
 import dev.knockwatch.cli.UsageException;
@@ -286,7 +287,7 @@ final class IngestBench implements Callable<Integer> {
     long processBefore = CpuAccounting.processCpuNanos();
     long t0 = System.nanoTime();
     try (EventSink sink = noKafka ? new CountingSink() : KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
-      IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> !p.getFileName().toString().startsWith("all-"),
+      IngestAgent agent = LogLayout.forLogDirectory(logs, p -> !p.getFileName().toString().startsWith("all-"),
           null, sink, "bench", Duration.ofMillis(1));
       if (parseThreads != null) {
         agent.parseThreads(parseThreads);

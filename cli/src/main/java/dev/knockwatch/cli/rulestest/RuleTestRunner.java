@@ -1,5 +1,6 @@
 package dev.knockwatch.cli.rulestest;
 
+import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.cli.rulestest.RuleTestFile.AlertPattern;
 import dev.knockwatch.cli.rulestest.RuleTestFile.Case;
 import dev.knockwatch.cli.rulestest.RuleTestFile.Input;
@@ -67,7 +68,7 @@ public final class RuleTestRunner {
     }
     Collected read = new Collected();
     TimeOrderedSink ordered = new TimeOrderedSink(read);
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, ordered, "rules-test", Duration.ZERO).wholeFiles()
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, null, ordered, "rules-test", Duration.ZERO).wholeFiles()
         .untimedFromFiles().maxAhead(Duration.ofDays(365L * 1000));
     try {
       while (agent.pollOnce() > 0) {

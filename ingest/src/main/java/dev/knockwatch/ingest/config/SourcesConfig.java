@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest.config;
 
+import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
@@ -122,14 +123,14 @@ public final class SourcesConfig {
     FileTailer tailer = new FileTailer(t.root(), p -> t.matches(t.root().relativize(p).toString().replace('\\', '/')),
         checkpointDir.resolve("checkpoints-" + Hashes.sha256Hex(t.root() + "|" + path.get(), 6) + ".json"),
         IngestAgent.MAX_LINE_BYTES);
-    Function<String, FileContext> context = IngestAgent.cached(r -> {
+    Function<String, FileContext> context = LogLayout.cached(r -> {
       Map<String, String> fromPath = t.fields(r);
       SourceType ft = type.orElseGet(() -> detect(t.root().resolve(r)).orElse(null));
       Supplier<LineParser> p = parsers != null ? parsers : ft == null ? null : ft::newParser;
       // as in the default layout <agentId>/<commandId>.<suffix>, unless the path or the config says otherwise
-      String agentId = fromPath.getOrDefault("agentId", fields.getOrDefault("agentId", IngestAgent.agentIdOf(r)));
+      String agentId = fromPath.getOrDefault("agentId", fields.getOrDefault("agentId", LogLayout.agentIdOf(r)));
       String commandId = fromPath.getOrDefault("commandId", fields.getOrDefault("commandId",
-          ft == null ? null : IngestAgent.commandIdOf(ft, IngestAgent.fileName(r))));
+          ft == null ? null : LogLayout.commandIdOf(ft, LogLayout.fileName(r))));
       return new FileContext(ft, p, agentId, commandId);
     });
     return new Feed(tailer, context, t.root().toString().replace('\\', '/') + "/");
@@ -200,7 +201,7 @@ public final class SourcesConfig {
 
   /** A file's type from its name, else from its first non-blank line; empty when neither tells. */
   static Optional<SourceType> detect(Path file) {
-    Optional<SourceType> byName = SourceType.ofFileName(IngestAgent.fileName(file.getFileName().toString()));
+    Optional<SourceType> byName = SourceType.ofFileName(LogLayout.fileName(file.getFileName().toString()));
     if (byName.isPresent()) {
       return byName;
     }

@@ -72,6 +72,15 @@ final class FileState {
   int truncatedHeadLength;
   String truncatedIdName;
 
+  /** Before it restarts in place (truncated): what its copy needs, and a new id name for what follows. */
+  void truncated() {
+    truncatedAt = position;
+    truncatedHead = head;
+    truncatedHeadLength = headLength;
+    truncatedIdName = idName != null ? idName : rel;
+    idName = RotatedNames.afterRotation(rel, fileKey, head);
+  }
+
   void restart() {
     position = 0;
     committed = 0;

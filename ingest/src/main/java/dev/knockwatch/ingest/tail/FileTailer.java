@@ -1,20 +1,15 @@
 package dev.knockwatch.ingest.tail;
 
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.ingest.tail.CheckpointStore.Checkpoint;
 import dev.knockwatch.ingest.tail.TreeWalk.Found;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,27 +32,14 @@ import org.slf4j.LoggerFactory;
 public final class FileTailer {
 
   private static final Logger log = LoggerFactory.getLogger(FileTailer.class);
-  private static final int CHUNK = 64 * 1024;
 
   private final Path root;
   private final Predicate<Path> matches;
-  /** Where positions are kept between runs; null: in memory only. */
-  private final CheckpointStore checkpoints;
-  /** Cuts the file being read into lines: polls are not concurrent, so one serves every file. */
-  private final LineSplitter splitter;
-  /** The modification time of the file being read. */
-  private java.time.Instant modifiedAt;
-  private final Duration partialFlushAfter;
-  /** The files are finished (parse, replay): a last line without its newline is read at once. */
-  private boolean wholeFiles;
+  /** Reads a file's new lines: polls are not concurrent, so one serves every file. */
+  private final FileLook look;
   public static final Duration DEFAULT_PARTIAL_FLUSH = Duration.ofSeconds(10);
-  private final Map<String, FileState> files = new LinkedHashMap<>();
-  /**
-   * Each file's state by the path the walk finds it at: every poll visits every file, most of them
-   * idle, and its relative path and key text cost strings each time (1.5 KB a file a poll).
-   */
-  private final Map<Path, FileState> byPath = new HashMap<>();
-  private final byte[] chunk = new byte[CHUNK];
+  /** The files known, by name and by path, and what of them the checkpoint file does not hold yet. */
+  private final KnownFiles known;
   /** The files a poll between walks looks at: their last look found new bytes, or left some unread. */
   private final java.util.TreeSet<Path> active = new java.util.TreeSet<>();
   private final TreeWalk walk;
@@ -68,11 +50,6 @@ public final class FileTailer {
    */
   private Map<String, Long> behind = Map.of();
   private boolean lagStale = true;
-  /** The files whose checkpoint changed since it was last written, and the files gone since then. */
-  private final java.util.Set<FileState> unsaved = new java.util.LinkedHashSet<>();
-  private final java.util.Set<String> removed = new java.util.LinkedHashSet<>();
-  /** The files whose position moved since the last {@link #mark()}: the next mark holds only these. */
-  private final java.util.Set<FileState> moved = new java.util.HashSet<>();
 
   /** The name a rotated file was rotated from, or null when {@code fileName} carries no rotation suffix. */
   public static String rotatedFrom(String fileName) {
@@ -106,20 +83,19 @@ public final class FileTailer {
    *     grown for this long (a writer that died mid-line); until then it waits for its newline
    */
   public FileTailer(Path root, Predicate<Path> matches, Path checkpointFile, int maxLineBytes, Duration partialFlushAfter) {
-    this.partialFlushAfter = partialFlushAfter;
+    this.look = new FileLook(maxLineBytes, partialFlushAfter);
     this.root = root;
     this.walk = new TreeWalk(root);
     this.matches = matches;
-    this.checkpoints = checkpointFile == null ? null : new CheckpointStore(checkpointFile);
-    this.splitter = new LineSplitter(maxLineBytes);
-    loadCheckpoints();
+    this.known = new KnownFiles(root, checkpointFile == null ? null : new CheckpointStore(checkpointFile));
+    known.load();
   }
   /**
    * Reads files that are finished (parse, replay, rules tests): a last line without its newline
    * is a line at once, not after the writer has been idle for a while; else it would never be read.
    */
   public FileTailer wholeFiles() {
-    this.wholeFiles = true;
+    look.wholeFiles();
     return this;
   }
 
@@ -142,7 +118,7 @@ public final class FileTailer {
    * later lines wait in the file (its lag grows, no line is lost) ({@link Pacer}).
    */
   public FileTailer pace(Predicate<Path> paced, int linesPerSecond) {
-    this.pacer = new Pacer(paced, linesPerSecond, file -> shown(relative(file)));
+    this.pacer = new Pacer(paced, linesPerSecond, file -> shown(known.relative(file)));
     return this;
   }
 
@@ -216,7 +192,7 @@ public final class FileTailer {
     if (walk) {
       // the files the poll was too full to look at: the walk saw whether they hold unread bytes
       for (Found found : look.subList(visited, look.size())) {
-        FileState s = byPath.get(found.path());
+        FileState s = known.byPath.get(found.path());
         if (s == null || found.attrs().size() != s.position) {
           active.add(found.path());
         }
@@ -225,7 +201,7 @@ public final class FileTailer {
     // A file first seen, rotated or restarted is written down now, at its committed position,
     // before its lines are sent: killed before the first commit, a restart still knows which file
     // it read (and under which name its lines' ids were made) when the file is found renamed.
-    saveCheckpoints();
+    known.save();
     lagStale |= !out.isEmpty();
     return out;
   }
@@ -233,7 +209,7 @@ public final class FileTailer {
 
   /** Keeps {@code file} among the files looked at between walks while it gives lines or holds unread bytes. */
   private void track(Path file, boolean gaveLines) {
-    FileState s = byPath.get(file);
+    FileState s = known.byPath.get(file);
     if (s != null && (gaveLines || s.position < s.lastSize)) {
       active.add(file);
     } else {
@@ -294,33 +270,34 @@ public final class FileTailer {
     try {
       readNew(file, attrs != null ? attrs : Files.readAttributes(file, BasicFileAttributes.class), out, maxLines);
     } catch (NoSuchFileException e) {
-      String rel = relative(file);
-      FileState gone = files.get(rel);
+      String rel = known.relative(file);
+      FileState gone = known.files.get(rel);
       Path rotated = gone == null ? null : RotatedNames.rotatedSibling(file, gone.fileKey);
       if (rotated != null) {
         // moved away with nothing in its place yet: its rest is read under its new name
         try {
-          handOver(gone, file, rotated, false, out, maxLines);
+          known.handOver(gone, file, rotated, false);
+          readNew(rotated, Files.readAttributes(rotated, BasicFileAttributes.class), out, maxLines);
         } catch (IOException again) {
-          log.warn("cannot read {}: {}", shown(relative(rotated)), again.getClass().getSimpleName());
+          log.warn("cannot read {}: {}", shown(known.relative(rotated)), again.getClass().getSimpleName());
         }
         return;
       }
-      files.remove(rel);
+      known.files.remove(rel);
       if (gone != null) {
-        unsaved.remove(gone);
-        removed.add(rel);
+        known.unsaved.remove(gone);
+        known.removed.add(rel);
       }
-      byPath.remove(file);
+      known.byPath.remove(file);
     } catch (IOException e) {
-      log.warn("cannot read {}: {}", shown(relative(file)), e.getClass().getSimpleName());
+      log.warn("cannot read {}: {}", shown(known.relative(file)), e.getClass().getSimpleName());
     }
   }
 
   /** Makes the positions of every line returned so far durable. */
   public void commit() {
     Mark all = new Mark();
-    files.values().forEach(s -> all.positions.put(s, new long[] {s.position, s.generation}));
+    known.files.values().forEach(s -> all.positions.put(s, new long[] {s.position, s.generation}));
     commit(all);
   }
 
@@ -330,8 +307,8 @@ public final class FileTailer {
    */
   public Mark mark() {
     Mark m = new Mark();
-    moved.forEach(s -> m.positions.put(s, new long[] {s.position, s.generation}));
-    moved.clear();
+    known.moved.forEach(s -> m.positions.put(s, new long[] {s.position, s.generation}));
+    known.moved.clear();
     return m;
   }
 
@@ -343,16 +320,16 @@ public final class FileTailer {
     mark.positions.forEach((s, at) -> {
       if (s.generation == at[1] && at[0] > s.committed) {
         s.committed = at[0];
-        unsaved.add(s);
+        known.unsaved.add(s);
       }
     });
-    saveCheckpoints();
+    known.save();
   }
 
   /** Forgets what was read since the last commit: those lines will be returned again. */
   public void rewind() {
     lagStale = true;
-    files.values().forEach(s -> {
+    known.files.values().forEach(s -> {
       s.position = s.committed;
       s.discarding = false;
     });
@@ -370,7 +347,7 @@ public final class FileTailer {
   public long lagBytes(java.util.function.Function<String, String> group, Map<String, Long> into) {
     if (lagStale) {
       behind = new HashMap<>();
-      for (Map.Entry<String, FileState> e : files.entrySet()) {
+      for (Map.Entry<String, FileState> e : known.files.entrySet()) {
         try {
           behind.put(e.getKey(), Math.max(0, Files.size(root.resolve(e.getKey())) - e.getValue().position));
         } catch (IOException ignored) {
@@ -397,8 +374,8 @@ public final class FileTailer {
    * (with one file per command there are tens of thousands); a new one if the tailer follows it.
    */
   private boolean wanted(Path file, BasicFileAttributes attrs) {
-    FileState known = byPath.get(file);
-    return known != null && files.get(known.rel) == known ? !readToTheEnd(known, attrs)
+    FileState seen = known.byPath.get(file);
+    return seen != null && known.files.get(seen.rel) == seen ? !readToTheEnd(seen, attrs)
         : attrs.isRegularFile() && RotatedNames.follows(file, matches);
   }
 
@@ -414,15 +391,15 @@ public final class FileTailer {
   }
 
   private void readNew(Path file, BasicFileAttributes attrs, List<TailedLine> out, int maxLines) throws IOException {
-    FileState state = byPath.get(file);
-    if (state == null || files.get(state.rel) != state) {
-      String rel = relative(file);
-      boolean known = files.containsKey(rel);
-      state = files.computeIfAbsent(rel, k -> new FileState());
+    FileState state = known.byPath.get(file);
+    if (state == null || known.files.get(state.rel) != state) {
+      String rel = known.relative(file);
+      boolean seen = known.files.containsKey(rel);
+      state = known.files.computeIfAbsent(rel, k -> new FileState());
       state.rel = rel;
-      byPath.put(file, state);
-      if (!known) {
-        state = continuesStream(state, file, attrs);
+      known.byPath.put(file, state);
+      if (!seen) {
+        state = known.continuesStream(state, file, attrs);
       }
     }
     Object key = attrs.fileKey();
@@ -431,8 +408,9 @@ public final class FileTailer {
       Path rotated = RotatedNames.rotatedSibling(file, state.fileKey);
       if (rotated != null) {
         // mv rotation: the file read so far is now under a rotated name; read its rest there first
-        handOver(state, file, rotated, true, out, maxLines);
-        state = byPath.get(file);
+        known.handOver(state, file, rotated, true);
+        readNew(rotated, Files.readAttributes(rotated, BasicFileAttributes.class), out, maxLines);
+        state = known.byPath.get(file);
       }
     }
     long position = state.position;
@@ -440,218 +418,19 @@ public final class FileTailer {
     Object fileKey = state.fileKey;
     String head = state.head;
     try {
-      readNew(state, file, attrs, out, maxLines);
+      look.read(state, file, attrs, out, maxLines);
     } finally {
       if (state.position != position || state.generation != generation) {
-        moved.add(state);
+        known.moved.add(state);
       }
       if (state.generation != generation || !Objects.equals(state.fileKey, fileKey) || !Objects.equals(state.head, head)) {
-        unsaved.add(state); // a new file, another file under the name, a restart from 0: the checkpoint changes
+        known.unsaved.add(state); // a new file, another file under the name, a restart from 0: the checkpoint changes
       }
     }
-  }
-
-  /**
-   * {@code state}, the stream read at {@code file}, continues at {@code rotated}, where its file
-   * now is: its rest is read there now, and {@code file} starts anew as the next file of the stream.
-   */
-  private void handOver(FileState state, Path file, Path rotated, boolean replaced, List<TailedLine> out, int maxLines)
-      throws IOException {
-    String rel = state.rel;
-    String rotatedRel = relative(rotated);
-    log.info("{} was rotated to {}: reading the rest of it there{}", shown(rel), shown(rotatedRel),
-        replaced ? ", and the new " + shown(rel) + " from its start" : "");
-    if (state.idName == null) {
-      state.idName = rel; // its lines keep the ids they had
-    }
-    FileState previous = files.remove(rotatedRel);
-    if (previous != null) {
-      unsaved.remove(previous);
-    }
-    state.rel = rotatedRel;
-    files.put(rotatedRel, state);
-    byPath.put(rotated, state);
-    unsaved.add(state);
-    if (replaced) {
-      FileState next = new FileState();
-      next.rel = rel;
-      next.idName = RotatedNames.afterRotation(rel, Files.readAttributes(file, BasicFileAttributes.class).fileKey(), state.head);
-      files.put(rel, next);
-      byPath.put(file, next);
-      unsaved.add(next);
-    } else {
-      byPath.remove(file);
-      removed.add(rel);
-    }
-    readNew(rotated, Files.readAttributes(rotated, BasicFileAttributes.class), out, maxLines);
-  }
-
-  /** Before {@code state} restarts in place: what its copy needs, and a new id name for what follows. */
-  private static void rememberTruncation(FileState state) {
-    state.truncatedAt = state.position;
-    state.truncatedHead = state.head;
-    state.truncatedHeadLength = state.headLength;
-    state.truncatedIdName = state.idName != null ? state.idName : state.rel;
-    state.idName = RotatedNames.afterRotation(state.rel, state.fileKey, state.head);
-  }
-
-  /**
-   * A rotated name first seen may continue its stream: the file read so far under the stream's
-   * name, moved here (the same file key), goes on from where it was; a copy of that file made
-   * before it was truncated in place (copytruncate: the head it had then) is read only past what
-   * was read there. The state to read {@code file} with.
-   */
-  private FileState continuesStream(FileState state, Path file, BasicFileAttributes attrs) throws IOException {
-    String base = rotatedFrom(file.getFileName().toString());
-    Path basePath = base == null ? null : file.resolveSibling(base);
-    FileState from = basePath == null ? null : files.get(relative(basePath));
-    if (from == null || from == state) {
-      return state;
-    }
-    Object key = attrs.fileKey();
-    if (key != null && key.toString().equals(from.fileKey) && !Files.exists(basePath)) {
-      log.info("{} was rotated to {}: reading the rest of it there", shown(from.rel), shown(state.rel));
-      String rel = state.rel;
-      files.remove(from.rel);
-      removed.add(from.rel);
-      byPath.remove(basePath);
-      if (from.idName == null) {
-        from.idName = from.rel; // its lines keep the ids they had
-      }
-      from.rel = rel;
-      files.put(rel, from);
-      byPath.put(file, from);
-      unsaved.add(from);
-      return from;
-    }
-    if (from.truncatedHead == null || attrs.size() < from.truncatedAt
-        || !from.truncatedHead.equals(FileState.headOf(file, from.truncatedHeadLength))) {
-      return state;
-    }
-    log.info("{} is the copy of {} made before it was truncated: reading it past the {} bytes read there",
-        shown(state.rel), shown(from.rel), from.truncatedAt);
-    state.position = from.truncatedAt;
-    state.committed = from.truncatedAt;
-    state.head = from.truncatedHead;
-    state.headLength = from.truncatedHeadLength;
-    state.idName = from.truncatedIdName; // the copy's lines past the cut were the truncated file's, at the same offsets
-    from.truncatedHead = null;
-    unsaved.add(state);
-    return state;
-  }
-
-  private void readNew(FileState state, Path file, BasicFileAttributes attrs, List<TailedLine> out, int maxLines)
-      throws IOException {
-    String rel = state.rel;
-    Object raw = attrs.fileKey();
-    Object key = raw == null ? null : raw.equals(state.rawKey) ? state.fileKey : raw.toString();
-    state.rawKey = raw;
-    if (state.fileKey != null && key != null && !Objects.equals(state.fileKey, key)) {
-      log.info("{} was replaced (rotated): reading the new file from its start", shown(rel));
-      state.restart();
-    }
-    state.fileKey = key;
-    long size = attrs.size();
-    long now = System.nanoTime();
-    boolean unchanged = size == state.lastSize;
-    if (!unchanged) {
-      state.lastSize = size;
-      state.sizeChangedAtNanos = now;
-    }
-    // idle: the file had this size at an earlier poll too, and for long enough
-    boolean idle = wholeFiles || unchanged && now - state.sizeChangedAtNanos >= partialFlushAfter.toNanos();
-    // Same size and same modification time as at the last poll: the bytes are the ones read
-    // before, so the head is not read again (with one file per command, most files are idle,
-    // and hashing each one's head on every poll cost more than reading the busy ones).
-    long modified = attrs.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS);
-    boolean touched = !unchanged || modified != state.lastModified;
-    state.lastModified = modified;
-    if (touched && state.head != null && state.position > 0 && size >= state.headLength
-        && !state.head.equals(FileState.headOf(file, state.headLength))) {
-      log.info("{} starts with other bytes than before (a new file on a reused inode, or rewritten): reading it from its start",
-          shown(rel));
-      rememberTruncation(state); // a copytruncate that grew past its old size before this look
-      state.restart();
-    }
-    if (size < state.position) {
-      log.warn("{} shrank from {} to {} bytes (truncated): reading it again from its start", shown(rel),
-          state.position, size);
-      rememberTruncation(state);
-      state.restart();
-    }
-    if (size == state.position) {
-      return;
-    }
-    if (state.head == null || (state.headLength < HEAD_BYTES && size > state.headLength)) {
-      state.headLength = (int) Math.min(size, HEAD_BYTES);
-      state.head = FileState.headOf(file, state.headLength);
-    }
-    modifiedAt = attrs.lastModifiedTime().toInstant();
-    readingIdName = state.idName;
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      ch.position(state.position);
-      ByteBuffer buf = ByteBuffer.wrap(chunk);
-      LineSplitter split = splitter;
-      split.start(state.position, state.discarding);
-      LineSplitter.Lines lines = (start, end, bytes, from, length, cut) ->
-          out.add(TailedLine.decode(rel, start, end, bytes, from, length, cut, modifiedAt,
-              readingIdName != null ? readingIdName : rel));
-      boolean full = false;
-      try {
-        while (!full) {
-          buf.clear();
-          int n = ch.read(buf);
-          if (n <= 0) {
-            break;
-          }
-          split.feed(chunk, n, maxLines - out.size(), lines);
-          full = out.size() >= maxLines;
-          // the writer left a last line without its newline and stopped: return it as it is
-          if (!full && idle && split.flushAt(size, lines)) {
-            full = out.size() >= maxLines;
-          }
-        }
-        if (!full) {
-          split.end(lines);
-        }
-      } finally {
-        state.position = split.position();
-        state.discarding = split.discarding();
-      }
-    }
-  }
-
-  /** The id name of the file being read (set by the read that starts it). */
-  private String readingIdName;
-
-  private String relative(Path file) {
-    return root.relativize(file).toString().replace('\\', '/');
   }
 
   /** File names are chosen by whoever writes the logs: never put one raw into a log line. */
-  private static String shown(String rel) {
+  static String shown(String rel) {
     return Sanitize.text(rel, 300);
-  }
-
-  private void loadCheckpoints() {
-    if (checkpoints != null) {
-      checkpoints.load().forEach((file, at) -> files.put(file, FileState.restored(at)));
-    }
-  }
-
-  /** Writes what changed since the last write ({@link CheckpointStore}). */
-  private void saveCheckpoints() {
-    if (checkpoints == null || (unsaved.isEmpty() && removed.isEmpty())) {
-      return;
-    }
-    Map<String, Checkpoint> changed = new LinkedHashMap<>();
-    unsaved.forEach(s -> changed.put(s.rel, s.checkpoint()));
-    checkpoints.save(removed, changed, files.size(), () -> {
-      Map<String, Checkpoint> all = new HashMap<>();
-      files.forEach((file, s) -> all.put(file, s.checkpoint()));
-      return all;
-    });
-    unsaved.clear();
-    removed.clear();
   }
 }

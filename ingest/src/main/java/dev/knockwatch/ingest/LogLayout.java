@@ -1,0 +1,101 @@
+package dev.knockwatch.ingest;
+
+import dev.knockwatch.ingest.IngestAgent.Feed;
+import dev.knockwatch.ingest.IngestAgent.FileContext;
+import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
+import dev.knockwatch.ingest.srt.SrtViolationParser;
+import dev.knockwatch.ingest.tail.FileTailer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * The log directory's layout, {@code <root>/<agentId>/<commandId>.<suffix>}: what a file's path
+ * says of its lines (their format, agent and command, a rotated file's as its stream's), and the
+ * agents that read a directory so laid out ({@link #forLogDirectory}) or every file of one format
+ * ({@link #forType}).
+ */
+public final class LogLayout {
+
+  private LogLayout() {}
+
+  /**
+   * An agent for every file under {@code root} whose name selects a format
+   * ({@code <root>/<agentId>/<commandId>.violations.jsonl}, {@code ….strace}), or only those
+   * {@code only} accepts; {@code checkpointFile} null keeps positions in memory.
+   */
+  public static IngestAgent forLogDirectory(Path root, Predicate<Path> only, Path checkpointFile,
+      EventSink sink, String ingestHost, Duration pollInterval) {
+    FileTailer tailer = new FileTailer(root,
+        p -> SourceType.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
+        checkpointFile, IngestAgent.MAX_LINE_BYTES);
+    Function<String, FileContext> context = cached(rel -> {
+      SourceType type = SourceType.ofFileName(fileName(rel)).orElseThrow();
+      String commandId = commandIdOf(type, fileName(rel));
+      Supplier<LineParser> parsers = type::newParser;
+      // the srt bridge writes a command's records and, at its end, its stderr with srt's restatement of them
+      Path records = root.resolve(rel).resolveSibling(commandId + SrtViolationParser.FILE_SUFFIX);
+      if (type == SourceType.PROXY_403 && Files.exists(records)) {
+        parsers = () -> new CurlTranscriptParser().restatedByRecords();
+      }
+      return new FileContext(type, parsers, agentIdOf(rel), commandId);
+    });
+    return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), pollInterval);
+  }
+
+  /** An agent that reads every file under {@code root} as {@code type}, whatever its name, with these parsers. */
+  public static IngestAgent forType(Path root, Predicate<Path> only, SourceType type, Supplier<LineParser> parsers,
+      EventSink sink, String ingestHost) {
+    FileTailer tailer = new FileTailer(root, only, null, IngestAgent.MAX_LINE_BYTES);
+    Function<String, FileContext> context =
+        cached(rel -> new FileContext(type, parsers, agentIdOf(rel), commandIdOf(type, fileName(rel))));
+    return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), Duration.ZERO);
+  }
+
+  /**
+   * Remembers what each file is (its context is asked for every line; working it out from the
+   * path, or the first line, for each would cost more than parsing the line).
+   */
+  public static Function<String, FileContext> cached(Function<String, FileContext> context) {
+    Map<String, FileContext> known = new LinkedHashMap<>(16, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, FileContext> eldest) {
+        return size() > IngestAgent.MAX_OPEN_PARSERS;
+      }
+    };
+    return rel -> known.computeIfAbsent(rel, context);
+  }
+
+  /** {@code <agentId>/<commandId>.<suffix>}: the directory names the agent. */
+  public static String agentIdOf(String relativeFile) {
+    String[] parts = relativeFile.split("/");
+    return parts.length >= 2 ? parts[parts.length - 2] : null;
+  }
+
+  /** {@code <commandId>.<suffix>}: the type's suffix, else everything from the first dot, is cut. */
+  public static String commandIdOf(SourceType type, String fileName) {
+    String stem = type.stem(fileName);
+    if (stem != null) {
+      return stem;
+    }
+    int dot = fileName.indexOf('.');
+    return dot > 0 ? fileName.substring(0, dot) : fileName;
+  }
+
+  /**
+   * The file's name as its stream's: without a rotation suffix ({@code access.log.1} is
+   * {@code access.log}), so a rotated file is read as the format, and the command, of its stream.
+   */
+  public static String fileName(String relativeFile) {
+    String name = relativeFile.substring(relativeFile.lastIndexOf('/') + 1);
+    String base = FileTailer.rotatedFrom(name);
+    return base != null ? base : name;
+  }
+}
