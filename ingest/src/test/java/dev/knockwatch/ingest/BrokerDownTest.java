@@ -42,7 +42,7 @@ class BrokerDownTest {
     int port = broker.port();
     broker.createTopics();
     KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of());
-    IngestAgent agent = IngestAgent.forLogDirectory(dir.resolve("logs"), p -> true, dir.resolve("checkpoints.json"),
+    IngestAgent agent = LogLayout.forLogDirectory(dir.resolve("logs"), p -> true, dir.resolve("checkpoints.json"),
         sink, "h", Duration.ofMillis(20));
     Thread t = new Thread(agent);
     t.start();

@@ -70,8 +70,8 @@ class HostileLinesTest {
     Path jsonFile = write(jsonLogs.resolve(prefix + "-json").resolve("envoy.log"), () -> envoyLine(h));
 
     try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of());
-        IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO);
-        IngestAgent json = IngestAgent.forType(jsonLogs, p -> true, SourceType.JSON, () -> new JsonAccessLogParser(
+        IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO);
+        IngestAgent json = LogLayout.forType(jsonLogs, p -> true, SourceType.JSON, () -> new JsonAccessLogParser(
             Map.of("host", "authority", "status", "response_code", "commandId", "x_command_id", "timestamp", "start_time",
                 "url", "path"), Set.of(403, 407)), sink, "host-a")) {
       while (agent.pollOnce() > 0) {

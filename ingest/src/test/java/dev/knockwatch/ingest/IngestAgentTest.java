@@ -22,7 +22,7 @@ class IngestAgentTest {
   final ListSink sink = new ListSink();
 
   private IngestAgent agent() {
-    return IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), sink, "host-a", Duration.ofMillis(10));
+    return LogLayout.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), sink, "host-a", Duration.ofMillis(10));
   }
 
   @Test
@@ -100,7 +100,7 @@ class IngestAgentTest {
     int lines = 23_456;
     Files.writeString(f, (RECORD + "\n").repeat(lines));
     FlakySink flaky = new FlakySink(2); // the second batch is refused once
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), flaky,
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), flaky,
         "host-a", Duration.ofMillis(10));
     Thread t = new Thread(agent);
     t.start();
@@ -218,7 +218,7 @@ class IngestAgentTest {
         return new Outgoing.Event(event.toBuilder().commandText("prepared " + event.commandText()).build());
       }
     };
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
         "host-a", Duration.ofMillis(10));
     Thread t = new Thread(agent, "the-reader");
     t.start();
@@ -251,7 +251,7 @@ class IngestAgentTest {
     Path f = logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl");
     Files.writeString(f, (RECORD + "\n").repeat(12_000));
     HeldSink held = new HeldSink();
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
         "host-a", Duration.ofMillis(10));
     Thread t = new Thread(agent);
     t.start();
@@ -320,7 +320,7 @@ class IngestAgentTest {
     Path bg = logs.resolve("ci-runner-bg/background.violations.jsonl");
     int total = 60_000;
     ListSink into = new ListSink();
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, into, "host-a", Duration.ofMillis(1));
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, null, into, "host-a", Duration.ofMillis(1));
     Thread t = new Thread(agent);
     t.start();
     try (var out = Files.newBufferedWriter(bg, java.nio.charset.StandardCharsets.UTF_8)) {
@@ -347,7 +347,7 @@ class IngestAgentTest {
 
   private ListSink runToTheEnd(int parseThreads) throws Exception {
     ListSink into = new ListSink();
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, into, "host-a", Duration.ofMillis(10))
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, null, into, "host-a", Duration.ofMillis(10))
         .parseThreads(parseThreads);
     Thread t = new Thread(agent);
     t.start();
@@ -383,7 +383,7 @@ class IngestAgentTest {
     } else {
       Files.deleteIfExists(copy);
     }
-    IngestAgent restarted = IngestAgent.forLogDirectory(logs, p -> !p.toString().contains("checkpoint"), copy,
+    IngestAgent restarted = LogLayout.forLogDirectory(logs, p -> !p.toString().contains("checkpoint"), copy,
         new ListSink(), "host-a", Duration.ofMillis(10));
     int n = 0;
     for (int read; (read = restarted.pollOnce()) > 0; ) {
@@ -398,7 +398,7 @@ class IngestAgentTest {
     int lines = 12_000; // three batches of at most 5,000
     Files.writeString(logs.resolve("a/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), (RECORD + "\n").repeat(lines));
     HeldSink held = new HeldSink();
-    IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), held,
         "host-a", Duration.ofMillis(10));
     Thread t = new Thread(agent);
     t.start();
@@ -564,7 +564,7 @@ class IngestAgentTest {
     agent().pollOnce();
     Files.writeString(file, numbered(3), java.nio.file.StandardOpenOption.APPEND);
     KilledBeforeTheAnswer killed = new KilledBeforeTheAnswer();
-    IngestAgent dying = IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), killed, "host-a",
+    IngestAgent dying = LogLayout.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), killed, "host-a",
         Duration.ofMillis(10));
     assertThatThrownBy(dying::pollOnce).isInstanceOf(EventSink.PublishException.class);
     // logrotate's mv while the agent is down, and the writer's new file
@@ -587,7 +587,7 @@ class IngestAgentTest {
     agent().pollOnce();
     Files.writeString(file, numbered(3), java.nio.file.StandardOpenOption.APPEND);
     KilledBeforeTheAnswer killed = new KilledBeforeTheAnswer();
-    assertThatThrownBy(IngestAgent.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), killed, "host-a",
+    assertThatThrownBy(LogLayout.forLogDirectory(logs, p -> true, logs.resolve(".checkpoint.json"), killed, "host-a",
         Duration.ofMillis(10))::pollOnce).isInstanceOf(EventSink.PublishException.class);
     Files.copy(file, file.resolveSibling(file.getFileName() + "-20261130"));
     Files.writeString(file, "", java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
@@ -621,8 +621,8 @@ class IngestAgentTest {
 
   @Test
   void pathPartsNameTheAgentAndTheCommand() {
-    assertThat(IngestAgent.agentIdOf("ci-1/abc.violations.jsonl")).isEqualTo("ci-1");
-    assertThat(IngestAgent.agentIdOf("abc.violations.jsonl")).isNull();
+    assertThat(LogLayout.agentIdOf("ci-1/abc.violations.jsonl")).isEqualTo("ci-1");
+    assertThat(LogLayout.agentIdOf("abc.violations.jsonl")).isNull();
     assertThat(SourceType.ofFileName("run.1:a.violations.jsonl").orElseThrow().stem("run.1:a.violations.jsonl"))
         .isEqualTo("run.1:a");
     assertThat(SourceType.ofFileName("x.strace")).contains(SourceType.STRACE);

@@ -42,7 +42,7 @@ class IngestToKafkaTest {
     Path file = logs.resolve("ci-runner-1").resolve(ID + ".violations.jsonl");
     Files.createDirectories(file.getParent());
     try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of());
-        IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ofMillis(20))) {
+        IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ofMillis(20))) {
       Thread t = new Thread(agent);
       t.start();
       for (int i = 0; i < 3; i++) {
@@ -69,7 +69,7 @@ class IngestToKafkaTest {
     Files.createDirectories(file.getParent());
     Files.writeString(file, record("abcdefghij"));
     try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of());
-        IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ofMillis(20))) {
+        IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ofMillis(20))) {
       assertThat(agent.pollOnce()).isEqualTo(1);
     }
     List<ConsumerRecord<String, RejectedLine>> got = TopicReader.readUntil(broker, Topics.REJECTED.name(),

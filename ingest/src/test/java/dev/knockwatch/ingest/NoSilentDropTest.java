@@ -66,8 +66,8 @@ class NoSilentDropTest {
     ListSink sink = new ListSink();
     List<Outcome> outcomes = new ArrayList<>();
     IngestAgent agent = jsonParser == null
-        ? IngestAgent.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO)
-        : IngestAgent.forType(logs, p -> true, SourceType.JSON, jsonParser, sink, "host-a");
+        ? LogLayout.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO)
+        : LogLayout.forType(logs, p -> true, SourceType.JSON, jsonParser, sink, "host-a");
     agent.wholeFiles().observing((line, parsed) -> {
       synchronized (outcomes) {
         outcomes.add(new Outcome(line, parsed));

@@ -51,7 +51,7 @@ class WatchedTreeHostileTest {
     List<String> controls = new ArrayList<>();
     AtomicReference<Throwable> escaped = new AtomicReference<>();
     try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of());
-        IngestAgent agent = IngestAgent.forLogDirectory(logs, p -> true, dir.resolve("checkpoints.json"), sink, "host-a",
+        IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, dir.resolve("checkpoints.json"), sink, "host-a",
             Duration.ofMillis(50))) {
       Thread reader = new Thread(agent, "the-reader");
       reader.setUncaughtExceptionHandler((t, e) -> escaped.set(e));
