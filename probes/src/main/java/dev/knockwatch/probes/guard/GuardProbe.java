@@ -35,17 +35,20 @@ public record GuardProbe(String name, String kind, String target, String command
   public Verdict judge(SrtBridge.Run run, ProbeWorkspace workspace) {
     Optional<String> breached = breach.find(run, workspace);
     if (breached.isPresent()) {
-      return new Verdict(false, clip(breached.get()));
+      return new Verdict(false, clip(breached.get()), true);
     }
     Matcher m = evidence.matcher(run.output());
     if (m.find()) {
-      return new Verdict(true, clip(m.group().strip()));
+      return new Verdict(true, clip(m.group().strip()), true);
     }
-    return new Verdict(false, clip("no refusal seen: exit " + run.exitCode() + lastLine(run)));
+    return new Verdict(false, clip("no refusal seen: exit " + run.exitCode() + lastLine(run)), false);
   }
 
-  /** Whether the probe was refused, and what was seen. */
-  public record Verdict(boolean refused, String observed) {}
+  /**
+   * Whether the probe was refused, and what was seen; {@code conclusive}: the refusal, or a trace
+   * of the forbidden action, was seen (not, say, a proxy that did not answer a loaded machine).
+   */
+  public record Verdict(boolean refused, String observed, boolean conclusive) {}
 
   private static String lastLine(SrtBridge.Run run) {
     String[] lines = run.output().strip().split("\n");

@@ -70,7 +70,30 @@ public final class GuardRunner {
     return outcomes;
   }
 
+  /**
+   * Runs one probe; a run that saw neither the refusal nor a trace of the forbidden action (the
+   * sandbox's proxy did not answer in time, say) is run once more, as a new command, and that run
+   * is the outcome: a wall that lets the action through leaves its trace, and one that neither
+   * refuses nor lets through twice is reported as not refusing.
+   */
   private ProbeOutcome runOne(GuardProbe probe, Path settings) {
+    Attempt first = attempt(probe, settings);
+    Attempt outcome = first.verdict() != null && !first.verdict().conclusive() ? attempt(probe, settings) : first;
+    if (outcome.verdict() != null) {
+      try {
+        publish(outcome.outcome());
+      } catch (IOException e) {
+        return new ProbeOutcome(probe.name(), outcome.outcome().commandId(), AGENT_ID, probe.kind(), probe.target(),
+            probe.command(), probe.expected(), null, false, outcome.outcome().timestamp(), String.valueOf(e.getMessage()));
+      }
+    }
+    return outcome.outcome();
+  }
+
+  /** One run of a probe: its outcome, and the verdict it was judged by (null: it did not run). */
+  private record Attempt(ProbeOutcome outcome, GuardProbe.Verdict verdict) {}
+
+  private Attempt attempt(GuardProbe probe, Path settings) {
     String commandId = CommandId.random();
     String at = clock.instant().toString();
     workspace.reset();
@@ -83,13 +106,11 @@ public final class GuardRunner {
           workspace.work(), Map.of("HOME", workspace.home().toString()),
           probe.canary() ? GuardProbes.CANARY_PORT : 0, false, probe.command(), PROBE_TIMEOUT);
       GuardProbe.Verdict v = probe.judge(run, workspace);
-      ProbeOutcome outcome = new ProbeOutcome(probe.name(), commandId, AGENT_ID, probe.kind(), probe.target(),
-          probe.command(), probe.expected(), v.observed(), v.refused(), at, null);
-      publish(outcome);
-      return outcome;
+      return new Attempt(new ProbeOutcome(probe.name(), commandId, AGENT_ID, probe.kind(), probe.target(),
+          probe.command(), probe.expected(), v.observed(), v.refused(), at, null), v);
     } catch (IOException | RuntimeException e) {
-      return new ProbeOutcome(probe.name(), commandId, AGENT_ID, probe.kind(), probe.target(), probe.command(),
-          probe.expected(), null, false, at, String.valueOf(e.getMessage()));
+      return new Attempt(new ProbeOutcome(probe.name(), commandId, AGENT_ID, probe.kind(), probe.target(),
+          probe.command(), probe.expected(), null, false, at, String.valueOf(e.getMessage())), null);
     } finally {
       workspace.reset();
     }
