@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 24's fairness promise, as a user runs it: {@code ./knockwatch up} with its defaults, one
- * command flooding 200,000 refusals into its log while other commands' single off-role refusals
+ * command flooding 50,000 refusals into its log while other commands' single off-role refusals
  * are appended. Each of those must page once, and every flood refusal must be counted. How long
  * the pages take, idle and under the flood, is measured and printed (docs/PERFORMANCE.md), never
  * asserted: the machines here are noisy.
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class FloodFairnessTest {
 
-  static final int FLOOD = 200_000;
+  static final int FLOOD = 50_000;
   static final int VICTIMS = 3;
   static final Duration PAGE = Duration.ofMinutes(4);
   static final Pattern PUBLISHED = Pattern.compile(
@@ -70,13 +70,16 @@ class FloodFairnessTest {
           String tag = phase.equals("cold") ? "C" : "W";
           List<String> idle = new ArrayList<>();
           for (int i = 0; i < VICTIMS; i++) {
-            idle.add(page(up, alerts, logs, "IdleVictimIdleVictim" + tag + i, metrics));
+            idle.add(page(up, alerts, logs, "IdleVictimIdleVictim" + tag + i, metrics, Long.MAX_VALUE));
           }
           String flood = "FloodFloodFloodFlood0" + tag;
           writeFlood(logs, flood);
           List<String> flooded = new ArrayList<>();
           for (int i = 0; i < VICTIMS; i++) {
-            flooded.add(page(up, alerts, logs, "FloodVictimFloodVict" + tag + i, metrics));
+            // the first victim pages while the flood is still being counted (ingest reads one
+            // command's file at 5,000 lines a second: the flood takes 10 s)
+            flooded.add(page(up, alerts, logs, "FloodVictimFloodVict" + tag + i, metrics,
+                i == 0 ? expected + FLOOD : Long.MAX_VALUE));
           }
           expected += FLOOD + 2 * VICTIMS;
 
@@ -105,7 +108,7 @@ class FloodFairnessTest {
     }
   }
 
-  /** One command, one file, 200,000 refusals at distinct milliseconds, written at once. */
+  /** One command, one file, 50,000 refusals at distinct milliseconds, written at once. */
   private static void writeFlood(Path logs, String flood) throws IOException {
     Instant base = Instant.now().minusSeconds(250);
     StringBuilder text = new StringBuilder(FLOOD * 230);
@@ -119,9 +122,10 @@ class FloodFairnessTest {
   /**
    * Appends one off-role refusal of {@code victim} and waits for its page; says how long the
    * alert took to reach the alerts topic and up's console, and how much of all refusals ingest
-   * had published then.
+   * had published then. Fewer than {@code countedBelow} refusals were counted when it paged.
    */
-  private static String page(Launched up, AlertWatch alerts, Path logs, String victim, int metrics) throws Exception {
+  private static String page(Launched up, AlertWatch alerts, Path logs, String victim, int metrics, long countedBelow)
+      throws Exception {
     Path file = Files.createDirectories(logs.resolve("dev-bot-victim")).resolve(victim + ".violations.jsonl");
     long t0 = System.nanoTime();
     Files.writeString(file, record(victim, "exfil.evil.test:443", Instant.now()) + "\n", StandardCharsets.UTF_8,
@@ -148,6 +152,7 @@ class FloodFairnessTest {
     }
     assertThat(topic).as("the alert of " + victim + " on knockwatch.alerts").isNotNull();
     assertThat(console).as("the page of " + victim + " on up's console").isNotNull();
+    assertThat(counted).as("refusals counted when " + victim + " paged: the flood still in flight").isLessThan(countedBelow);
     if (event == null && alerts.eventNanos(victim) != null) {
       event = alerts.eventNanos(victim) - t0;
     }

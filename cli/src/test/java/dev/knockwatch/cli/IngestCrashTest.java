@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class IngestCrashTest {
 
   static final String ID = "IngestCrashTestCommand";
-  static final int LINES = 100_000;
+  static final int LINES = 30_000;
 
   @TempDir Path dir;
 

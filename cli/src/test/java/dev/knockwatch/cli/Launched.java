@@ -84,7 +84,11 @@ final class Launched implements AutoCloseable {
     });
     Path copiedJar = target.resolve(JAR.toString());
     Files.createDirectories(copiedJar.getParent());
-    Files.copy(jar, copiedJar);
+    try {
+      Files.createLink(copiedJar, jar); // 130 MB not copied for each test; the launcher only reads it
+    } catch (IOException | UnsupportedOperationException e) {
+      Files.copy(jar, copiedJar);
+    }
     Files.setLastModifiedTime(copiedJar, FileTime.from(Instant.now()));
     for (String installed : List.of("probes/srt-bridge/node_modules", "probes/claude-code/node_modules")) {
       Path library = REPO.resolve(installed);

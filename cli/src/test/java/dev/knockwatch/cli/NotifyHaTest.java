@@ -45,6 +45,31 @@ class NotifyHaTest {
     return out;
   }
 
+  /** Waits until the notifiers' group is stable with {@code n} members, each given partitions. */
+  private static void awaitMembers(EmbeddedKafkaBroker broker, int n) throws Exception {
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
+        org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      Instant deadline = Instant.now().plusSeconds(90);
+      while (Instant.now().isBefore(deadline)) {
+        org.apache.kafka.clients.admin.ConsumerGroupDescription group;
+        try {
+          group = admin.describeConsumerGroups(List.of("knockwatch-notify")).all().get().get("knockwatch-notify");
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (!(e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException)) {
+            throw e;
+          }
+          group = null; // no notifier has joined yet
+        }
+        if (group != null && group.groupState() == org.apache.kafka.common.GroupState.STABLE && group.members().size() == n
+            && group.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty())) {
+          return;
+        }
+        Thread.sleep(200);
+      }
+      throw new AssertionError("the notifiers' group never had " + n + " members with partitions");
+    }
+  }
+
   @Test
   void twoNotifiersOneKilledMidStormSendEachAlertOnceUnmarked() throws Exception {
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
@@ -61,13 +86,15 @@ class NotifyHaTest {
       for (int i = 0; i < ALERTS; i++) {
         soc.script("/hook", HttpRecorder.Answer.after(Duration.ofMillis(60), 200)); // a receiver a little slow
       }
+      // the group gives the dead member's partitions to the survivor in 6 s, not Kafka's default 45
+      Path fastGroup = Files.writeString(dir.resolve("group.properties"), "session.timeout.ms=6000\n");
       String[] args = {"notify", "--bootstrap-servers", broker.bootstrapServers(), "--rules", rules.toString(),
-          "--metrics-port"};
+          "--kafka-config", fastGroup.toString(), "--metrics-port"};
       try (Launched a = Launched.start(checkout, dir.resolve("a"), Map.of(), with(args, Launched.freePort()));
           Launched b = Launched.start(checkout, dir.resolve("b"), Map.of(), with(args, Launched.freePort()))) {
         a.awaitLine("knockwatch notify:", Duration.ofSeconds(120));
         b.awaitLine("knockwatch notify:", Duration.ofSeconds(120));
-        Thread.sleep(8_000); // both in the group
+        awaitMembers(broker, 2); // both in the group, each with its share of the partitions
         List<Alert> storm = new ArrayList<>();
         try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
             broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {

@@ -32,10 +32,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 25's scan: one command refused on 1,000,000 distinct hosts, through {@code ./knockwatch
+ * Issue 25's scan: one command refused on 250,000 distinct hosts, through {@code ./knockwatch
  * streams} as the launcher runs it (its own JVM, the launcher's heap, the shipped rules, relative
  * paths), on a broker of its own. No error; the heap after a full GC stays flat from the first
- * quarter of the scan to its end; the scan is one off-role alert, not a million; another command's
+ * quarter of the scan to its end, within 12 MB: a leak of 70 bytes a host would show (every per
+ * command bound, 20 targets and a 1 KB sketch, is passed in the first quarter's first thousand
+ * hosts); the scan is one off-role alert, not a quarter of a million; another command's
  * page still comes out; the API answers for both commands. Prints the heap after each quarter.
  */
 @Tag("integration")
@@ -43,14 +45,14 @@ class ScanFloodTest {
 
   static final String SCANNER = "ScanFloodScanFloodSca1";
   static final String OTHER = "ScanFloodOtherCommand1";
-  static final int HOSTS = 1_000_000;
+  static final int HOSTS = 250_000;
   static final String TOKEN = "scan-flood-token-0123456789";
   static final Pattern USED = Pattern.compile("used (\\d+)K");
 
   @TempDir Path dir;
 
   @Test
-  void aMillionDistinctHostsFromOneCommandKeepTheHeapFlatAndEveryoneElsesPage() throws Exception {
+  void aQuarterMillionDistinctHostsFromOneCommandKeepTheHeapFlatAndEveryoneElsesPage() throws Exception {
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(dir.resolve("kafka"), 0)) {
       broker.createTopics();
@@ -83,9 +85,9 @@ class ScanFloodTest {
         Launched.awaitCaughtUp(admin, streams);
 
         assertThat(streams.err()).doesNotContain("OutOfMemoryError", "RecordTooLarge", "Exception");
-        // flat: the last quarter holds no more than the first, give or take the GC's slack
+        // flat: the last quarter holds no more than the first, give or take 12 MB (25-28 MB measured)
         assertThat(heapMb.get(3)).as("heap after GC per quarter (MB): %s", heapMb)
-            .isLessThanOrEqualTo(heapMb.get(0) * 3 / 2 + 32);
+            .isLessThanOrEqualTo(heapMb.get(0) + 12);
 
         List<Alert> alerts = dev.knockwatch.testkit.TopicReader.readUntil(broker, Topics.ALERTS.name(),
             Json.serde(Alert.class).deserializer(), r -> r.value().commandId().equals(OTHER), 1)
