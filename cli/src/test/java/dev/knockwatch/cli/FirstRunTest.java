@@ -3,7 +3,6 @@ package dev.knockwatch.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The first ten minutes: {@code ./knockwatch up} in a copy of the repository, exactly as the
  * README tells a new user to run it (default relative paths, no flag but the three ports, chosen
  * free so the test cannot collide with anything), must print what the README shows: the banner,
- * the guard probes' result, the demo command's off-role PAGE and persistent-retry WARNING; and stop
- * cleanly on SIGTERM. The README's block is the expected output: change one, change the other.
+ * the guard probes' result, the demo command's off-role PAGE and persistent-retry WARNING; then
+ * the README's "Try it" block, run verbatim, must bring the two alerts its text names; and stop
+ * cleanly on SIGTERM. The README's blocks are the expected output: change one, change the other.
  */
 @Tag("integration")
 class FirstRunTest {
@@ -65,6 +65,15 @@ class FirstRunTest {
       while (m.find()) {
         assertThat(m.group(1)).isEqualTo(id);
       }
+      // the README's "Try it", verbatim in the checkout up runs in: both alerts its text promises
+      ReadmeBlocks.Block tryIt = ReadmeBlocks.read().starting("sh", "mkdir -p var/logs/ci-runner-1");
+      ReadmeBlocks.Ran ran = ReadmeBlocks.run(tryIt, checkout, Map.of());
+      assertThat(ran.exit()).as(ran.output()).isZero();
+      assertThat(up.awaitLine("ALERT [PAGE] off-role-host firing command=DemoCommandId000000001 ", DEMO))
+          .contains("agent=ci-runner-1 role=ci host=evil.example:443");
+      assertThat(up.awaitLine("ALERT [WARNING] persistent-retry firing command=DemoCommandId000000001 ", DEMO))
+          .contains("count=5");
+
       assertSaidOnce(up);
       assertStaticMembers(kafka, Files.readString(checkout.resolve("var").resolve(InstanceId.FILE)).strip());
 
@@ -131,11 +140,7 @@ class FirstRunTest {
    * run (ports, ids, the token, fingerprints, times, the policy version).
    */
   static List<String> readmeOutput(int kafka, int metrics, int api) throws IOException {
-    String readme = Files.readString(Launched.REPO.resolve("README.md"), StandardCharsets.UTF_8);
-    int at = readme.indexOf("**What you will see with `./knockwatch up`**");
-    assertThat(at).as("README.md shows up's output").isPositive();
-    int open = readme.indexOf("```\n", at) + 4;
-    String block = readme.substring(open, readme.indexOf("```", open));
+    String block = ReadmeBlocks.read().starting("text", "knockwatch is up").text();
     List<String> patterns = new ArrayList<>();
     for (String line : block.strip().lines().toList()) {
       String p = Pattern.quote(line);

@@ -1,0 +1,78 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's examples run as written. Every fenced block says what it is ({@code sh}, a command
+ * to run; {@code text}, output; a file's format); every {@code sh} block is run verbatim, here or
+ * in the test named below, or says why it cannot be run on this machine. A new {@code sh} block
+ * fails this test until it is one or the other.
+ */
+@Tag("integration")
+class ReadmeTest {
+
+  /** The {@code sh} blocks run elsewhere or not at all, by their first line, and where or why. */
+  static final Map<String, String> ELSEWHERE = Map.of(
+      "./knockwatch up ", "FirstRunTest runs up as this block does; ./knockwatch test is this suite",
+      "mkdir -p var/logs/ci-runner-1", "FirstRunTest runs it verbatim beside the up it started, and awaits both alerts",
+      "./knockwatch topics --bootstrap-servers kafka-1.corp:9093", "your company's Kafka: SecuredKafkaTest runs the four"
+          + " commands on a SASL_SSL broker with the documented ACLs",
+      "cp alert-rules/receivers.example.yaml", "posts to hooks.slack.com and PagerDuty: NotifyCrashTest and the notify"
+          + " module's tests run the receivers against local stand-ins",
+      "(cd probes/srt-bridge && npm ci)", "./knockwatch test runs it before any test (need_test_packages)");
+
+  static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
+
+  @TempDir Path dir;
+
+  @Test
+  void everyBlockSaysWhatItIsAndEveryShellBlockIsRunOrSaysWhyNot() throws Exception {
+    List<ReadmeBlocks.Block> blocks = ReadmeBlocks.read().blocks();
+    assertThat(blocks).hasSizeGreaterThan(10).allSatisfy(b ->
+        assertThat(b.kind()).as("the fence at README.md:%d", b.line()).isIn(KINDS));
+    List<String> shell = blocks.stream().filter(b -> b.kind().equals("sh")).map(ReadmeBlocks.Block::firstLine).toList();
+    for (String first : shell) {
+      boolean elsewhere = ELSEWHERE.keySet().stream().anyMatch(first::startsWith);
+      boolean here = first.startsWith("./knockwatch claude-code settings") || first.startsWith("jq -s ");
+      assertThat(elsewhere || here).as("the README's sh block \"%s\" is run by a test, or says why not", first).isTrue();
+    }
+    assertThat(ELSEWHERE.keySet()).allSatisfy(k -> assertThat(shell).anyMatch(l -> l.startsWith(k)));
+  }
+
+  /**
+   * Claude Code's steps 1 and 2, verbatim, in a copy of the checkout, with a HOME of the test's
+   * holding sandbox settings: the hooks block is printed, and merged beside the settings.
+   */
+  @Test
+  void theClaudeCodeStepsRunAsWritten() throws Exception {
+    Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
+    Path home = Files.createDirectories(dir.resolve("home/.claude")).getParent();
+    Files.writeString(home.resolve(".claude/settings.json"), "{\"sandbox\": {\"enabled\": true}}\n");
+    ReadmeBlocks readme = ReadmeBlocks.read();
+    Map<String, String> env = Map.of("HOME", home.toString());
+
+    ReadmeBlocks.Ran printed = ReadmeBlocks.run(readme.starting("sh", "./knockwatch claude-code settings"), checkout, env);
+    assertThat(printed.exit()).as(printed.output()).isZero();
+    JsonNode hooks = Json.MAPPER.readTree(checkout.resolve("knockwatch-hooks.json").toFile()).path("hooks");
+    assertThat(hooks.fieldNames()).toIterable().contains("PreToolUse", "PostToolUse", "PostToolUseFailure");
+    // writes to this checkout's var/logs, as agent claude-code (the README's words)
+    assertThat(hooks.path("PreToolUse").toString()).contains(checkout.resolve("var/logs").toString(), "claude-code");
+
+    ReadmeBlocks.Ran merged = ReadmeBlocks.run(readme.starting("sh", "jq -s "), checkout, env);
+    assertThat(merged.exit()).as(merged.output()).isZero();
+    JsonNode settings = Json.MAPPER.readTree(home.resolve(".claude/settings.json").toFile());
+    assertThat(settings.path("sandbox").path("enabled").asBoolean()).isTrue();
+    assertThat(settings.path("hooks")).isEqualTo(hooks);
+  }
+}
