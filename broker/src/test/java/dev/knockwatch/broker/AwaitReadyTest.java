@@ -21,7 +21,7 @@ class AwaitReadyTest {
   @Test
   void nothingListeningIsWaitedForToTheEnd() {
     int port = EmbeddedKafkaBroker.freePorts(1, 0)[0];
-    assertThatThrownBy(() -> TopicCreator.awaitReady("127.0.0.1:" + port, Map.of(), Duration.ofSeconds(15)))
-        .hasMessageContaining("did not answer within 15 s: nothing accepted a connection there");
+    assertThatThrownBy(() -> TopicCreator.awaitReady("127.0.0.1:" + port, Map.of(), Duration.ofSeconds(3)))
+        .hasMessageContaining("did not answer within 3 s: nothing accepted a connection there");
   }
 }
