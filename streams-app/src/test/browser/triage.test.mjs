@@ -190,7 +190,8 @@ try {
   if (!reached) { fail('Tab never reached an alert\'s command link'); }
   const target = await page.evaluate(() => document.activeElement.textContent);
   await page.keyboard.press('Enter');
-  await page.waitForSelector('#timeline:not([hidden])');
+  // as long as the late list above: on a loaded machine this timeline (64 KiB strings) renders slowly
+  await page.waitForSelector('#timeline:not([hidden])', { timeout: 90000 });
   if (await page.textContent('#t-id') !== target) { fail('Enter on ' + target + ' opened ' + await page.textContent('#t-id')); }
 
   // 10. a phone-width screen: the page does not scroll sideways (wide tables scroll in place)
