@@ -160,6 +160,10 @@ try {
 
   // 8. hostile values as text, the layout holding: markup, a bidi override, 64 KiB without a space
   await page.goto(base + '/#status=any&command=' + hostile);
+  // the last timeline's rows stay until the hostile command's arrive: wait for these
+  await page.waitForFunction((id) => document.querySelector('#t-id')?.textContent === id
+    && document.querySelector('#t-events tbody tr td:nth-child(5)')?.textContent.startsWith('<img'), hostile,
+    { timeout: 90000 }).catch(() => {});
   await page.waitForSelector('#t-events tbody tr');
   await page.waitForSelector('#alert-groups section[data-severity=critical]');
   const made = await page.evaluate(() => ({ img: document.querySelectorAll('img').length,
