@@ -42,6 +42,15 @@ final class Peers {
     this.http = http;
   }
 
+  /** {@code ex}'s GET, with its token, sent on to {@code host}: its path, then {@code query}; marked forwarded. */
+  private HttpRequest request(HttpExchange ex, HostInfo host, String query) {
+    return HttpRequest.newBuilder(URI.create(scheme + "://" + host.host() + ":" + host.port()
+            + ex.getRequestURI().getRawPath() + query))
+        .timeout(Duration.ofSeconds(5))
+        .header("Authorization", ex.getRequestHeaders().getFirst("Authorization"))
+        .header(FORWARDED, "1").GET().build();
+  }
+
   /** Whether another instance sent this request (it is answered here, and goes nowhere else). */
   static boolean forwarded(HttpExchange ex) {
     return ex.getRequestHeaders().getFirst(FORWARDED) != null;
@@ -49,11 +58,7 @@ final class Peers {
 
   /** The request answered by the instance that holds its command, as that instance answers it. */
   void forward(HttpExchange ex, HostInfo owner) throws IOException {
-    HttpRequest req = HttpRequest.newBuilder(URI.create(scheme + "://" + owner.host() + ":" + owner.port()
-            + ex.getRequestURI().getRawPath()))
-        .timeout(Duration.ofSeconds(5))
-        .header("Authorization", ex.getRequestHeaders().getFirst("Authorization"))
-        .header(FORWARDED, "1").GET().build();
+    HttpRequest req = request(ex, owner, "");
     try {
       HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
       r.headers().firstValue("Retry-After").ifPresent(v -> ex.getResponseHeaders().add("Retry-After", v));
@@ -83,12 +88,8 @@ final class Peers {
       if (host.equals(self) || host.port() <= 0) {
         continue;
       }
-      HttpRequest req = HttpRequest.newBuilder(URI.create(scheme + "://" + host.host() + ":" + host.port()
-              + ex.getRequestURI().getRawPath() + (ex.getRequestURI().getRawQuery() == null ? ""
-              : "?" + ex.getRequestURI().getRawQuery())))
-          .timeout(Duration.ofSeconds(5))
-          .header("Authorization", ex.getRequestHeaders().getFirst("Authorization"))
-          .header(FORWARDED, "1").GET().build();
+      String query = ex.getRequestURI().getRawQuery();
+      HttpRequest req = request(ex, host, query == null ? "" : "?" + query);
       try {
         HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() != 200) {
