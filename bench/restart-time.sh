@@ -2,7 +2,8 @@
 # Restart after kill -9, as a user meets it: `./knockwatch up` (the launcher, its defaults, its own
 # JVM) on kept data is killed with SIGKILL while refusals flow, then started again. Each run times,
 # from the restart, (1) the banner ("Ctrl-C to stop.") and (2) the page of a new refusal written at
-# the moment of the restart (an off-role host: paged on the first refusal).
+# the moment of the restart (an off-role host: paged on the first refusal), and (3) the CPU the
+# restarted process spent up to that page.
 # Usage: ./knockwatch bench restart [RUNS]   (default 3; prints each run, then min / median / max;
 #        KEEP=1, or a failed run, keeps each start's output and logs in the directory it names)
 # --no-probes: the probes' sandboxes would share the two cores with the restart being timed.
@@ -27,6 +28,9 @@ cleanup() {
 trap cleanup EXIT
 
 now_ms() { date +%s%3N; }
+cpu_ms() { # PID: the CPU (user + system) the process has spent, in ms
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / hz) }' "/proc/$1/stat"
+}
 refusal() { # COMMAND_ID HOST: one srt violation record, stamped now
   printf '{"line":"deny network-outbound %s (host is not on the allow list)","commandId":"%s","timestamp":"%s"}\n' \
     "$2" "$1" "$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" >> "$dir/$1.violations.jsonl"
@@ -56,6 +60,7 @@ await "$tmp/up.0.out" "command=BenchRestartPrimer0000001" 120 >/dev/null
 
 banners=()
 alerts=()
+cpus=()
 for i in $(seq 1 "$runs"); do
   # refusals flow while the process dies, each of a new command (a new alert): detection has a
   # transaction open that holds alerts, ingest a batch in flight
@@ -73,9 +78,11 @@ for i in $(seq 1 "$runs"); do
   refusal "$id" "new-door-$i.example:443"
   tb=$(await "$tmp/up.$i.out" "Ctrl-C to stop." 300)
   ta=$(await "$tmp/up.$i.out" "command=$id" 300)
+  cpu=$(cpu_ms "$pid")
   banners+=("$(( tb - t0 ))")
   alerts+=("$(( ta - t0 ))")
-  echo "run $i: banner after $(( tb - t0 )) ms, page of the new refusal after $(( ta - t0 )) ms"
+  cpus+=("$cpu")
+  echo "run $i: banner after $(( tb - t0 )) ms, page of the new refusal after $(( ta - t0 )) ms, $cpu ms of CPU to it"
 done
 
 summary() { # NAME VALUES...
@@ -88,3 +95,4 @@ summary() { # NAME VALUES...
 }
 summary "banner after kill -9" "${banners[@]}"
 summary "page of a new refusal after kill -9" "${alerts[@]}"
+summary "CPU of the restarted process to that page" "${cpus[@]}"
