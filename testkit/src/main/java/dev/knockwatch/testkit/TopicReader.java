@@ -52,12 +52,11 @@ public final class TopicReader {
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     List<ConsumerRecord<String, V>> out = new ArrayList<>();
     try (KafkaConsumer<String, V> c = new KafkaConsumer<>(p, new StringDeserializer(), values)) {
-      List<TopicPartition> parts = c.partitionsFor(topic).stream()
-          .map(info -> new TopicPartition(topic, info.partition())).toList();
+      Instant deadline = Instant.now().plus(timeout);
+      List<TopicPartition> parts = partitions(c, topic, deadline);
       c.assign(parts);
       c.seekToBeginning(parts);
       Map<TopicPartition, Long> ends = c.endOffsets(parts);
-      Instant deadline = Instant.now().plus(timeout);
       while (out.size() < count && Instant.now().isBefore(deadline)) {
         if (count == Integer.MAX_VALUE && parts.stream().allMatch(tp -> c.position(tp) >= ends.get(tp))) {
           break;
@@ -70,5 +69,28 @@ public final class TopicReader {
       }
     }
     return out;
+  }
+
+  /**
+   * The topic's partitions, once the broker's metadata names them: a topic created a moment ago
+   * may not be in it yet, and a consumer assigned no partition cannot poll.
+   */
+  private static List<TopicPartition> partitions(KafkaConsumer<?, ?> c, String topic, Instant deadline) {
+    while (true) {
+      List<TopicPartition> parts = c.partitionsFor(topic).stream()
+          .map(info -> new TopicPartition(topic, info.partition())).toList();
+      if (!parts.isEmpty()) {
+        return parts;
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("topic " + topic + " has no partitions in the broker's metadata");
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for topic " + topic, e);
+      }
+    }
   }
 }
