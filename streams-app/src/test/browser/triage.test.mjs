@@ -193,6 +193,10 @@ try {
   }
   if (!reached) { fail('Tab never reached an alert\'s command link'); }
   const target = await page.evaluate(() => document.activeElement.textContent);
+  // the lists refresh every 5 s: the keyboard stays on the same command through a refresh
+  await page.waitForTimeout(6000);
+  const still = await page.evaluate(() => document.activeElement.tagName === 'A' ? document.activeElement.textContent : null);
+  if (still !== target) { fail('a refresh moved the keyboard from ' + target + ' to ' + still); }
   await page.keyboard.press('Enter');
   // as long as the late list above: on a loaded machine this timeline (64 KiB strings) renders slowly
   await page.waitForSelector('#timeline:not([hidden])', { timeout: 90000 });

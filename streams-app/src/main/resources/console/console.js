@@ -25,13 +25,23 @@ function cell(row, text, cls) {
   return td;
 }
 
+// the rows of a table, replaced; a link the keyboard is on stays focused (the same text in the
+// same column), so a refresh every 5 s does not throw a keyboard user back to the page's start
 function rows(table, items, fill) {
   const body = table.querySelector('tbody');
+  const focused = document.activeElement;
+  const held = focused && focused.tagName === 'A' && body.contains(focused)
+    ? { text: focused.textContent, column: focused.closest('td').cellIndex } : null;
   body.replaceChildren();
   for (const item of items) {
     const tr = document.createElement('tr');
     fill(tr, item);
     body.appendChild(tr);
+  }
+  if (held) {
+    const again = [...body.querySelectorAll('td a')]
+      .find((a) => a.textContent === held.text && a.closest('td').cellIndex === held.column);
+    if (again) { again.focus(); }
   }
 }
 
