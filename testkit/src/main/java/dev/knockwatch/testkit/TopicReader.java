@@ -39,7 +39,7 @@ public final class TopicReader {
     try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.<String, Object>of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringDeserializer(),
         new StringDeserializer())) {
-      List<TopicPartition> parts = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+      List<TopicPartition> parts = partitions(c, topic, Instant.now().plusSeconds(60));
       return c.endOffsets(parts).values().stream().mapToLong(Long::longValue).sum();
     }
   }
