@@ -29,6 +29,7 @@ public final class TopicCreator {
   /** A cluster that closed this many connections without an answer, for this long, is not one that is starting. */
   private static final int HUNG_UP = 3;
   private static final Duration MISMATCH_AFTER = Duration.ofSeconds(10);
+  private static final Duration LEADERS_WITHIN = Duration.ofSeconds(60);
 
   private TopicCreator() {}
 
@@ -76,9 +77,34 @@ public final class TopicCreator {
         }
       }
       List<String> names = missing.stream().map(NewTopic::name).toList();
+      awaitLeaders(admin, names);
       log.info("created topics {}", names);
       return names;
     });
+  }
+
+  /**
+   * Waits until every partition of {@code names} has a leader. A producer that writes to a topic
+   * the moment it is created can be told NOT_LEADER_OR_FOLLOWER by a broker still taking the
+   * lead, and an idempotent one that then retries may be refused with OUT_OF_ORDER_SEQUENCE_NUMBER
+   * for good (seen with Kafka 4.4 on a loaded machine: {@code bench streams} never finished).
+   */
+  private static void awaitLeaders(Admin admin, List<String> names)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    Instant deadline = Instant.now().plus(LEADERS_WITHIN);
+    while (true) {
+      Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+      boolean led = d.values().stream().flatMap(t -> t.partitions().stream())
+          .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+      if (led) {
+        return;
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new TimeoutException("the topics " + names + " have partitions without a leader after "
+            + LEADERS_WITHIN.toSeconds() + " s");
+      }
+      Thread.sleep(50);
+    }
   }
 
   /** Waits until the cluster at {@code bootstrapServers} answers a metadata request (plaintext, no settings). */
