@@ -15,10 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./knockwatch bench streams} and {@code bench claude-hook} as docs/PERFORMANCE.md runs them,
- * on small inputs: they finish, and report figures that agree with each other. The figures
- * themselves are printed by the benchmark, never asserted. {@code bench ingest}:
- * {@link BenchIngestLauncherTest} (two classes, so that two forks can share them).
+ * {@code ./knockwatch bench ingest} and {@code bench streams} as docs/PERFORMANCE.md runs them, on
+ * small inputs: they finish, publish everything, and report figures that agree with each other.
+ * The figures themselves are printed by the benchmark, never asserted.
  */
 @Tag("integration")
 class BenchLauncherTest {
@@ -32,16 +31,24 @@ class BenchLauncherTest {
   }
 
   private static JsonNode run(String name, String... args) throws Exception {
-    return run(checkout, dir.resolve(name), args);
-  }
-
-  /** Runs {@code ./knockwatch args...} in {@code checkout}; it must succeed; its last JSON line. */
-  static JsonNode run(Path checkout, Path out, String... args) throws Exception {
-    try (Launched bench = Launched.start(checkout, out, Map.of(), args)) {
+    try (Launched bench = Launched.start(checkout, dir.resolve(name), Map.of(), args)) {
       assertThat(bench.awaitExit(Duration.ofMinutes(5))).as(bench.err()).isZero();
       String json = bench.out().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow();
       return Json.MAPPER.readTree(json);
     }
+  }
+
+  @Test
+  void benchIngestTailsParsesAndPublishesEveryLine() throws Exception {
+    JsonNode r = run("ingest", "bench", "ingest", "--lines", "5000", "--warmup", "0", "--json");
+    assertThat(r.path("lines").asLong()).isEqualTo(5000);
+    assertThat(r.path("published").asBoolean()).isTrue();
+    assertThat(r.path("seconds").asDouble()).isPositive();
+    assertThat(r.path("linesPerSecond").asLong()).isEqualTo(Math.round(5000 / r.path("seconds").asDouble()));
+    // the launcher installs kafkacat (as root): the ceiling is measured, and the ratio is its time over ours
+    assertThat(r.has("kcatSeconds")).as("kafkacat's run: %s", r).isTrue();
+    assertThat(r.path("ratio").asDouble())
+        .isCloseTo(r.path("kcatSeconds").asDouble() / r.path("seconds").asDouble(), offset(0.001));
   }
 
   /** The Claude Code hook's cost, as docs/PERFORMANCE.md measures it: every call's record written, both hooks timed. */
@@ -53,6 +60,29 @@ class BenchLauncherTest {
     assertThat(r.path("trueMedianMs").asDouble()).isPositive();
     assertThat(r.path("addedMedianMs").asDouble())
         .isCloseTo(r.path("hookMedianMs").asDouble() - r.path("trueMedianMs").asDouble(), offset(0.02));
+  }
+
+  /** The agent as deployed: started by the checkout's own launcher, every phase's records counted, the figures printed. */
+  @Test
+  void benchIngestAsDeployedRunsTheAgentThroughTheLauncher() throws Exception {
+    JsonNode r = run("deployed", "bench", "ingest", "--as-deployed", "--lines", "3000", "--steady-rate", "200",
+        "--steady-seconds", "2", "--idle-seconds", "2", "--json");
+    assertThat(r.path("agentJavaOpts").asText()).isEqualTo("the launcher's");
+    long steady = Math.round(r.path("steadyLinesPerSecond").asDouble() * r.path("steadySeconds").asDouble());
+    assertThat(steady).as("the steady phase's lines: %s", r).isBetween(380L, 420L);
+    assertThat(r.path("recordsVerified").asLong()).as("%s", r).isBetween(2 * 3000L + 1000 + 380, 2 * 3000L + 1000 + 420);
+    for (String f : new String[] {"coldLinesPerSecond", "coldLinesPerCpuSecond", "warmLinesPerSecond", "idleRssMb",
+        "kcatLinesPerSecond", "coldVsKcat", "warmVsKcat"}) {
+      assertThat(r.path(f).asDouble()).as(f + " in %s", r).isPositive();
+    }
+    assertThat(r.path("idleWatchedFiles").asLong()).isGreaterThan(1000);
+    // as root the launcher unpacks rsyslog and syslog-ng: each parsed and keyed every line, checked
+    assertThat(r.path("rsyslogRecordsVerified").asLong()).as("%s", r).isEqualTo(3000);
+    assertThat(r.path("syslogNgRecordsVerified").asLong()).as("%s", r).isEqualTo(3000);
+    for (String f : new String[] {"rsyslogLinesPerCpuSecond", "syslogNgLinesPerCpuSecond", "coldCpuVsRsyslog",
+        "warmCpuVsSyslogNg"}) {
+      assertThat(r.path(f).asDouble()).as(f + " in %s", r).isPositive();
+    }
   }
 
   @Test
@@ -72,4 +102,11 @@ class BenchLauncherTest {
         .isCloseTo(detectionCpu / r.path("tenthCpuSeconds").asDouble(), withinPercentage(3));
   }
 
+  @Test
+  void aBenchWithoutWorkIsAUsageError() throws Exception {
+    try (Launched bench = Launched.start(checkout, dir.resolve("usage"), Map.of(), "bench", "ingest", "--lines", "0")) {
+      assertThat(bench.awaitExit(Duration.ofMinutes(1))).isEqualTo(Knockwatch.USAGE);
+      assertThat(bench.err()).contains("--lines must be at least 1");
+    }
+  }
 }
