@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,9 +94,17 @@ public final class TopicCreator {
       throws InterruptedException, ExecutionException, TimeoutException {
     Instant deadline = Instant.now().plus(LEADERS_WITHIN);
     while (true) {
-      Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
-      boolean led = d.values().stream().flatMap(t -> t.partitions().stream())
-          .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+      boolean led;
+      try {
+        Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+        led = d.values().stream().flatMap(t -> t.partitions().stream())
+            .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+          throw e;
+        }
+        led = false; // created, and not yet in the metadata the broker answers with
+      }
       if (led) {
         return;
       }
