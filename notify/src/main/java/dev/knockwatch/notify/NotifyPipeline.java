@@ -197,8 +197,11 @@ final class NotifyPipeline implements AutoCloseable {
       NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), "grouped").inc(n.alerts().size() - 1);
     }
     NotificationLog log = notificationLog;
-    queue.submit(new ReceiverQueue.Task(n, () -> n.isDigest() ? null : refOf(log.lastSent(n.receiver(), n.key())), x -> log.intend(x.alerts().stream().map(a ->
-        entry(x.receiver(), a.fingerprint(), NotificationLog.INTENT, x.event(), a, null, x.idempotencyKey())).toList()),
+    queue.submit(new ReceiverQueue.Task(n, () -> n.isDigest() ? null : refOf(log.lastSent(n.receiver(), n.key())), x -> {
+          String idempotencyKey = x.idempotencyKey(); // once: it hashes every alert of a digest
+          log.intend(x.alerts().stream().map(a ->
+              entry(x.receiver(), a.fingerprint(), NotificationLog.INTENT, x.event(), a, null, idempotencyKey)).toList());
+        },
         result -> {
       String outcome = result.delivered() ? NotificationLog.SENT : "gave-up";
       NotifyMetrics.NOTIFICATIONS.labels(n.receiver(), outcome).inc();
