@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -81,9 +83,8 @@ class ConsoleLinkTest {
 
       assertThat(fromSlack).isEqualTo(fromPagerDuty).startsWith("http://127.0.0.1:" + api + "/");
       awaitTimeline(api);
-      opens(fromSlack, "slack");
-      opens(fromPagerDuty, "pagerduty");
-      opens("http://127.0.0.1:" + api + "/#/commands/" + COMMAND, "old-form");
+      opens(Map.of("slack", fromSlack, "pagerduty", fromPagerDuty,
+          "old-form", "http://127.0.0.1:" + api + "/#/commands/" + COMMAND));
       up.stop(Duration.ofSeconds(90));
     }
   }
@@ -100,14 +101,20 @@ class ConsoleLinkTest {
     }
   }
 
-  /** Chromium opens {@code url} in a fresh tab, signs in, and sees {@link #COMMAND}'s timeline. */
-  private void opens(String url, String name) throws Exception {
-    Path shot = Path.of("target/console-link-" + name + ".png").toAbsolutePath();
-    Process node = new ProcessBuilder("node", BROWSER.resolve("open-link.test.mjs").toString(), url, TOKEN, COMMAND,
-        shot.toString()).redirectErrorStream(true).start();
+  /** Chromium opens each link (name to URL) in a fresh context of its own, signs in, and sees {@link #COMMAND}'s timeline. */
+  private void opens(Map<String, String> links) throws Exception {
+    List<String> command = new ArrayList<>(List.of("node", BROWSER.resolve("open-link.test.mjs").toString(), TOKEN, COMMAND));
+    links.forEach((name, url) -> {
+      command.add(url);
+      command.add(Path.of("target/console-link-" + name + ".png").toAbsolutePath().toString());
+    });
+    Process node = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(node.waitFor(120, TimeUnit.SECONDS)).isTrue();
-    assertThat(node.exitValue()).as(url + ": " + output).isZero();
-    assertThat(output).contains("link ok: " + url);
+    assertThat(node.exitValue()).as(output).isZero();
+    for (String url : links.values()) {
+      assertThat(output).contains("link ok: " + url + " shows " + COMMAND);
+    }
+    assertThat(output.lines().filter(l -> l.startsWith("link ok: "))).as(output).hasSize(links.size());
   }
 }
