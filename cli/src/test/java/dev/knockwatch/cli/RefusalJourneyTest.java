@@ -22,18 +22,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A responder clicks the link of a page: {@code up} with the shipped example receivers (Slack and
- * PagerDuty, played by a local server), an off-role refusal, and the exact timeline URL each page
- * carries opened in a fresh headless Chromium tab, which must show that command's timeline. The
- * {@code #/commands/ID} form that pages carried before opens it too.
+ * One off-role refusal through everything {@code up} offers. {@code KNOCKWATCH_EXPORT=ocsf ./knockwatch up}
+ * with the shipped example receivers (Slack and PagerDuty, played by a local server): a responder
+ * clicks the link of each page, and the exact timeline URL it carries, opened in a fresh headless
+ * Chromium context, must show that command's timeline (the {@code #/commands/ID} form that pages
+ * carried before opens it too); the export stage runs beside the pipeline, and the refusal reaches
+ * {@code knockwatch.export.ocsf} as a Network Activity record and its page as a Detection Finding,
+ * keyed by the command.
  */
 @Tag("integration")
-class ConsoleLinkTest {
+class RefusalJourneyTest {
 
   static final String COMMAND = "LinkClickedFromAPage001";
   static final String TOKEN = "console-link-test-token-0123456789";
@@ -56,17 +63,20 @@ class ConsoleLinkTest {
     Files.copy(rules.resolve("receivers.example.yaml"), rules.resolve("receivers.yaml"), StandardCopyOption.REPLACE_EXISTING);
     Path token = Files.writeString(dir.resolve("token"), TOKEN);
     int api = Launched.freePort();
+    int kafka = Launched.freePort();
     try (HttpRecorder pages = new HttpRecorder();
         Launched up = Launched.start(Launched.REPO, dir.resolve("run"), Map.of(
             "KNOCKWATCH_SLACK_WEBHOOK", pages.url("/services/T0/B0/slack-secret"),
             "KNOCKWATCH_PD_ROUTING_KEY", "pd-routing-key-0123456789abcdef",
             "KNOCKWATCH_PD_URL", pages.url("/v2/enqueue"),
-            "KNOCKWATCH_PUBLIC_URL", "http://127.0.0.1:" + api),
+            "KNOCKWATCH_PUBLIC_URL", "http://127.0.0.1:" + api, "KNOCKWATCH_EXPORT", "ocsf"),
             "up", "--no-probes", "--rules", rules.toString(), "--var", dir.resolve("var").toString(),
             "--logs", dir.resolve("logs").toString(), "--api-token-file", token.toString(),
-            "--api-port", String.valueOf(api), "--kafka-port", String.valueOf(Launched.freePort()),
+            "--api-port", String.valueOf(api), "--kafka-port", String.valueOf(kafka),
             "--metrics-port", String.valueOf(Launched.freePort()))) {
-      up.awaitLine("Ctrl-C to stop.", Duration.ofMinutes(3));
+      assertThat(up.awaitLine("  export   ", FirstRunTest.FIRST_START))
+          .isEqualTo("  export   refusals and alerts as ocsf to knockwatch.export.ocsf");
+      up.awaitLine("Ctrl-C to stop.", Duration.ofMinutes(2));
       Path agent = Files.createDirectories(dir.resolve("logs/ci-runner-1"));
       Files.writeString(agent.resolve(COMMAND + ".violations.jsonl"),
           "{\"line\":\"deny network-outbound evil.example:443 (host is not on the allow list)\",\"commandId\":\"" + COMMAND
@@ -85,6 +95,7 @@ class ConsoleLinkTest {
       awaitTimeline(api);
       opens(Map.of("slack", fromSlack, "pagerduty", fromPagerDuty,
           "old-form", "http://127.0.0.1:" + api + "/#/commands/" + COMMAND));
+      exported(kafka);
       up.stop(Duration.ofSeconds(90));
     }
   }
@@ -99,6 +110,32 @@ class ConsoleLinkTest {
       assertThat(Instant.now()).as("the timeline has " + COMMAND + " within 60 s").isBefore(deadline);
       Thread.sleep(200);
     }
+  }
+
+  /** The refusal and its page on the export topic, as OCSF, keyed by the command. */
+  private static void exported(int kafka) throws Exception {
+    List<JsonNode> exported = new ArrayList<>();
+    try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafka, ConsumerConfig.GROUP_ID_CONFIG, "journey-test",
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new StringDeserializer(), new StringDeserializer())) {
+      c.subscribe(List.of("knockwatch.export.ocsf"));
+      long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+      while (System.nanoTime() < deadline && exported.stream().noneMatch(r -> r.path("class_uid").asInt() == 2004)) {
+        for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
+          assertThat(r.key()).isEqualTo(COMMAND);
+          exported.add(Json.MAPPER.readTree(r.value()));
+        }
+      }
+    }
+    assertThat(exported).anySatisfy(r -> {
+      assertThat(r.path("class_uid").asInt()).isEqualTo(4001);
+      assertThat(r.path("dst_endpoint").path("hostname").asText()).isEqualTo("evil.example");
+      assertThat(r.path("disposition").asText()).isEqualTo("Blocked");
+    });
+    assertThat(exported).anySatisfy(r -> {
+      assertThat(r.path("class_uid").asInt()).isEqualTo(2004);
+      assertThat(r.path("finding_info").path("title").asText()).contains("off-role-host");
+    });
   }
 
   /** Chromium opens each link (name to URL) in a fresh context of its own, signs in, and sees {@link #COMMAND}'s timeline. */
