@@ -329,7 +329,10 @@ public final class FileTailer {
   /** Forgets what was read since the last commit: those lines will be returned again. */
   public void rewind() {
     lagStale = true;
-    known.files.values().forEach(s -> {
+    known.byPath.forEach((path, s) -> {
+      if (s.position != s.committed) {
+        active.add(path); // read again at the next poll, not at the next walk (up to 30 s when watched)
+      }
       s.position = s.committed;
       s.discarding = false;
     });

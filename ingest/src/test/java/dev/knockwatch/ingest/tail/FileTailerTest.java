@@ -300,6 +300,19 @@ class FileTailerTest {
     assertThat(texts(tailer().poll(100))).containsExactly("b");
   }
 
+  /** Ingest rewinds after a batch Kafka did not take: the lines go again after the backoff, not at the next walk. */
+  @Test
+  void aRewoundFileIsReadAgainAtTheNextPollNotTheNextWalk() throws IOException {
+    FileTailer t = tailer().walkAtMostEvery(Duration.ofHours(1));
+    readAndCommit(t, "a\n");
+    append("b\n");
+    assertThat(texts(t.poll(100))).containsExactly("b");
+    assertThat(t.poll(100)).as("nothing new: the file is idle, looked at again only by a walk").isEmpty();
+    t.rewind();
+    assertThat(texts(t.poll(100))).as("without a walk").containsExactly("b");
+    assertThat(t.lastPollSawEveryFile()).isFalse();
+  }
+
   @Test
   void aMarkCommitsUpToItselfWhileReadingGoesOn() throws IOException {
     FileTailer t = tailer();
