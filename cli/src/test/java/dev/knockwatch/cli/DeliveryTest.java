@@ -55,7 +55,7 @@ class DeliveryTest {
           && (a.severity() == Alert.Severity.PAGE || a.severity() == Alert.Severity.CRITICAL)).toList();
       assertThat(paged).isNotEmpty();
 
-      List<JsonNode> pd = server.requests("/v2/enqueue").stream().map(q -> read(q.body())).toList();
+      List<JsonNode> pd = server.requests("/v2/enqueue").stream().map(HttpRecorder.Request::json).toList();
       Map<String, Long> triggers = count(pd, "trigger");
       Map<String, Long> resolves = count(pd, "resolve");
       Map<String, Long> expected = paged.stream().collect(Collectors.groupingBy(Alert::fingerprint, Collectors.counting()));
@@ -66,7 +66,7 @@ class DeliveryTest {
           .findFirst().orElseThrow();
       assertThat(wall.get("payload").get("severity").asText()).isEqualTo("critical");
 
-      List<JsonNode> slack = server.requests("/services/T/B/hook").stream().map(q -> read(q.body())).toList();
+      List<JsonNode> slack = server.requests("/services/T/B/hook").stream().map(HttpRecorder.Request::json).toList();
       long slackFiring = alerts.stream().filter(a -> a.status() == Alert.Status.FIRING).map(Alert::fingerprint)
           .distinct().count();
       assertThat(slack).hasSize((int) (slackFiring + resolves.size()));
@@ -80,14 +80,6 @@ class DeliveryTest {
           "<https://knockwatch.soc.test/#command=" + breach.commandId() + "|Open the timeline>",
           "guard probe touch-home was not refused");
       assertThat(r.err()).contains("delivered " + alerts.size() + " alert record(s) to soc-slack (slack), oncall (pagerduty)");
-    }
-  }
-
-  private static JsonNode read(String body) {
-    try {
-      return Json.MAPPER.readTree(body);
-    } catch (IOException e) {
-      throw new AssertionError(body, e);
     }
   }
 

@@ -114,7 +114,7 @@ class FloodFairnessTest {
           Thread.sleep(2_000); // anything sent late would be recorded by now
 
           // each victim paged once, everywhere
-          List<JsonNode> triggers = soc.requests(PAGERDUTY).stream().map(r -> read(r.body()))
+          List<JsonNode> triggers = soc.requests(PAGERDUTY).stream().map(HttpRecorder.Request::json)
               .filter(b -> b.path("event_action").asText().equals("trigger")).toList();
           for (String victim : victims) {
             assertThat(up.out().lines().filter(l -> l.contains(" firing command=" + victim + " "))).as(victim).hasSize(1);
@@ -145,14 +145,6 @@ class FloodFairnessTest {
     }
     Files.createDirectories(logs.resolve("dev-bot-flood"));
     Files.writeString(logs.resolve("dev-bot-flood").resolve(flood + ".violations.jsonl"), text, StandardCharsets.UTF_8);
-  }
-
-  private static JsonNode read(String body) {
-    try {
-      return Json.MAPPER.readTree(body);
-    } catch (IOException e) {
-      throw new AssertionError(e);
-    }
   }
 
   /**

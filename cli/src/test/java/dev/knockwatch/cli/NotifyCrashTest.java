@@ -87,13 +87,13 @@ class NotifyCrashTest {
             .isEqualTo(hook.get(1).header(WebhookNotifier.IDEMPOTENCY_KEY));
         assertThat(hook.get(0).header(WebhookNotifier.POSSIBLE_REPEAT)).isNull();
         assertThat(hook.get(1).header(WebhookNotifier.POSSIBLE_REPEAT)).isEqualTo("true");
-        assertThat(read(hook.get(1).body()).path("possibleRepeat").asBoolean()).isTrue();
+        assertThat(hook.get(1).json().path("possibleRepeat").asBoolean()).isTrue();
 
-        List<JsonNode> pd = soc.requests("/v2/enqueue").stream().map(r -> read(r.body())).toList();
+        List<JsonNode> pd = soc.requests("/v2/enqueue").stream().map(HttpRecorder.Request::json).toList();
         assertThat(pd).extracting(b -> b.path("dedup_key").asText()).containsOnly(page.fingerprint());
         assertThat(pd).extracting(b -> b.path("event_action").asText()).containsOnly("trigger");
 
-        List<JsonNode> slack = soc.requests("/services/T/B/x").stream().map(r -> read(r.body())).toList();
+        List<JsonNode> slack = soc.requests("/services/T/B/x").stream().map(HttpRecorder.Request::json).toList();
         assertThat(slack.get(0).path("text").asText()).doesNotContain("possibly a repeat");
         assertThat(slack.get(1).path("text").asText()).startsWith("(possibly a repeat)");
         // the bot finds its message by the key it carries, and updates it instead of posting again
@@ -105,14 +105,6 @@ class NotifyCrashTest {
         assertThat(soc.requests()).hasSize(9); // nothing a third time
 
       }
-    }
-  }
-
-  private static JsonNode read(String body) {
-    try {
-      return Json.MAPPER.readTree(body);
-    } catch (java.io.IOException e) {
-      throw new AssertionError(e);
     }
   }
 }

@@ -50,7 +50,7 @@ class RefusalJourneyTest {
   @TempDir Path dir;
 
   @Test
-  void theTimelineLinkOfASlackAndAPagerDutyPageOpensThatCommandsTimeline() throws Exception {
+  void aRefusalsPagesLinkItsTimelineAndTheExportCarriesItAndItsFinding() throws Exception {
     assertThat(BROWSER.resolve("node_modules/playwright-core")).as("npm ci in " + BROWSER + " (./knockwatch test does it)")
         .exists();
     Path rules = Files.createDirectories(dir.resolve("rules"));

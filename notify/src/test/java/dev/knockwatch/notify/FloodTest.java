@@ -91,7 +91,7 @@ class FloodTest {
     publish(broker, java.util.stream.IntStream.range(0, 10_000).mapToObj(i -> alert("flood-wide", i, 5)).toList());
     try (HttpRecorder hook = new HttpRecorder()) {
       runToEnd(broker, dispatcher(broker, "flood-wide", "flood-wide", hook, List.of("rule")), Duration.ofSeconds(90));
-      List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
+      List<JsonNode> posts = hook.requests("/hook").stream().map(HttpRecorder.Request::json).toList();
       assertThat(posts.stream().mapToInt(p -> p.get("alerts").size()).sum()).isEqualTo(10_000);
       assertThat(posts).hasSizeLessThanOrEqualTo(20);
     }
@@ -103,7 +103,7 @@ class FloodTest {
     try (HttpRecorder hook = new HttpRecorder()) {
       runToEnd(broker, dispatcher(broker, "flood-one", "flood-one", hook, List.of()), Duration.ofSeconds(60));
       assertThat(hook.requests("/hook")).hasSize(1);
-      assertThat(read(hook.requests("/hook").get(0).body()).get("event").asText()).isEqualTo("firing");
+      assertThat(hook.requests("/hook").get(0).json().get("event").asText()).isEqualTo("firing");
     }
   }
 
@@ -120,7 +120,7 @@ class FloodTest {
     publish(broker, flood);
     try (HttpRecorder hook = new HttpRecorder()) {
       runToEnd(broker, dispatcher(broker, "flood-bury", "bury-.*", hook, List.of()), Duration.ofSeconds(150));
-      List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
+      List<JsonNode> posts = hook.requests("/hook").stream().map(HttpRecorder.Request::json).toList();
       int page = -1;
       for (int i = 0; i < posts.size(); i++) {
         if (posts.get(i).toString().contains("FloodFloodFloodFl00008")) {
@@ -158,7 +158,7 @@ class FloodTest {
       } finally {
         d.close();
       }
-      List<JsonNode> posts = hook.requests("/hook").stream().map(r -> read(r.body())).toList();
+      List<JsonNode> posts = hook.requests("/hook").stream().map(HttpRecorder.Request::json).toList();
       assertThat(posts).hasSize(11);
       assertThat(posts.subList(0, 10)).allSatisfy(p -> assertThat(p.get("alerts")).hasSize(1));
       assertThat(posts.get(10).get("alerts")).hasSize(30);
@@ -188,14 +188,6 @@ class FloodTest {
       }
     } finally {
       d.close();
-    }
-  }
-
-  private static JsonNode read(String body) {
-    try {
-      return Json.MAPPER.readTree(body);
-    } catch (java.io.IOException e) {
-      throw new AssertionError(e);
     }
   }
 }

@@ -1,6 +1,8 @@
 package dev.knockwatch.testkit;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.knockwatch.events.Json;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,6 +29,15 @@ public final class HttpRecorder implements AutoCloseable {
 
   /** One request as received. */
   public record Request(String method, String path, Map<String, List<String>> headers, String body, Instant at) {
+    /** The body as JSON; a body that is none fails the test. */
+    public JsonNode json() {
+      try {
+        return Json.MAPPER.readTree(body);
+      } catch (IOException e) {
+        throw new AssertionError("not JSON: " + body, e);
+      }
+    }
+
     public String header(String name) {
       return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
           .flatMap(e -> e.getValue().stream()).findFirst().orElse(null);

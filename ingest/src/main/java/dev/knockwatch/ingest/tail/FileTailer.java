@@ -329,10 +329,13 @@ public final class FileTailer {
   /** Forgets what was read since the last commit: those lines will be returned again. */
   public void rewind() {
     lagStale = true;
+    // what is read again is looked at the next poll, not at the next walk (up to 30 s when watched)
     known.byPath.forEach((path, s) -> {
       if (s.position != s.committed) {
-        active.add(path); // read again at the next poll, not at the next walk (up to 30 s when watched)
+        active.add(path);
       }
+    });
+    known.files.values().forEach(s -> {
       s.position = s.committed;
       s.discarding = false;
     });
