@@ -29,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 25: notifiers in HA. Two {@code ./knockwatch notify} in one group, a storm of 300 pages
  * (20 rules, 300 commands), one notifier killed with SIGKILL mid-storm. The survivor takes its
  * partitions and reads their part of the notification log first: every alert reaches the webhook,
- * exactly once unmarked; a send the dead one made without recording it goes once more, marked as
- * a possible repeat with the same idempotency key.
+ * never twice unmarked; a send the dead one intended without recording its outcome goes once more,
+ * marked as a possible repeat with the same idempotency key (the only send, when the kill came
+ * before the dead one's send left).
  */
 @Tag("integration")
 class NotifyHaTest {
@@ -71,7 +72,7 @@ class NotifyHaTest {
   }
 
   @Test
-  void twoNotifiersOneKilledMidStormSendEachAlertOnceUnmarked() throws Exception {
+  void twoNotifiersOneKilledMidStormSendNoAlertTwiceUnmarked() throws Exception {
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
     Path rules = Files.createDirectories(dir.resolve("rules"));
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(dir.resolve("kafka"), 0);
@@ -129,8 +130,10 @@ class NotifyHaTest {
         int repeats = 0;
         for (Alert page : storm) {
           List<HttpRecorder.Request> sends = byFingerprint.get(page.fingerprint());
+          // one unmarked send at most; none when the kill fell between the intent and its send: the
+          // survivor then finds the intent without an outcome and sends it marked
           assertThat(sends.stream().filter(r -> r.header(WebhookNotifier.POSSIBLE_REPEAT) == null))
-              .as("unmarked sends of " + page.fingerprint()).hasSize(1);
+              .as("unmarked sends of " + page.fingerprint()).hasSizeLessThanOrEqualTo(1);
           assertThat(sends).extracting(r -> r.header(WebhookNotifier.IDEMPOTENCY_KEY)).as(page.fingerprint())
               .containsOnly(sends.get(0).header(WebhookNotifier.IDEMPOTENCY_KEY));
           repeats += sends.size() - 1;
