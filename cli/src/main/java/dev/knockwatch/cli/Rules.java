@@ -1,7 +1,6 @@
 package dev.knockwatch.cli;
 
 import dev.knockwatch.notify.config.ReceiversConfig;
-import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.rules.Role;
@@ -41,14 +40,7 @@ public final class Rules {
   }
 
   private static String describe(Rule r) {
-    String what = switch (r.detector()) {
-      case COUNT -> "count " + r.threshold() + " in " + (r.hop() == null ? "any " + ThresholdCrossingProcessor.human(r.window())
-          : ThresholdCrossingProcessor.human(r.window()) + " windows every " + ThresholdCrossingProcessor.human(r.hop()));
-      case VALUE_COUNT -> "value-count " + r.threshold() + " distinct " + r.field().wireName() + " values in any "
-          + ThresholdCrossingProcessor.human(r.window());
-      case BYPASS, SANDBOX_ESCAPE -> r.detector().wireName() + " within " + ThresholdCrossingProcessor.human(r.within());
-      default -> r.detector().wireName();
-    };
+    String what = r.detector().describe(r.settings());
     return r.id() + ": " + what + (r.per() == dev.knockwatch.streams.rules.Grain.COMMAND ? "" : " per " + r.per().wireName())
         + " -> " + r.severity().name().toLowerCase() + (r.shadow() ? " (shadow)" : "");
   }

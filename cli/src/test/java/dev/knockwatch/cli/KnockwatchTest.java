@@ -192,7 +192,7 @@ class KnockwatchTest {
     assertThat(r.code()).as("problems found: 1, as promtool check rules; 2 is for a command used wrong").isEqualTo(1);
     assertThat(r.err().lines().toList()).hasSize(14)
         .contains(broken.resolve("rules.yaml") + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, "
-            + "address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape")
+            + "address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape, write-attempt")
         .endsWith("13 problems in " + broken);
   }
 

@@ -9,6 +9,7 @@ import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.rules.PolicyPublisher;
+import dev.knockwatch.streams.detect.CountDetector;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import dev.knockwatch.testkit.TopicReader;
@@ -68,7 +69,7 @@ class PolicyWatcherTest {
         Files.readString(rules.resolve("rules.yaml")).replace("threshold: 5 ", "threshold: 7 "));
     watcher.checkOnce();
     assertThat(restarts).singleElement().satisfies(p ->
-        assertThat(p.rules(Rule.Detector.COUNT)).extracting(Rule::threshold).containsExactly(7));
+        assertThat(p.rules(CountDetector.Settings.class)).extracting(r -> ((CountDetector.Settings) r.settings()).threshold()).containsExactly(7));
     String third = lastPublished(broker).version();
 
     Files.writeString(rules.resolve("rules.yaml"), "rules:\n  - id: x\n    detector: nope\n");

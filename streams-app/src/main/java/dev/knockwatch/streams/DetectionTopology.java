@@ -4,16 +4,9 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.count.RecentRefusals;
-import dev.knockwatch.streams.count.RecentRefusalsSerde;
-import dev.knockwatch.streams.count.SlidingCountProcessor;
-import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
-import dev.knockwatch.streams.count.WindowCount;
-import dev.knockwatch.streams.detect.BypassProcessor;
 import dev.knockwatch.streams.detect.CrossSourceDedupProcessor;
-import dev.knockwatch.streams.detect.EventDetectorProcessor;
+import dev.knockwatch.streams.detect.Detector;
 import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
-import dev.knockwatch.streams.detect.SandboxEscapeProcessor;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.lifecycle.AlertState;
 import dev.knockwatch.streams.lifecycle.Hit;
@@ -55,10 +48,7 @@ public final class DetectionTopology {
 
   static final Serde<ViolationEvent> EVENT_SERDE = Json.eventSerde();
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
-  static final Serde<WindowCount> COUNT_SERDE = new dev.knockwatch.streams.count.WindowCountSerde();
-  static final Serde<RecentRefusals> RECENT_SERDE = new RecentRefusalsSerde();
   static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);
-  static final Serde<BypassProcessor.ProxyRefusal> PROXY_REFUSAL_SERDE = new dev.knockwatch.streams.detect.ProxyRefusalSerde();
   static final String DEDUP_STORE = "cross-source-dedup";
   static final String EXACT_DUPLICATES_STORE = "exact-duplicates";
   static final Serde<PolicyFiles> POLICY_SERDE = Json.serde(PolicyFiles.class);
@@ -127,21 +117,26 @@ public final class DetectionTopology {
     List<String> grainEscapeDetectors = new ArrayList<>();
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
+      Detector.Reads reads = rule.detector().reads();
       if (rule.per() != Grain.COMMAND) {
         grainDetectors.computeIfAbsent(rule.per(), g -> new ArrayList<>()).add(node + BY_GRAIN);
-        if (rule.detector() == Rule.Detector.SANDBOX_ESCAPE) {
+        if (reads == Detector.Reads.REFUSALS_AND_SANDBOX_REQUESTS) {
           grainEscapeDetectors.add(node + BY_GRAIN);
         }
         if (rule.per() == Grain.AGENT) {
           continue; // no refusal's agent key is its command's
         }
       }
-      if (rule.detector() == Rule.Detector.SANDBOX_ESCAPE) {
-        escapeDetectors.add(node);
+      switch (reads) {
+        case PROBE_RESULTS -> probeDetectors.add(node);
+        case IDENTITY_CLAIMS -> identityDetectors.add(node);
+        case INGEST_NOTICES -> rejectsDetectors.add(node);
+        case REFUSALS_AND_SANDBOX_REQUESTS -> {
+          escapeDetectors.add(node);
+          detectors.add(node);
+        }
+        case REFUSALS -> detectors.add(node);
       }
-      (rule.detector() == Rule.Detector.WALL_BREACH ? probeDetectors
-          : rule.detector() == Rule.Detector.IDENTITY_CONFLICT ? identityDetectors
-          : rule.detector() == Rule.Detector.INGEST_REJECTS ? rejectsDetectors : detectors).add(node);
     }
     // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once
     Duration idRetention = ExactDuplicateProcessor.idRetention(policy);
@@ -284,45 +279,14 @@ public final class DetectionTopology {
 
   /** One rule's detector, {@code node}, after {@code parent}, with its stores named with {@code suffix}. */
   private static void addDetector(Topology t, Policy policy, Rule rule, String node, String suffix, String parent) {
-    switch (rule.detector()) {
-      case COUNT, VALUE_COUNT -> {
-        String store = "count-" + rule.id() + suffix;
-        // in memory (with its changelog), so no RocksDB call per refusal. Cached: a command's
-        // state changes many times between two commits, and only its last value goes to the
-        // changelog (more events per CPU-second in bench streams; caching the other stores did
-        // not help).
-        if (rule.hop() == null) {
-          // "N in any window": at most N timestamps (or an episode's count) per command
-          t.addProcessor(node, () -> new SlidingCountProcessor(rule, policy, store), parent);
-          t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store), Serdes.String(),
-              RECENT_SERDE).withCachingEnabled(), node);
-        } else {
-          // aligned windows (hopping; tumbling when the hop is the window): a count per window
-          t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store), parent);
-          t.addStateStore(Stores.windowStoreBuilder(
-              Stores.inMemoryWindowStore(store, rule.window().plus(rule.grace()), rule.window(), false),
-              Serdes.String(), COUNT_SERDE).withCachingEnabled(), node);
-        }
-      }
-      case BYPASS -> {
-        String store = "bypass-" + rule.id() + suffix;
-        t.addProcessor(node, () -> new BypassProcessor(rule, policy, store), parent);
-        t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store),
-            Serdes.String(), PROXY_REFUSAL_SERDE), node);
-      }
-      case SANDBOX_ESCAPE -> {
-        String store = "escape-" + rule.id() + suffix;
-        // on the command's path it reads the refusals and, from count-refusals, the calls that asked for no sandbox
-        String[] parents = suffix.isEmpty() ? new String[] {parent, "count-refusals"} : new String[] {parent};
-        t.addProcessor(node, () -> new SandboxEscapeProcessor(rule, policy, store), parents);
-        t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(store), Serdes.String(),
-            Serdes.Long()), node);
-      }
-      case OFF_ROLE, ADDRESS_CLASS, FS_GUARD ->
-          t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), parent);
-      case WALL_BREACH, IDENTITY_CONFLICT, INGEST_REJECTS ->
-          t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), "count-refusals");
-    }
+    String[] parents = switch (rule.detector().reads()) {
+      // read before any dedup: count-refusals sends them only to their detectors
+      case PROBE_RESULTS, IDENTITY_CLAIMS, INGEST_NOTICES -> new String[] {"count-refusals"};
+      // on the command's path it reads the refusals and, from count-refusals, the calls that asked for no sandbox
+      case REFUSALS_AND_SANDBOX_REQUESTS -> suffix.isEmpty() ? new String[] {parent, "count-refusals"} : new String[] {parent};
+      case REFUSALS -> new String[] {parent};
+    };
+    rule.detector().addTo(t, rule, policy, node, suffix, parents);
   }
 
   /** The published policy, the same for every instance: a global store over the compacted policy topic. */

@@ -6,7 +6,9 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.PolicyView;
+import dev.knockwatch.streams.detect.CountDetector;
+import dev.knockwatch.streams.detect.RuleProcessor;
+import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,9 +17,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.kstream.Windowed;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
+import java.time.Duration;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.WindowStore;
 
@@ -40,16 +45,15 @@ import org.apache.kafka.streams.state.WindowStore;
  * held at init: a window that starts later can only be in the copy, so a new command's first
  * refusal reads nothing. The copy drops a window once it has closed with its grace.
  */
-public final class ThresholdCrossingProcessor implements Processor<String, ViolationEvent, String, Hit> {
+public final class ThresholdCrossingProcessor extends RuleProcessor {
 
   static final int MAX_SAMPLES = 5;
 
-  private final Rule rule;
-  private final Policy policy;
+  private static final Serde<WindowCount> SERDE = new WindowCountSerde();
+
+  private final CountDetector.Settings settings;
   private final String storeName;
-  private ProcessorContext<String, Hit> context;
   private WindowStore<String, WindowCount> store;
-  private PolicyView view;
   /** The open windows' counts, by command and window start: what the store holds for them. */
   private final Map<WindowKey, WindowCount> open = new HashMap<>();
   /** Stream time at which the next window closes: {@link #open} is then cleared of it. */
@@ -59,17 +63,21 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
 
   private record WindowKey(String commandId, long start) {}
 
-  public ThresholdCrossingProcessor(Rule rule, Policy policy, String storeName) {
-    this.rule = rule;
-    this.policy = policy;
+  public ThresholdCrossingProcessor(Rule rule, CountDetector.Settings settings, Policy policy, String storeName) {
+    super(rule, policy);
+    this.settings = settings;
     this.storeName = storeName;
   }
 
+  /** Its store: a count per key and window, in memory (with its changelog), cached, kept a window and its grace. */
+  public static StoreBuilder<WindowStore<String, WindowCount>> store(String name, Duration window, Duration grace) {
+    return Stores.windowStoreBuilder(Stores.inMemoryWindowStore(name, window.plus(grace), window, false),
+        Serdes.String(), SERDE).withCachingEnabled();
+  }
+
   @Override
-  public void init(ProcessorContext<String, Hit> context) {
-    this.context = context;
+  protected void start() {
     this.store = context.getStateStore(storeName);
-    this.view = PolicyView.of(policy, context);
     open.clear();
     nextSweepAt = Long.MIN_VALUE;
     try (KeyValueIterator<Windowed<String>, WindowCount> newest = store.backwardAll()) {
@@ -83,22 +91,13 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   }
 
   @Override
-  public void process(Record<String, ViolationEvent> record) {
-    String commandId = record.key();
-    ViolationEvent event = record.value();
-    if (commandId == null || event == null || !rule.judgesAt(commandId, event)) {
-      return;
-    }
-    String role = view.roleOf(event.agentId());
-    if (!rule.match().matches(event, role)) {
-      return;
-    }
+  protected void judge(Record<String, ViolationEvent> record, String commandId, ViolationEvent event, String role) {
     long ts = record.timestamp();
-    long size = rule.window().toMillis();
-    long advance = rule.advance().toMillis();
+    long size = settings.window().toMillis();
+    long advance = settings.advance().toMillis();
     // every window [start, start + size) holding ts, starts aligned to the advance
     long lastStart = ts - Math.floorMod(ts, advance);
-    long grace = rule.grace().toMillis();
+    long grace = settings.grace().toMillis();
     long streamTime = context.currentStreamTimeMs();
     if (streamTime >= nextSweepAt) {
       open.keySet().removeIf(k -> k.start() + size + grace <= streamTime);
@@ -121,10 +120,10 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
       WindowCount after = add(before, event, Instant.ofEpochMilli(ts));
       store.put(commandId, after, start);
       open.put(key, after);
-      if (after.count() == rule.threshold()) {
+      if (after.count() == settings.threshold()) {
         StreamsMetrics.CROSSINGS.labels(rule.id()).inc();
       }
-      if (after.count() >= rule.threshold()) {
+      if (after.count() >= settings.threshold()) {
         context.forward(new Record<>(commandId, hit(commandId, role, event, after, start, end), ts));
       }
     }
@@ -167,21 +166,12 @@ public final class ThresholdCrossingProcessor implements Processor<String, Viola
   }
 
   private Hit hit(String commandId, String role, ViolationEvent e, WindowCount c, long windowStart, long windowEnd) {
-    String summary = rule.nounOf(commandId, e) + " refused " + c.count() + " times within " + human(rule.window())
-        + " (threshold " + rule.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
+    String summary = rule.nounOf(commandId, e) + " refused " + c.count() + " times within " + Setting.human(settings.window())
+        + " (threshold " + settings.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
     return new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), rule.commandOf(commandId, e), c.agentId(), role,
         null, null, e.source(),
         c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(), Instant.ofEpochMilli(windowStart),
         Instant.ofEpochMilli(windowEnd), summary, WindowCount.top(c.targets()));
   }
 
-  public static String human(java.time.Duration d) {
-    if (d.toSeconds() % 3600 == 0) {
-      return d.toHours() + "h";
-    }
-    if (d.toSeconds() % 60 == 0) {
-      return d.toMinutes() + "m";
-    }
-    return d.toSeconds() + "s";
-  }
 }

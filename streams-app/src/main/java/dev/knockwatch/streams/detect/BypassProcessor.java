@@ -8,7 +8,6 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.PolicyView;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,10 +15,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.kafka.streams.processor.PunctuationType;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * {@code bypass}: after the proxy said no, the same command tries another door within
@@ -32,7 +33,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * retry storm would otherwise write every refusal), so {@code within} may count from up to that
  * much earlier.
  */
-public final class BypassProcessor implements Processor<String, ViolationEvent, String, Hit> {
+public final class BypassProcessor extends RuleProcessor {
 
   static final Set<String> SHORTENERS = HostClassifier.SHORTENERS;
 
@@ -41,44 +42,42 @@ public final class BypassProcessor implements Processor<String, ViolationEvent, 
   /** A command's last proxy refusal. */
   public record ProxyRefusal(long atMs, String host, Integer port) {}
 
-  private final Rule rule;
-  private final Policy policy;
-  private final String storeName;
-  private ProcessorContext<String, Hit> context;
-  private WriteThroughCopy<ProxyRefusal> refusals;
-  private PolicyView view;
+  private static final Serde<ProxyRefusal> SERDE = new ProxyRefusalSerde();
 
-  public BypassProcessor(Rule rule, Policy policy, String storeName) {
-    this.rule = rule;
-    this.policy = policy;
+  private final Duration within;
+  private final String storeName;
+  private WriteThroughCopy<ProxyRefusal> refusals;
+
+  public BypassProcessor(Rule rule, Duration within, Policy policy, String storeName) {
+    super(rule, policy);
+    this.within = within;
     this.storeName = storeName;
   }
 
-  @Override
-  public void init(ProcessorContext<String, Hit> context) {
-    this.context = context;
-    KeyValueStore<String, ProxyRefusal> store = context.getStateStore(storeName);
-    this.refusals = new WriteThroughCopy<>(store, ProxyRefusal::atMs);
-    this.view = PolicyView.of(policy, context);
-    // a proxy refusal older than within can no longer make a bypass: drop it
-    context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME,
-        streamTime -> refusals.expireBefore(streamTime - rule.within().toMillis()));
+  /** Its store: each key's last proxy refusal, in memory with its changelog. */
+  public static StoreBuilder<KeyValueStore<String, ProxyRefusal>> store(String name) {
+    return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), SERDE);
   }
 
   @Override
-  public void process(Record<String, ViolationEvent> record) {
-    ViolationEvent e = record.value();
-    String commandId = record.key();
-    if (commandId == null || e == null || e.kind() != Kind.NETWORK || !rule.judgesAt(commandId, e)) {
-      return;
-    }
-    String role = view.roleOf(e.agentId());
-    if (!rule.match().matches(e, role)) {
-      return;
-    }
+  protected void start() {
+    KeyValueStore<String, ProxyRefusal> store = context.getStateStore(storeName);
+    this.refusals = new WriteThroughCopy<>(store, ProxyRefusal::atMs);
+    // a proxy refusal older than within can no longer make a bypass: drop it
+    context.schedule(Duration.ofSeconds(10), PunctuationType.STREAM_TIME,
+        streamTime -> refusals.expireBefore(streamTime - within.toMillis()));
+  }
+
+  @Override
+  protected boolean reads(ViolationEvent e) {
+    return e.kind() == Kind.NETWORK;
+  }
+
+  @Override
+  protected void judge(Record<String, ViolationEvent> record, String commandId, ViolationEvent e, String role) {
     long ts = record.timestamp();
     ProxyRefusal before = refusals.get(commandId);
-    String door = before == null || ts - before.atMs() > rule.within().toMillis() || ts < before.atMs()
+    String door = before == null || ts - before.atMs() > within.toMillis() || ts < before.atMs()
         ? null : door(e, before);
     if (door != null) {
       Instant at = Instant.ofEpochMilli(ts);

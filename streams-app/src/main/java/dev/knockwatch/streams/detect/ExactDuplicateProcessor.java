@@ -124,12 +124,10 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
    * that counts again — as a late refusal its windows have closed, unless it has no time of its own.
    */
   public static Duration idRetention(Policy policy) {
-    Duration longest = Rule.DEFAULT_WINDOW.plus(Rule.DEFAULT_GRACE);
+    Duration longest = CountDetector.DEFAULT_WINDOW.plus(CountDetector.DEFAULT_GRACE);
     for (Rule r : policy.rules()) {
-      if (r.window() != null) {
-        Duration d = r.window().plus(r.grace() == null ? Duration.ZERO : r.grace());
-        longest = d.compareTo(longest) > 0 ? d : longest;
-      }
+      Duration d = r.detector().lookback(r.settings());
+      longest = d.compareTo(longest) > 0 ? d : longest;
     }
     return longest.plus(AHEAD);
   }

@@ -4,7 +4,6 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.PolicyView;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,11 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * {@code sandbox-escape}: a call that asked to run outside the sandbox (Claude Code's
@@ -27,42 +27,38 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * is critical, as an alert of its own. The store (in memory, with its changelog) keeps each key's
  * last refusal time, dropped after {@code within} of stream time.
  */
-public final class SandboxEscapeProcessor implements Processor<String, ViolationEvent, String, Hit> {
+public final class SandboxEscapeProcessor extends RuleProcessor {
 
   private static final Duration SWEEP = Duration.ofSeconds(30);
 
-  private final Rule rule;
-  private final Policy policy;
+  private final Duration within;
   private final String storeName;
-  private ProcessorContext<String, Hit> context;
   private KeyValueStore<String, Long> refusals;
-  private PolicyView view;
 
-  public SandboxEscapeProcessor(Rule rule, Policy policy, String storeName) {
-    this.rule = rule;
-    this.policy = policy;
+  public SandboxEscapeProcessor(Rule rule, Duration within, Policy policy, String storeName) {
+    super(rule, policy);
+    this.within = within;
     this.storeName = storeName;
   }
 
+  /** Its store: each key's last refusal time, in memory with its changelog. */
+  public static StoreBuilder<KeyValueStore<String, Long>> store(String name) {
+    return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), Serdes.Long());
+  }
+
   @Override
-  public void init(ProcessorContext<String, Hit> context) {
-    this.context = context;
+  protected void start() {
     this.refusals = context.getStateStore(storeName);
-    this.view = PolicyView.of(policy, context);
     context.schedule(SWEEP, PunctuationType.STREAM_TIME, this::sweep);
   }
 
   @Override
-  public void process(Record<String, ViolationEvent> record) {
-    ViolationEvent e = record.value();
-    String key = record.key();
-    if (key == null || e == null || e.probe() != null || e.unattributed() != null || !rule.judgesAt(key, e)) {
-      return;
-    }
-    String role = view.roleOf(e.agentId());
-    if (!rule.match().matches(e, role)) {
-      return;
-    }
+  protected boolean reads(ViolationEvent e) {
+    return e.probe() == null && e.unattributed() == null;
+  }
+
+  @Override
+  protected void judge(Record<String, ViolationEvent> record, String key, ViolationEvent e, String role) {
     long ts = record.timestamp();
     if (!e.sandboxOff()) {
       Long before = refusals.get(key);
@@ -83,7 +79,7 @@ public final class SandboxEscapeProcessor implements Processor<String, Violation
           + " sandbox answered: it may have run outside";
     } else {
       Long refused = refusals.get(key);
-      boolean after = refused != null && ts >= refused && ts - refused <= rule.within().toMillis();
+      boolean after = refused != null && ts >= refused && ts - refused <= within.toMillis();
       fingerprint = Alert.fingerprintOf(rule.id(), key);
       judged = after ? rule.withSeverity(Alert.Severity.CRITICAL) : rule;
       summary = "a call of the " + noun + " asked to run outside the sandbox (dangerouslyDisableSandbox)"
@@ -98,7 +94,7 @@ public final class SandboxEscapeProcessor implements Processor<String, Violation
     List<KeyValue<String, Long>> deletes = new ArrayList<>();
     try (KeyValueIterator<String, Long> all = refusals.all()) {
       all.forEachRemaining(kv -> {
-        if (kv.value + rule.within().toMillis() < streamTime) {
+        if (kv.value + within.toMillis() < streamTime) {
           deletes.add(KeyValue.pair(kv.key, null));
         }
       });

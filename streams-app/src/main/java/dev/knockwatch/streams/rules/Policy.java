@@ -1,7 +1,7 @@
 package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.Glob;
-import dev.knockwatch.streams.rules.Rule.Detector;
+import dev.knockwatch.streams.detect.Detector;
 import java.util.List;
 import java.util.Map;
 
@@ -44,7 +44,8 @@ public record Policy(String version, Map<String, Role> roles, List<AgentRole> ag
     return roles.getOrDefault(name, new Role(name, List.of()));
   }
 
-  public List<Rule> rules(Detector detector) {
-    return rules.stream().filter(r -> r.detector() == detector).toList();
+  /** The rules of one detector, by its settings' type ({@code CountDetector.Settings.class}). */
+  public List<Rule> rules(Class<? extends Detector.Settings> detector) {
+    return rules.stream().filter(r -> r.is(detector)).toList();
   }
 }

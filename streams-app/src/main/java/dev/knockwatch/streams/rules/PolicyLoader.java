@@ -5,13 +5,13 @@ import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
 import dev.knockwatch.events.Glob;
-import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.Hashes;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
-import dev.knockwatch.streams.rules.Rule.Detector;
+import dev.knockwatch.streams.detect.Detector;
+import dev.knockwatch.streams.detect.Detectors;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -45,28 +44,9 @@ public final class PolicyLoader {
   /** Further rule files beside rules.yaml: {@code <name>.rules.yaml}, read in name order. */
   public static final String MORE_RULES_SUFFIX = ".rules.yaml";
 
-  /** What fs-guard watches when a rule gives no {@code paths}. */
-  public static final List<String> DEFAULT_GUARDED_PATHS = List.of(
-      ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules",
-      ".git/hooks/", ".git/config", ".ripgreprc", ".mcp.json", ".vscode/", ".idea/", ".claude/commands/",
-      ".claude/agents/", "~/.ssh/", "~/.aws/credentials", ".env");
-
-  /** The most distinct values a value-count rule may wait for: each command keeps that many of them. */
-  static final int MAX_DISTINCT_THRESHOLD = 1_000;
   private static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match", "except",
       "resolveAfter", "description", "enabled", "tags", "runbook", "labels", "annotations");
-  private static final Map<Detector, Set<String>> DETECTOR_KEYS = Map.of(
-      Detector.COUNT, Set.of("window", "hop", "grace", "threshold", "per"),
-      Detector.VALUE_COUNT, Set.of("window", "grace", "threshold", "field", "per"),
-      Detector.ADDRESS_CLASS, Set.of("classes", "per"),
-      Detector.BYPASS, Set.of("within", "per"),
-      Detector.FS_GUARD, Set.of("paths", "per"),
-      Detector.OFF_ROLE, Set.of("per"),
-      Detector.WALL_BREACH, Set.of(),
-      Detector.IDENTITY_CONFLICT, Set.of(),
-      Detector.INGEST_REJECTS, Set.of(),
-      Detector.SANDBOX_ESCAPE, Set.of("within", "per"));
   private static final Set<String> MATCH_KEYS = Set.of("source", "kind", "role", "agent", "host");
 
   private final Path dir;
@@ -249,28 +229,27 @@ public final class PolicyLoader {
     }
     int before = problems.size();
     YamlNode detectorNode = value.apply("detector");
-    Detector detector = null;
+    Detector<?> detector = null;
     if (detectorNode == null) {
       node.problem(where + ": detector is missing (one of " + detectorNames() + ")");
     } else {
-      detector = Detector.ofWireName(detectorNode.text());
+      detector = Detectors.named(detectorNode.text());
       if (detector == null) {
         detectorNode.problem(where + ": detector \"" + detectorNode.text() + "\" is not one of " + detectorNames());
       }
     }
     for (Map.Entry<String, Entry> k : keys.entrySet()) {
       String key = k.getKey();
-      if (COMMON_KEYS.contains(key) || (detector != null && DETECTOR_KEYS.get(detector).contains(key))) {
+      if (COMMON_KEYS.contains(key) || (detector != null && takes(detector, key))) {
         continue;
       }
       YamlNode keyNode = k.getValue().key();
-      List<String> owners = Arrays.stream(Detector.values()).filter(d -> DETECTOR_KEYS.get(d).contains(key))
-          .map(Detector::wireName).toList();
+      List<String> owners = Detectors.ALL.stream().filter(d -> takes(d, key)).map(Detector::name).toList();
       if (owners.isEmpty()) {
         keyNode.problem(where + ": unknown key \"" + key + "\"");
       } else if (detector != null) {
         keyNode.problem(where + ": \"" + key + "\" is a key of " + String.join(" and ", owners) + " rules, not of "
-            + detector.wireName() + " rules");
+            + detector.name() + " rules");
       }
     }
     Severity severity = Severity.WARNING;
@@ -297,82 +276,19 @@ public final class PolicyLoader {
     if (value.apply("except") != null) {
       match = match.withExcept(readMatch(where, "except", value.apply("except"), roles, rolesFile));
     }
-
-    Duration window = null;
-    Duration hop = null;
-    Duration grace = null;
-    int threshold = 0;
-    Set<AddressClass> classes = Set.of();
-    Duration within = null;
-    List<String> paths = List.of();
-    Rule.ValueField field = null;
-    if (detector == Detector.COUNT || detector == Detector.VALUE_COUNT) {
-      window = duration(where, "window", value.apply("window"), Rule.DEFAULT_WINDOW);
-      grace = duration(where, "grace", value.apply("grace"), Rule.DEFAULT_GRACE);
-      hop = duration(where, "hop", value.apply("hop"), null);
-      if (detector == Detector.VALUE_COUNT) {
-        YamlNode f = value.apply("field");
-        field = f == null ? Rule.ValueField.HOST : Rule.ValueField.ofWireName(f.text());
-        if (field == null) {
-          f.problem(where + ": field \"" + f.text() + "\" is not one of host, host:port, path");
-        }
-      }
-      if (hop != null && window != null && hop.compareTo(window) > 0) {
-        value.apply("hop").problem(where + ": hop " + value.apply("hop").text() + " must not be longer than the window");
-      }
-      YamlNode t = value.apply("threshold");
-      String text = t == null ? null : t.text();
-      if (text == null || !text.matches("[0-9]{1,9}") || Integer.parseInt(text) < 1) {
-        (t == null ? node : t).problem(where + ": threshold must be a whole number of at least 1, not "
-            + (t == null ? "missing" : "\"" + text + "\""));
-      } else if (detector == Detector.VALUE_COUNT && Integer.parseInt(text) > MAX_DISTINCT_THRESHOLD) {
-        t.problem(where + ": threshold " + text + " is more than " + MAX_DISTINCT_THRESHOLD
-            + " (a value-count rule keeps that many values of each command)");
-      } else {
-        threshold = Integer.parseInt(text);
-      }
-    } else if (detector == Detector.ADDRESS_CLASS) {
-      YamlNode c = value.apply("classes");
-      if (c == null) {
-        node.problem(where + ": classes is missing (a list of " + classNames() + ")");
-      } else {
-        Set<AddressClass> set = EnumSet.noneOf(AddressClass.class);
-        for (YamlNode n : c.list(where + ": classes")) {
-          AddressClass ac = addressClass(n.text());
-          if (ac == null) {
-            n.problem(where + ": \"" + n.text() + "\" is not an address class (" + classNames() + ")");
-          } else {
-            set.add(ac);
-          }
-        }
-        classes = Set.copyOf(set);
-      }
-    } else if (detector == Detector.BYPASS || detector == Detector.SANDBOX_ESCAPE) {
-      within = duration(where, "within", value.apply("within"), Rule.DEFAULT_WITHIN);
-    } else if (detector == Detector.FS_GUARD) {
-      if (value.apply("paths") == null) {
-        paths = DEFAULT_GUARDED_PATHS;
-      } else {
-        List<String> p = new ArrayList<>();
-        for (YamlNode n : value.apply("paths").list(where + ": paths")) {
-          String s = n.text();
-          if (s == null || s.isBlank()) {
-            n.problem(where + ": paths holds an empty entry");
-          } else {
-            p.add(s.strip());
-          }
-        }
-        paths = List.copyOf(p);
-      }
-    } else if (detector == Detector.OFF_ROLE && roles == null) {
-      detectorNode.problem(where + ": off-role rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
-    }
+    Detector.Settings settings = null;
     Grain per = Grain.COMMAND;
-    if (value.apply("per") != null) {
-      per = Grain.ofWireName(value.apply("per").text());
-      if (per == null) {
-        value.apply("per").problem(where + ": per \"" + value.apply("per").text()
-            + "\" is not one of command, task, session, agent");
+    if (detector != null) {
+      Map<String, YamlNode> given = new HashMap<>();
+      keys.forEach((k, e) -> given.put(k, e.value()));
+      Values values = new Values(where, node, given);
+      detector.keys().forEach(values::read);
+      settings = detector.settings(values);
+      if (detector.keys().contains(Setting.PER)) {
+        per = values.get(Setting.PER);
+      }
+      if (detector.needsRoles() && roles == null) {
+        detectorNode.problem(where + ": " + detector.name() + " rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
       }
     }
     Alert.Meta meta = RuleMeta.read(where, value);
@@ -387,8 +303,11 @@ public final class PolicyLoader {
     if (problems.size() > before || detector == null || !enabled) {
       return null; // a disabled rule is checked like the others, then left out
     }
-    return new Rule(id, detector, severity, shadow, match, resolveAfter, window, hop, threshold, grace, classes,
-        within, paths, field, meta, per);
+    return new Rule(id, severity, shadow, match, resolveAfter, meta, per, settings);
+  }
+
+  private static boolean takes(Detector<?> d, String key) {
+    return d.keys().stream().anyMatch(s -> s.name().equals(key));
   }
 
   private RuleMatch readMatch(String where, String name, YamlNode node, RolesReader.Roles roles, Path rolesFile) {
@@ -464,15 +383,7 @@ public final class PolicyLoader {
   }
 
   private static String detectorNames() {
-    return Arrays.stream(Detector.values()).map(Detector::wireName).collect(Collectors.joining(", "));
-  }
-
-  private static AddressClass addressClass(String name) {
-    return Arrays.stream(AddressClass.values()).filter(c -> wire(c).equals(name)).findFirst().orElse(null);
-  }
-
-  private static String classNames() {
-    return Arrays.stream(AddressClass.values()).map(PolicyLoader::wire).collect(Collectors.joining(", "));
+    return Detectors.ALL.stream().map(Detector::name).collect(Collectors.joining(", "));
   }
 
   private static String wire(Enum<?> e) {

@@ -9,6 +9,7 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,8 @@ class SlidingCountMemoryTest {
   }
 
   private SlidingCountProcessor started() {
-    SlidingCountProcessor p = new SlidingCountProcessor(RULE, Policy.ofRules(List.of(RULE)), STORE);
+    SlidingCountProcessor p = new SlidingCountProcessor(RULE, Duration.ofMinutes(5), 5, Duration.ofMinutes(1), null,
+        Policy.ofRules(List.of(RULE)), STORE);
     p.init(context);
     return p;
   }

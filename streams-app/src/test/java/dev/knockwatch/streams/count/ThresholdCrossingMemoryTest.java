@@ -48,7 +48,8 @@ class ThresholdCrossingMemoryTest {
   }
 
   private ThresholdCrossingProcessor started() {
-    ThresholdCrossingProcessor p = new ThresholdCrossingProcessor(RULE, Policy.ofRules(List.of(RULE)), STORE);
+    ThresholdCrossingProcessor p = new ThresholdCrossingProcessor(RULE,
+        (dev.knockwatch.streams.detect.CountDetector.Settings) RULE.settings(), Policy.ofRules(List.of(RULE)), STORE);
     p.init(context);
     return p;
   }

@@ -7,6 +7,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
+import dev.knockwatch.streams.detect.CountDetector;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,8 +36,8 @@ class ThresholdCrossingTest {
   static final String CMD_A = "AAAAAAAAAAAAAAAAAAAAAA";
   static final String CMD_B = "BBBBBBBBBBBBBBBBBBBBBB";
 
-  static final Rule RULE = Rule.count("persistent-retry", Duration.ofMinutes(5), 5,
-      Alert.Severity.WARNING, Duration.ofMinutes(1)).withHop(Duration.ofMinutes(5));
+  static final Rule RULE = Rule.of("persistent-retry", Alert.Severity.WARNING,
+      new CountDetector.Settings(Duration.ofMinutes(5), Duration.ofMinutes(5), 5, Duration.ofMinutes(1)));
 
   @TempDir Path state;
   DetectionDriver d;

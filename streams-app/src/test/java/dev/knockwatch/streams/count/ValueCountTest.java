@@ -7,6 +7,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
+import dev.knockwatch.streams.detect.ValueCountDetector;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.RuleMatch;
 import java.nio.file.Path;
@@ -32,9 +33,8 @@ class ValueCountTest {
   static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
   static final String CMD = "ScanScanScanScanScan01";
   static final String OTHER = "ScanScanScanScanScan02";
-  static final Rule SCANNING = new Rule("scanning", Rule.Detector.VALUE_COUNT, Alert.Severity.PAGE, false,
-      RuleMatch.ANY, Rule.DEFAULT_RESOLVE_AFTER, Duration.ofMinutes(5), null, 10, Duration.ofMinutes(1), Set.of(),
-      null, List.of(), Rule.ValueField.HOST);
+  static final Rule SCANNING = Rule.of("scanning", Alert.Severity.PAGE,
+      new ValueCountDetector.Settings(Duration.ofMinutes(5), 10, Duration.ofMinutes(1), ValueCountDetector.Field.HOST));
 
   @TempDir Path state;
   DetectionDriver d;
@@ -129,9 +129,8 @@ class ValueCountTest {
     d.close();
     Alert.Meta meta = new Alert.Meta(List.of("attack.t1046"), "https://runbooks.example/scan",
         java.util.Map.of("team", "soc"), java.util.Map.of());
-    Rule described = new Rule("scanning", Rule.Detector.VALUE_COUNT, Alert.Severity.PAGE, false, RuleMatch.ANY,
-        Rule.DEFAULT_RESOLVE_AFTER, Duration.ofMinutes(5), null, 10, Duration.ofMinutes(1), Set.of(), null, List.of(),
-        Rule.ValueField.HOST, meta);
+    Rule described = new Rule("scanning", Alert.Severity.PAGE, false, RuleMatch.ANY,
+        Rule.DEFAULT_RESOLVE_AFTER, meta, dev.knockwatch.streams.rules.Grain.COMMAND, SCANNING.settings());
     d = DetectionDriver.start(List.of(described), state.resolve("described"), 0);
     for (int i = 0; i < 10; i++) {
       refuse(CMD, "m" + i + ".example", 443, T0.plusSeconds(i));

@@ -6,7 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert.Severity;
-import dev.knockwatch.streams.rules.Rule.Detector;
+import dev.knockwatch.streams.detect.AddressClassDetector;
+import dev.knockwatch.streams.detect.BypassDetector;
+import dev.knockwatch.streams.detect.CountDetector;
+import dev.knockwatch.streams.detect.FsGuardDetector;
+import dev.knockwatch.streams.detect.IdentityConflictDetector;
+import dev.knockwatch.streams.detect.IngestRejectsDetector;
+import dev.knockwatch.streams.detect.WallBreachDetector;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,23 +40,23 @@ class PolicyLoaderTest {
     assertThat(p.rules().get(0)).usingRecursiveComparison().ignoringFields("match").isEqualTo(
         Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)).per(Grain.TASK));
     // every refusal rule groups per task: a harness's retries are new tool calls (issue 44)
-    assertThat(p.rules()).filteredOn(r -> r.detector() != Detector.WALL_BREACH && r.detector() != Detector.IDENTITY_CONFLICT
-        && r.detector() != Detector.INGEST_REJECTS).extracting(Rule::per).containsOnly(Grain.TASK);
+    assertThat(p.rules()).filteredOn(r -> !r.is(WallBreachDetector.Settings.class) && !r.is(IdentityConflictDetector.Settings.class)
+        && !r.is(IngestRejectsDetector.Settings.class)).extracting(Rule::per).containsOnly(Grain.TASK);
     assertThat(p.roleOf("claude-code")).isEqualTo("coding-assistant");
     // the guard probes' expected refusals page no one; only wall-breach reads the guard's results, and
     // a line claiming another identity pages whoever it came from (docs/TRUST.md)
-    assertThat(p.rules()).filteredOn(r -> r.detector() != Detector.WALL_BREACH && r.detector() != Detector.IDENTITY_CONFLICT
-            && r.detector() != Detector.INGEST_REJECTS)
+    assertThat(p.rules()).filteredOn(r -> !r.is(WallBreachDetector.Settings.class) && !r.is(IdentityConflictDetector.Settings.class)
+            && !r.is(IngestRejectsDetector.Settings.class))
         .allSatisfy(r -> assertThat(r.match().except().roles()).containsExactly("guard-probe"));
     assertThat(p.rules().get(6).match().except()).isNull();
     assertThat(p.rules().get(6).severity()).isEqualTo(Severity.PAGE);
     assertThat(p.rules().get(7).match().except()).isNull();
     assertThat(p.rules().get(8).match().except()).isNull();
     assertThat(p.roleOf("knockwatch-guard")).isEqualTo("guard-probe");
-    assertThat(p.rules().get(2).classes())
+    assertThat(((AddressClassDetector.Settings) p.rules().get(2).settings()).classes())
         .containsExactlyInAnyOrder(AddressClass.LOOPBACK, AddressClass.LINK_LOCAL, AddressClass.CLOUD_METADATA,
             AddressClass.THIS_HOST);
-    assertThat(p.rules().get(4).paths()).isEqualTo(PolicyLoader.DEFAULT_GUARDED_PATHS);
+    assertThat(((FsGuardDetector.Settings) p.rules().get(4).settings()).paths()).isEqualTo(FsGuardDetector.DEFAULT_PATHS);
     assertThat(p.roleOf("ci-runner-1")).isEqualTo("ci");
     assertThat(p.roleOf("someone-else")).isEqualTo("default");
     assertThat(p.role("ci").allows("repo1.maven.org", 443)).isTrue();
@@ -70,7 +76,7 @@ class PolicyLoaderTest {
         rules + ":4: rule retry: window \"5x\" is not a duration (like 30s, 5m, 1h)",
         rules + ":5: rule retry: threshold must be a whole number of at least 1, not \"0\"",
         rules + ":6: rule retry: duplicate id (first at line 2)",
-        rules + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape",
+        rules + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape, write-attempt",
         rules + ":13: rule sensitive: \"threshold\" is a key of count and value-count rules, not of address-class rules",
         rules + ":12: rule sensitive: \"intranet\" is not an address class (public, private, loopback, link-local, "
             + "cloud-metadata, unspecified, multicast, broadcast, cgnat, reserved, this-host, deny-listed, listed, "
@@ -162,11 +168,11 @@ class PolicyLoaderTest {
         + "  - id: b\n    detector: bypass\n  - id: f\n    detector: fs-guard\n    paths: [\".npmrc\"]\n    mode: shadow\n"));
     assertThat(p.rules().get(0)).isEqualTo(Rule.count("r1", Duration.ofMinutes(5), 3, Severity.WARNING,
         Duration.ofMinutes(1)));
-    assertThat(p.rules().get(1).within()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(((BypassDetector.Settings) p.rules().get(1).settings()).within()).isEqualTo(Duration.ofMinutes(2));
     assertThat(p.rules().get(1).resolveAfter()).isEqualTo(Duration.ofMinutes(10));
-    assertThat(p.rules().get(2).paths()).containsExactly(".npmrc");
+    assertThat(((FsGuardDetector.Settings) p.rules().get(2).settings()).paths()).containsExactly(".npmrc");
     assertThat(p.rules().get(2).shadow()).isTrue();
-    assertThat(p.rules(Detector.COUNT)).hasSize(1);
+    assertThat(p.rules(CountDetector.Settings.class)).hasSize(1);
     assertThat(p.roleOf("anyone")).isEqualTo(Policy.DEFAULT_ROLE);
   }
 

@@ -1,0 +1,93 @@
+package dev.knockwatch.streams.detect;
+
+import dev.knockwatch.streams.count.SlidingCountProcessor;
+import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.rules.Setting;
+import dev.knockwatch.streams.rules.Values;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.streams.Topology;
+
+/** {@code count}: a command (task, session, agent) refused {@code threshold} times within {@code window}. */
+public final class CountDetector implements Detector<CountDetector.Settings> {
+
+  public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
+  public static final int DEFAULT_THRESHOLD = 5;
+  public static final Duration DEFAULT_GRACE = Duration.ofMinutes(1);
+
+  static final Setting<Duration> WINDOW = Setting.duration("window", DEFAULT_WINDOW, false,
+      "the span the threshold's refusals must fall within: any span of this length, or aligned windows with hop");
+  static final Setting<Duration> GRACE = Setting.duration("grace", DEFAULT_GRACE, true,
+      "how late a refusal may arrive and still count in its window");
+  static final Setting<Duration> HOP = Setting.duration("hop", null, false,
+      "count in aligned windows that advance by this much (the window: tumbling) instead of in any span");
+  static final Setting<Integer> THRESHOLD = Setting.wholeNumber("threshold", Integer.MAX_VALUE, null,
+      "refusals within the window that page");
+
+  /**
+   * @param hop the advance of aligned (hopping) windows, tumbling when it equals the window; null for
+   *     "N in any window" (the default)
+   */
+  public record Settings(Duration window, Duration hop, int threshold, Duration grace) implements Detector.Settings {
+
+    /** How far aligned windows advance: the hop, else the window. */
+    public Duration advance() {
+      return hop != null ? hop : window;
+    }
+  }
+
+  @Override
+  public String name() {
+    return "count";
+  }
+
+  @Override
+  public String doc() {
+    return "refused `threshold` times within `window` (a model that does not accept no); fires at the first crossing";
+  }
+
+  @Override
+  public List<Setting<?>> keys() {
+    return List.of(WINDOW, GRACE, HOP, THRESHOLD, Setting.PER);
+  }
+
+  @Override
+  public Settings settings(Values v) {
+    Duration window = v.get(WINDOW);
+    Duration hop = v.get(HOP);
+    if (hop != null && window != null && hop.compareTo(window) > 0) {
+      v.problem(HOP, "hop " + v.text(HOP) + " must not be longer than the window");
+    }
+    Integer threshold = v.get(THRESHOLD);
+    return new Settings(window, hop, threshold == null ? 0 : threshold, v.get(GRACE));
+  }
+
+  @Override
+  public String describe(Settings s) {
+    return "count " + s.threshold() + " in " + (s.hop() == null ? "any " + Setting.human(s.window())
+        : Setting.human(s.window()) + " windows every " + Setting.human(s.hop()));
+  }
+
+  @Override
+  public Duration lookback(Settings s) {
+    return s.window().plus(s.grace());
+  }
+
+  @Override
+  public void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
+    String store = "count-" + rule.id() + suffix;
+    Settings s = (Settings) rule.settings();
+    if (s.hop() == null) {
+      // "N in any window": at most N timestamps (or an episode's count) per key
+      t.addProcessor(node, () -> new SlidingCountProcessor(rule, s.window(), s.threshold(), s.grace(), null, policy,
+          store), parents);
+      t.addStateStore(SlidingCountProcessor.store(store), node);
+    } else {
+      // aligned windows (hopping; tumbling when the hop is the window): a count per window
+      t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, s, policy, store), parents);
+      t.addStateStore(ThresholdCrossingProcessor.store(store, s.window(), s.grace()), node);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package dev.knockwatch.streams.detect;
+
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.rules.Setting;
+import dev.knockwatch.streams.rules.Values;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * A detector: what rules.yaml calls it, the keys its rules take ({@link Setting}s, each declared
+ * once), the settings record a rule of it holds, and what it does with one event. A detector is one
+ * file; it is registered by naming its settings record in {@link Settings}'s {@code permits}
+ * (docs/ARCHITECTURE.md, "How to add a detector"). {@code PolicyLoader} reads its rules from
+ * {@link #keys} and README's rules reference is made from them.
+ *
+ * @param <S> the settings a rule of this detector holds
+ */
+public interface Detector<S extends Detector.Settings> {
+
+  /**
+   * What one detector's rule holds beside the keys every rule has: one record per detector. The
+   * list below is the registry: {@link Detectors#ALL} is in its order.
+   */
+  sealed interface Settings permits CountDetector.Settings, ValueCountDetector.Settings, OffRoleDetector.Settings,
+      AddressClassDetector.Settings, BypassDetector.Settings, FsGuardDetector.Settings, WallBreachDetector.Settings,
+      IdentityConflictDetector.Settings, IngestRejectsDetector.Settings, SandboxEscapeDetector.Settings,
+      WriteAttemptDetector.Settings {}
+
+  /** Which events a detector judges (the topology sends it those). */
+  enum Reads {
+    /** refusals, each once however many logs saw it */
+    REFUSALS,
+    /** the refusals, and the calls that asked to run outside the sandbox */
+    REFUSALS_AND_SANDBOX_REQUESTS,
+    /** guard probes' results, which are no refusals */
+    PROBE_RESULTS,
+    /** lines that claimed another identity than their log layout, before any dedup */
+    IDENTITY_CLAIMS,
+    /** ingest's notices of refusals it could not attribute */
+    INGEST_NOTICES
+  }
+
+  /**
+   * One event a rule judges: its key at the rule's grain, the agent's role, and the policy now.
+   */
+  record Seen(String key, ViolationEvent event, String role, Policy policy) {}
+
+  /**
+   * What a detector found in one event: the alert's summary, and what was refused (a host:port, a
+   * path, a probe), the alert's target; null when the finding names none.
+   */
+  record Finding(String summary, String subject) {
+
+    /** A finding whose subject is what {@code e} refused: its probe, its path, or its host:port. */
+    public static Finding of(String summary, ViolationEvent e) {
+      return new Finding(summary, e.probe() != null ? e.probe().name()
+          : e.kind() == Kind.FILESYSTEM ? e.path() : e.host() == null ? null : target(e));
+    }
+
+    public static String target(ViolationEvent e) {
+      return e.port() == null ? e.host() : e.host() + ":" + e.port();
+    }
+  }
+
+  /** Its name in rules.yaml ({@code detector: count}). */
+  String name();
+
+  /** What it pages on, in one line, for the rules reference. */
+  String doc();
+
+  /** The keys its rules take beside the ones every rule has, in the order they are read. */
+  List<Setting<?>> keys();
+
+  /** A rule's settings from its keys' values; a check across keys reports with {@link Values#problem}. */
+  S settings(Values values);
+
+  default Reads reads() {
+    return Reads.REFUSALS;
+  }
+
+  /** Whether its rules need roles.yaml. */
+  default boolean needsRoles() {
+    return false;
+  }
+
+  /** What {@code rules check} and {@code up}'s banner say a rule of it does ({@code count 5 in any 5m}). */
+  default String describe(S settings) {
+    return name();
+  }
+
+  /** How long after an event a rule of it may still count it (a window and its grace); zero when it judges at once. */
+  default Duration lookback(S settings) {
+    return Duration.ZERO;
+  }
+
+  /** A detector that judges one event on its own: what it finds, or null. */
+  default Finding judge(Rule rule, S settings, Seen seen) {
+    throw new UnsupportedOperationException(name() + " keeps state: it adds its own processor");
+  }
+
+  /**
+   * Adds the processor of {@code rule} to {@code t} as {@code node}, after {@code parents}, with its
+   * stores (if any) named with {@code suffix}: by default {@link #judge}, event by event, with no store.
+   */
+  default void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
+    t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), parents);
+  }
+}

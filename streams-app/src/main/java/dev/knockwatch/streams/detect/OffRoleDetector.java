@@ -1,0 +1,56 @@
+package dev.knockwatch.streams.detect;
+
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.rules.Role;
+import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.rules.Setting;
+import dev.knockwatch.streams.rules.Values;
+import java.util.List;
+
+/** {@code off-role}: a refused host outside the agent's role (roles.yaml); agents no glob matches get {@code defaultRole}. */
+public final class OffRoleDetector implements Detector<OffRoleDetector.Settings> {
+
+  public record Settings() implements Detector.Settings {}
+
+  @Override
+  public String name() {
+    return "off-role";
+  }
+
+  @Override
+  public String doc() {
+    return "a refused host outside the agent's role in roles.yaml (agents no glob matches get `defaultRole`)";
+  }
+
+  @Override
+  public List<Setting<?>> keys() {
+    return List.of(Setting.PER);
+  }
+
+  @Override
+  public Settings settings(Values v) {
+    return new Settings();
+  }
+
+  @Override
+  public boolean needsRoles() {
+    return true;
+  }
+
+  @Override
+  public Finding judge(Rule rule, Settings s, Seen seen) {
+    ViolationEvent e = seen.event();
+    if (e.kind() != Kind.NETWORK || e.host() == null) {
+      return null;
+    }
+    Role r = seen.policy().role(seen.role());
+    if (r.allows(e.host(), e.port())) {
+      StreamsMetrics.IN_ROLE.labels(seen.role()).inc();
+      return null;
+    }
+    return Finding.of((e.agentId() == null ? "a command in no agent's directory" : "agent " + e.agentId())
+        + " (role " + seen.role() + ") tried " + Finding.target(e) + ", which its role does not allow", e);
+  }
+}

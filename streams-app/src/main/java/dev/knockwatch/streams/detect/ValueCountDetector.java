@@ -1,0 +1,91 @@
+package dev.knockwatch.streams.detect;
+
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.count.SlidingCountProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.rules.Setting;
+import dev.knockwatch.streams.rules.Values;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.streams.Topology;
+
+/** {@code value-count}: {@code threshold} distinct values of a field within {@code window} (Sigma's value_count: a scan). */
+public final class ValueCountDetector implements Detector<ValueCountDetector.Settings> {
+
+  /** The most distinct values a rule may wait for: each key keeps that many of them. */
+  public static final int MAX_DISTINCT_THRESHOLD = 1_000;
+
+  /** The value of a refusal a rule counts distinct, by its name in rules.yaml. */
+  public enum Field {
+    HOST("host"), HOST_PORT("host:port"), PATH("path");
+
+    private final String wireName;
+
+    Field(String wireName) {
+      this.wireName = wireName;
+    }
+
+    public String wireName() {
+      return wireName;
+    }
+
+    /** This field of {@code e}; null when the refusal has none (it is then not counted). */
+    public String of(ViolationEvent e) {
+      return switch (this) {
+        case HOST -> e.host();
+        case HOST_PORT -> e.host() == null ? null : e.port() == null ? e.host() : e.host() + ":" + e.port();
+        case PATH -> e.path();
+      };
+    }
+  }
+
+  static final Setting<Field> FIELD = Setting.oneOf("field", List.of(Field.values()), Field::wireName, Field.HOST,
+      "which value of a refusal is counted distinct");
+  static final Setting<Integer> THRESHOLD = Setting.wholeNumber("threshold", MAX_DISTINCT_THRESHOLD,
+      "a value-count rule keeps that many values of each command", "distinct values within the window that page");
+
+  public record Settings(Duration window, int threshold, Duration grace, Field field) implements Detector.Settings {}
+
+  @Override
+  public String name() {
+    return "value-count";
+  }
+
+  @Override
+  public String doc() {
+    return "`threshold` distinct values of `field` within `window` (a scan); fires at the first crossing like count";
+  }
+
+  @Override
+  public List<Setting<?>> keys() {
+    return List.of(CountDetector.WINDOW, CountDetector.GRACE, FIELD, THRESHOLD, Setting.PER);
+  }
+
+  @Override
+  public Settings settings(Values v) {
+    Integer threshold = v.get(THRESHOLD);
+    return new Settings(v.get(CountDetector.WINDOW), threshold == null ? 0 : threshold, v.get(CountDetector.GRACE),
+        v.get(FIELD));
+  }
+
+  @Override
+  public String describe(Settings s) {
+    return "value-count " + s.threshold() + " distinct " + s.field().wireName() + " values in any "
+        + Setting.human(s.window());
+  }
+
+  @Override
+  public Duration lookback(Settings s) {
+    return s.window().plus(s.grace());
+  }
+
+  @Override
+  public void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
+    String store = "count-" + rule.id() + suffix;
+    Settings s = (Settings) rule.settings();
+    t.addProcessor(node, () -> new SlidingCountProcessor(rule, s.window(), s.threshold(), s.grace(), s.field(), policy,
+        store), parents);
+    t.addStateStore(SlidingCountProcessor.store(store), node);
+  }
+}

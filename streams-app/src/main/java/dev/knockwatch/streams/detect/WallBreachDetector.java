@@ -1,0 +1,51 @@
+package dev.knockwatch.streams.detect;
+
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.rules.Setting;
+import dev.knockwatch.streams.rules.Values;
+import java.util.List;
+
+/** {@code wall-breach}: a guard probe the sandbox did not refuse (a hole in the wall). */
+public final class WallBreachDetector implements Detector<WallBreachDetector.Settings> {
+
+  public record Settings() implements Detector.Settings {}
+
+  @Override
+  public String name() {
+    return "wall-breach";
+  }
+
+  @Override
+  public String doc() {
+    return "a guard probe's result (type `probe-result`) the sandbox did not refuse; probe results are no refusals: no other rule counts them";
+  }
+
+  @Override
+  public List<Setting<?>> keys() {
+    return List.of();
+  }
+
+  @Override
+  public Settings settings(Values v) {
+    return new Settings();
+  }
+
+  @Override
+  public Reads reads() {
+    return Reads.PROBE_RESULTS;
+  }
+
+  @Override
+  public Finding judge(Rule rule, Settings s, Seen seen) {
+    ViolationEvent e = seen.event();
+    if (e.probe() == null || e.probe().refused()) {
+      return null;
+    }
+    ViolationEvent.ProbeResult p = e.probe();
+    return Finding.of("guard probe " + p.name() + " was not refused"
+        + (p.expected() == null ? "" : ": expected " + p.expected())
+        + (p.observed() == null ? "" : (p.expected() == null ? ": " : ", ") + "observed " + p.observed())
+        + " — the sandbox let it through", e);
+  }
+}
