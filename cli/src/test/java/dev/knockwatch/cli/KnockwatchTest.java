@@ -200,7 +200,7 @@ class KnockwatchTest {
   void rulesCheckPassesTheShippedRules() {
     Run r = run("rules", "check", "../alert-rules");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("10 rules, 4 roles, policy ")
+    assertThat(r.out()).contains("11 rules, 4 roles, policy ")
         .contains("  persistent-retry: count 5 in any 5m per task -> warning; except role guard-probe\n")
         .contains("roles:\n", "  guard-probe: no host\n", "  ci-runner-* -> ci\n", "  anyone else -> default\n")
         .contains("route (a child takes an alert it matches, the first one unless it continues):\n"

@@ -41,7 +41,7 @@ class RulesTestLauncherTest {
     Ran r = run("pass", "rules", "test", SHIPPED_TESTS);
     assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).contains("  ok    a host outside the agent's role pages at the first refusal")
-        .doesNotContain("FAIL").endsWith("14 tests, 0 failed\n");
+        .doesNotContain("FAIL").endsWith("15 tests, 0 failed\n");
   }
 
   @Test
@@ -59,7 +59,7 @@ class RulesTestLauncherTest {
           .contains("        raised, must not be:  rule bypass, command Patient000000000000000001 (line 90)\n"
               + "          by: bypass command Patient000000000000000001 agent ci-runner-1 page firing count 1\n")
           .contains("  ok    the cloud metadata address is critical")
-          .endsWith("14 tests, 3 failed\n");
+          .endsWith("15 tests, 3 failed\n");
     } finally {
       Files.writeString(rules, shipped);
     }
@@ -81,15 +81,16 @@ class RulesTestLauncherTest {
             + " is not AGENT/FILE, the layout ingest reads\n")
         .contains("alert-rules/tests/broken.test.yaml:6: test \"no layout\": expect: severity \"urgent\" is not one of"
             + " info, warning, page, critical\n")
-        .endsWith("14 tests, 0 failed, 1 file with problems\n");
+        .endsWith("15 tests, 0 failed, 1 file with problems\n");
   }
 
   @Test
   void rulesCheckSummarisesTheShippedRulesAndFailsOnAProblem() throws Exception {
     Ran ok = run("check", "rules", "check", "alert-rules");
     assertThat(ok.exitCode()).as(ok.err()).isZero();
-    assertThat(ok.out()).startsWith("alert-rules: 10 rules, 4 roles, policy ")
-        .contains("  off-role-host: off-role per task -> page; except role guard-probe\n", "  anyone else -> default\n");
+    assertThat(ok.out()).startsWith("alert-rules: 11 rules, 4 roles, policy ")
+        .contains("  off-role-host: off-role per task -> page; except role guard-probe\n",
+            "  write-attempt: write-attempt per task -> page; except role guard-probe\n", "  anyone else -> default\n");
     Path roles = checkout.resolve("alert-rules/roles.yaml");
     String shipped = Files.readString(roles);
     Files.writeString(roles, "roles: [ci]\n");

@@ -36,7 +36,7 @@ class PolicyLoaderTest {
     Policy p = PolicyLoader.load(Path.of("../alert-rules"));
     assertThat(p.rules()).extracting(Rule::id)
         .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard",
-            "sandbox-escape", "identity-conflict", "ingest-rejects", "wall-breach", "scanning");
+            "sandbox-escape", "identity-conflict", "ingest-rejects", "wall-breach", "scanning", "write-attempt");
     assertThat(p.rules().get(0)).usingRecursiveComparison().ignoringFields("match").isEqualTo(
         Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)).per(Grain.TASK));
     // every refusal rule groups per task: a harness's retries are new tool calls (issue 44)
