@@ -20,7 +20,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code knockwatch rules check DIR} (validate an alert-rules directory) and {@code rules test FILE...}. */
 @Command(name = "rules", mixinStandardHelpOptions = true, description = "Work with alert-rules directories.",
-    subcommands = {RulesCommand.Check.class, RulesCommand.Test.class})
+    subcommands = {RulesCommand.Check.class, RulesCommand.Test.class, RulesCommand.Reference.class})
 final class RulesCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -66,6 +66,21 @@ final class RulesCommand implements Callable<Integer> {
           + policy.version() + " — OK");
       out.print(Rules.summary(policy));
       out.print(receivers.dump());
+      out.flush();
+      return Knockwatch.OK;
+    }
+  }
+
+  @Command(name = "reference", mixinStandardHelpOptions = true,
+      description = "Print every detector and the keys its rules take (README's rules reference), from the detectors' own declarations.")
+  static final class Reference implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      out.print(dev.knockwatch.streams.rules.RulesReference.markdown());
       out.flush();
       return Knockwatch.OK;
     }

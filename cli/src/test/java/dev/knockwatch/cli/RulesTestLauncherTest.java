@@ -91,6 +91,10 @@ class RulesTestLauncherTest {
     assertThat(ok.out()).startsWith("alert-rules: 11 rules, 4 roles, policy ")
         .contains("  off-role-host: off-role per task -> page; except role guard-probe\n",
             "  write-attempt: write-attempt per task -> page; except role guard-probe\n", "  anyone else -> default\n");
+    Ran reference = run("reference", "rules", "reference");
+    assertThat(reference.exitCode()).as(reference.err()).isZero();
+    assertThat(reference.out()).as("README's rules reference, as the detectors declare it")
+        .isEqualTo(dev.knockwatch.streams.rules.RulesReference.markdown()).contains("\n- `write-attempt`: ");
     Path roles = checkout.resolve("alert-rules/roles.yaml");
     String shipped = Files.readString(roles);
     Files.writeString(roles, "roles: [ci]\n");

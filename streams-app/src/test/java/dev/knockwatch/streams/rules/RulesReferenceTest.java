@@ -1,0 +1,42 @@
+package dev.knockwatch.streams.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.streams.detect.Detector;
+import dev.knockwatch.streams.detect.Detectors;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** README's rules reference is the detectors' own declarations: a key added, renamed or redocumented fails here until README follows. */
+class RulesReferenceTest {
+
+  static final Path README = Path.of("../README.md");
+
+  @Test
+  void readmesReferenceIsWhatTheDetectorsDeclare() throws IOException {
+    String readme = Files.readString(README);
+    int begin = readme.indexOf(RulesReference.BEGIN);
+    int end = readme.indexOf(RulesReference.END);
+    assertThat(begin).as("README.md holds the line " + RulesReference.BEGIN).isNotNegative();
+    assertThat(end).as("README.md holds the line " + RulesReference.END).isGreaterThan(begin);
+    // README lists it inside a list item: each of its lines indented by two spaces
+    String inReadme = readme.substring(begin + RulesReference.BEGIN.length(), end).lines()
+        .map(l -> l.startsWith("  ") ? l.substring(2) : l).collect(java.util.stream.Collectors.joining("\n")).strip();
+    assertThat(inReadme).as("README.md's rules reference differs from the detectors' declarations:"
+        + " put the output of ./knockwatch rules reference between its two marker lines").isEqualTo(
+        RulesReference.markdown().strip());
+  }
+
+  @Test
+  void everyDetectorIsNamedOnceDocumentedAndEveryKeyOnce() {
+    assertThat(Detectors.ALL).extracting(Detector::name).doesNotHaveDuplicates()
+        .allMatch(n -> n.matches("[a-z][a-z-]*"));
+    for (Detector<?> d : Detectors.ALL) {
+      assertThat(d.doc()).as(d.name()).isNotBlank().doesNotContain("\n");
+      assertThat(d.keys()).as(d.name()).extracting(Setting::name).doesNotHaveDuplicates();
+      d.keys().forEach(s -> assertThat(s.doc()).as(d.name() + "." + s.name()).isNotBlank());
+    }
+  }
+}
