@@ -117,7 +117,7 @@ public final class DetectionTopology {
     List<String> grainEscapeDetectors = new ArrayList<>();
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
-      Detector.Reads reads = rule.detector().reads();
+      Detector.Reads reads = rule.detector().spec().reads();
       if (rule.per() != Grain.COMMAND) {
         grainDetectors.computeIfAbsent(rule.per(), g -> new ArrayList<>()).add(node + BY_GRAIN);
         if (reads == Detector.Reads.REFUSALS_AND_SANDBOX_REQUESTS) {
@@ -279,7 +279,7 @@ public final class DetectionTopology {
 
   /** One rule's detector, {@code node}, after {@code parent}, with its stores named with {@code suffix}. */
   private static void addDetector(Topology t, Policy policy, Rule rule, String node, String suffix, String parent) {
-    String[] parents = switch (rule.detector().reads()) {
+    String[] parents = switch (rule.detector().spec().reads()) {
       // read before any dedup: count-refusals sends them only to their detectors
       case PROBE_RESULTS, IDENTITY_CLAIMS, INGEST_NOTICES -> new String[] {"count-refusals"};
       // on the command's path it reads the refusals and, from count-refusals, the calls that asked for no sandbox

@@ -6,7 +6,6 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -20,18 +19,9 @@ public final class AddressClassDetector implements Detector<AddressClassDetector
   public record Settings(Set<AddressClass> classes) implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "address-class";
-  }
-
-  @Override
-  public String doc() {
-    return "a refusal of an address of one of `classes` (what the sandbox said it resolved to, else the host's own)";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of(CLASSES, Setting.PER);
+  public Spec spec() {
+    return Spec.of("address-class", "a refusal of an address of one of `classes` (what the sandbox said it "
+        + "resolved to, else the host's own)", CLASSES, Setting.PER);
   }
 
   @Override

@@ -5,7 +5,6 @@ import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
 import java.time.Duration;
-import java.util.List;
 import org.apache.kafka.streams.Topology;
 
 /** {@code bypass}: after the proxy said no, another door within {@code within} ({@link BypassProcessor}). */
@@ -19,19 +18,10 @@ public final class BypassDetector implements Detector<BypassDetector.Settings> {
   public record Settings(Duration within) implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "bypass";
-  }
-
-  @Override
-  public String doc() {
-    return "after the proxy refused a name, another door within `within`: a direct dial, an IP literal, another port,"
-        + " a SOCKS tunnel, a name resolved outside the proxy, a URL shortener";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of(WITHIN, Setting.PER);
+  public Spec spec() {
+    return Spec.of("bypass", "after the proxy refused a name, another door within `within`: a direct dial, an IP"
+        + " literal, another port, a SOCKS tunnel, a name resolved outside the proxy, a URL shortener", WITHIN,
+        Setting.PER);
   }
 
   @Override
@@ -41,7 +31,7 @@ public final class BypassDetector implements Detector<BypassDetector.Settings> {
 
   @Override
   public String describe(Settings s) {
-    return name() + " within " + Setting.human(s.within());
+    return spec().name() + " within " + Setting.human(s.within());
   }
 
   @Override

@@ -7,7 +7,6 @@ import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
 import java.time.Duration;
-import java.util.List;
 import org.apache.kafka.streams.Topology;
 
 /** {@code count}: a command (task, session, agent) refused {@code threshold} times within {@code window}. */
@@ -39,18 +38,9 @@ public final class CountDetector implements Detector<CountDetector.Settings> {
   }
 
   @Override
-  public String name() {
-    return "count";
-  }
-
-  @Override
-  public String doc() {
-    return "refused `threshold` times within `window` (a model that does not accept no); fires at the first crossing";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of(WINDOW, GRACE, HOP, THRESHOLD, Setting.PER);
+  public Spec spec() {
+    return Spec.of("count", "refused `threshold` times within `window` (a model that does not "
+        + "accept no); fires at the first crossing", WINDOW, GRACE, HOP, THRESHOLD, Setting.PER);
   }
 
   @Override

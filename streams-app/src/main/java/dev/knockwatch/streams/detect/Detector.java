@@ -66,30 +66,36 @@ public interface Detector<S extends Detector.Settings> {
     }
   }
 
-  /** Its name in rules.yaml ({@code detector: count}). */
-  String name();
+  /**
+   * What a detector declares of itself, as Kafka's {@code ConfigDef} declares settings: its name in
+   * rules.yaml ({@code detector: count}), what it pages on in one line (the rules reference), the
+   * keys its rules take beside the ones every rule has (in the order they are read), which events
+   * it judges, and whether its rules need roles.yaml.
+   */
+  record Spec(String name, String doc, List<Setting<?>> keys, Reads reads, boolean needsRoles) {
 
-  /** What it pages on, in one line, for the rules reference. */
-  String doc();
+    /** A detector of refusals that needs no roles. */
+    public static Spec of(String name, String doc, Setting<?>... keys) {
+      return new Spec(name, doc, List.of(keys), Reads.REFUSALS, false);
+    }
 
-  /** The keys its rules take beside the ones every rule has, in the order they are read. */
-  List<Setting<?>> keys();
+    public Spec reading(Reads reads) {
+      return new Spec(name, doc, keys, reads, needsRoles);
+    }
+
+    public Spec needingRoles() {
+      return new Spec(name, doc, keys, reads, true);
+    }
+  }
+
+  Spec spec();
 
   /** A rule's settings from its keys' values; a check across keys reports with {@link Values#problem}. */
   S settings(Values values);
 
-  default Reads reads() {
-    return Reads.REFUSALS;
-  }
-
-  /** Whether its rules need roles.yaml. */
-  default boolean needsRoles() {
-    return false;
-  }
-
   /** What {@code rules check} and {@code up}'s banner say a rule of it does ({@code count 5 in any 5m}). */
   default String describe(S settings) {
-    return name();
+    return spec().name();
   }
 
   /** How long after an event a rule of it may still count it (a window and its grace); zero when it judges at once. */
@@ -99,7 +105,7 @@ public interface Detector<S extends Detector.Settings> {
 
   /** A detector that judges one event on its own: what it finds, or null. */
   default Finding judge(Rule rule, S settings, Seen seen) {
-    throw new UnsupportedOperationException(name() + " keeps state: it adds its own processor");
+    throw new UnsupportedOperationException(spec().name() + " keeps state: it adds its own processor");
   }
 
   /**

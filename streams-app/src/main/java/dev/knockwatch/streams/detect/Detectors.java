@@ -36,7 +36,7 @@ public final class Detectors {
 
   /** The detector of this name in rules.yaml; null when none is. */
   public static Detector<?> named(String name) {
-    return ALL.stream().filter(d -> d.name().equals(name)).findFirst().orElse(null);
+    return ALL.stream().filter(d -> d.spec().name().equals(name)).findFirst().orElse(null);
   }
 
   /** The detector whose settings these are. */

@@ -7,7 +7,10 @@ import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
 import java.util.List;
 
-/** {@code fs-guard}: a refused write (or other access) of a guarded path: shell start-up files, git hooks, agent settings. */
+/**
+ * {@code fs-guard}: a refused write (or other access) of a guarded path: shell start-up files, git hooks,
+ * agent settings.
+ */
 public final class FsGuardDetector implements Detector<FsGuardDetector.Settings> {
 
   /** What fs-guard watches when a rule gives no {@code paths}. */
@@ -23,18 +26,9 @@ public final class FsGuardDetector implements Detector<FsGuardDetector.Settings>
   public record Settings(List<String> paths) implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "fs-guard";
-  }
-
-  @Override
-  public String doc() {
-    return "a refused access to a guarded path (either path of a rename or link)";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of(PATHS, Setting.PER);
+  public Spec spec() {
+    return Spec.of("fs-guard", "a refused access to a guarded path (either path of a rename or link)", PATHS,
+        Setting.PER);
   }
 
   @Override

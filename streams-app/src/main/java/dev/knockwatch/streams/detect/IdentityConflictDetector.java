@@ -2,38 +2,25 @@ package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
-import java.util.List;
 
-/** {@code identity-conflict}: a line that claimed another agent or command than its log layout; the layout's was kept (docs/TRUST.md). */
+/**
+ * {@code identity-conflict}: a line that claimed another agent or command than its log layout; the layout's
+ * was kept (docs/TRUST.md).
+ */
 public final class IdentityConflictDetector implements Detector<IdentityConflictDetector.Settings> {
 
   public record Settings() implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "identity-conflict";
-  }
-
-  @Override
-  public String doc() {
-    return "a line claiming another agentId or commandId than its log layout: one alert per command (docs/TRUST.md)";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of();
+  public Spec spec() {
+    return Spec.of("identity-conflict", "a line claiming another agentId or commandId than its log layout: one "
+        + "alert per command (docs/TRUST.md)").reading(Reads.IDENTITY_CLAIMS);
   }
 
   @Override
   public Settings settings(Values v) {
     return new Settings();
-  }
-
-  @Override
-  public Reads reads() {
-    return Reads.IDENTITY_CLAIMS;
   }
 
   /** Its claims are in the summary: it names no target. */

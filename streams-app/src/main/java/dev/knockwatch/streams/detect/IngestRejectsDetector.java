@@ -2,39 +2,26 @@ package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
-import java.util.List;
 
-/** {@code ingest-rejects}: ingest's notice of a refusal it read but could not attribute (docs/TRUST.md), per log directory. */
+/**
+ * {@code ingest-rejects}: ingest's notice of a refusal it read but could not attribute (docs/TRUST.md), per
+ * log directory.
+ */
 public final class IngestRejectsDetector implements Detector<IngestRejectsDetector.Settings> {
 
   public record Settings() implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "ingest-rejects";
-  }
-
-  @Override
-  public String doc() {
-    return "a refusal ingest rejected for whose it is (a directory that is no agent id, a missing or bad command id):"
-        + " one alert per log directory and episode, under the key `ingest-rejects.<hash of the directory>`";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of();
+  public Spec spec() {
+    return Spec.of("ingest-rejects", "a refusal ingest rejected for whose it is (a directory that is no agent id, a"
+        + " missing or bad command id): one alert per log directory and episode, under the key"
+        + " `ingest-rejects.<hash of the directory>`").reading(Reads.INGEST_NOTICES);
   }
 
   @Override
   public Settings settings(Values v) {
     return new Settings();
-  }
-
-  @Override
-  public Reads reads() {
-    return Reads.INGEST_NOTICES;
   }
 
   @Override

@@ -7,36 +7,24 @@ import dev.knockwatch.streams.rules.Role;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
-import java.util.List;
 
-/** {@code off-role}: a refused host outside the agent's role (roles.yaml); agents no glob matches get {@code defaultRole}. */
+/**
+ * {@code off-role}: a refused host outside the agent's role (roles.yaml); agents no glob matches get {@code
+ * defaultRole}.
+ */
 public final class OffRoleDetector implements Detector<OffRoleDetector.Settings> {
 
   public record Settings() implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "off-role";
-  }
-
-  @Override
-  public String doc() {
-    return "a refused host outside the agent's role in roles.yaml (agents no glob matches get `defaultRole`)";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of(Setting.PER);
+  public Spec spec() {
+    return Spec.of("off-role", "a refused host outside the agent's role in roles.yaml (agents no glob "
+        + "matches get `defaultRole`)", Setting.PER).needingRoles();
   }
 
   @Override
   public Settings settings(Values v) {
     return new Settings();
-  }
-
-  @Override
-  public boolean needsRoles() {
-    return true;
   }
 
   @Override

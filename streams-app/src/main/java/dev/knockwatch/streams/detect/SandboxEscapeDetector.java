@@ -5,7 +5,6 @@ import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
 import java.time.Duration;
-import java.util.List;
 import org.apache.kafka.streams.Topology;
 
 /** {@code sandbox-escape}: a call that asked to run outside the sandbox ({@link SandboxEscapeProcessor}). */
@@ -17,19 +16,10 @@ public final class SandboxEscapeDetector implements Detector<SandboxEscapeDetect
   public record Settings(Duration within) implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "sandbox-escape";
-  }
-
-  @Override
-  public String doc() {
-    return "a call that asked to run outside the sandbox (`dangerouslyDisableSandbox`); critical within `within` after"
-        + " a refusal, or when its output shows no mark of the sandbox";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of(WITHIN, Setting.PER);
+  public Spec spec() {
+    return Spec.of("sandbox-escape", "a call that asked to run outside the sandbox (`dangerouslyDisableSandbox`);"
+        + " critical within `within` after a refusal, or when its output shows no mark of the sandbox", WITHIN,
+        Setting.PER).reading(Reads.REFUSALS_AND_SANDBOX_REQUESTS);
   }
 
   @Override
@@ -38,13 +28,8 @@ public final class SandboxEscapeDetector implements Detector<SandboxEscapeDetect
   }
 
   @Override
-  public Reads reads() {
-    return Reads.REFUSALS_AND_SANDBOX_REQUESTS;
-  }
-
-  @Override
   public String describe(Settings s) {
-    return name() + " within " + Setting.human(s.within());
+    return spec().name() + " within " + Setting.human(s.within());
   }
 
   @Override

@@ -10,7 +10,10 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.streams.Topology;
 
-/** {@code value-count}: {@code threshold} distinct values of a field within {@code window} (Sigma's value_count: a scan). */
+/**
+ * {@code value-count}: {@code threshold} distinct values of a field within {@code window} (Sigma's
+ * value_count: a scan).
+ */
 public final class ValueCountDetector implements Detector<ValueCountDetector.Settings> {
 
   /** The most distinct values a rule may wait for: each key keeps that many of them. */
@@ -48,18 +51,9 @@ public final class ValueCountDetector implements Detector<ValueCountDetector.Set
   public record Settings(Duration window, int threshold, Duration grace, Field field) implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "value-count";
-  }
-
-  @Override
-  public String doc() {
-    return "`threshold` distinct values of `field` within `window` (a scan); fires at the first crossing like count";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of(CountDetector.WINDOW, CountDetector.GRACE, FIELD, THRESHOLD, Setting.PER);
+  public Spec spec() {
+    return Spec.of("value-count", "`threshold` distinct values of `field` within `window` (a scan); fires "
+        + "at the first crossing like count", CountDetector.WINDOW, CountDetector.GRACE, FIELD, THRESHOLD, Setting.PER);
   }
 
   @Override

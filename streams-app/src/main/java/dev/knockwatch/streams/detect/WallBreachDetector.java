@@ -2,9 +2,7 @@ package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
-import java.util.List;
 
 /** {@code wall-breach}: a guard probe the sandbox did not refuse (a hole in the wall). */
 public final class WallBreachDetector implements Detector<WallBreachDetector.Settings> {
@@ -12,28 +10,14 @@ public final class WallBreachDetector implements Detector<WallBreachDetector.Set
   public record Settings() implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "wall-breach";
-  }
-
-  @Override
-  public String doc() {
-    return "a guard probe's result (type `probe-result`) the sandbox did not refuse; probe results are no refusals: no other rule counts them";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of();
+  public Spec spec() {
+    return Spec.of("wall-breach", "a guard probe's result (type `probe-result`) the sandbox did not "
+        + "refuse; probe results are no refusals: no other rule counts them").reading(Reads.PROBE_RESULTS);
   }
 
   @Override
   public Settings settings(Values v) {
     return new Settings();
-  }
-
-  @Override
-  public Reads reads() {
-    return Reads.PROBE_RESULTS;
   }
 
   @Override

@@ -39,19 +39,10 @@ public final class WriteAttemptDetector implements Detector<WriteAttemptDetector
   public record Settings(List<String> methods, List<List<String>> tools) implements Detector.Settings {}
 
   @Override
-  public String name() {
-    return "write-attempt";
-  }
-
-  @Override
-  public String doc() {
-    return "a refused request whose method carries a body (`methods`), or a refused connection of a command running an"
-        + " upload tool (`tools`): submitting a form, uploading a file";
-  }
-
-  @Override
-  public List<Setting<?>> keys() {
-    return List.of(METHODS, TOOLS, Setting.PER);
+  public Spec spec() {
+    return Spec.of("write-attempt", "a refused request whose method carries a body (`methods`), or a refused"
+        + " connection of a command running an upload tool (`tools`): submitting a form, uploading a file", METHODS,
+        TOOLS, Setting.PER);
   }
 
   @Override

@@ -244,12 +244,12 @@ public final class PolicyLoader {
         continue;
       }
       YamlNode keyNode = k.getValue().key();
-      List<String> owners = Detectors.ALL.stream().filter(d -> takes(d, key)).map(Detector::name).toList();
+      List<String> owners = Detectors.ALL.stream().filter(d -> takes(d, key)).map(d -> d.spec().name()).toList();
       if (owners.isEmpty()) {
         keyNode.problem(where + ": unknown key \"" + key + "\"");
       } else if (detector != null) {
         keyNode.problem(where + ": \"" + key + "\" is a key of " + String.join(" and ", owners) + " rules, not of "
-            + detector.name() + " rules");
+            + detector.spec().name() + " rules");
       }
     }
     Severity severity = Severity.WARNING;
@@ -282,13 +282,13 @@ public final class PolicyLoader {
       Map<String, YamlNode> given = new HashMap<>();
       keys.forEach((k, e) -> given.put(k, e.value()));
       Values values = new Values(where, node, given);
-      detector.keys().forEach(values::read);
+      detector.spec().keys().forEach(values::read);
       settings = detector.settings(values);
-      if (detector.keys().contains(Setting.PER)) {
+      if (detector.spec().keys().contains(Setting.PER)) {
         per = values.get(Setting.PER);
       }
-      if (detector.needsRoles() && roles == null) {
-        detectorNode.problem(where + ": " + detector.name() + " rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
+      if (detector.spec().needsRoles() && roles == null) {
+        detectorNode.problem(where + ": " + detector.spec().name() + " rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
       }
     }
     Alert.Meta meta = RuleMeta.read(where, value);
@@ -307,7 +307,7 @@ public final class PolicyLoader {
   }
 
   private static boolean takes(Detector<?> d, String key) {
-    return d.keys().stream().anyMatch(s -> s.name().equals(key));
+    return d.spec().keys().stream().anyMatch(s -> s.name().equals(key));
   }
 
   private RuleMatch readMatch(String where, String name, YamlNode node, RolesReader.Roles roles, Path rolesFile) {
@@ -383,7 +383,7 @@ public final class PolicyLoader {
   }
 
   private static String detectorNames() {
-    return Detectors.ALL.stream().map(Detector::name).collect(Collectors.joining(", "));
+    return Detectors.ALL.stream().map(d -> d.spec().name()).collect(Collectors.joining(", "));
   }
 
   private static String wire(Enum<?> e) {

@@ -5,7 +5,7 @@ import dev.knockwatch.streams.detect.Detectors;
 
 /**
  * README's reference of the detectors and their keys, made from what each detector declares
- * ({@link Detector#doc}, {@link Detector#keys}): {@code ./knockwatch rules reference} prints it,
+ * ({@link Detector#spec}): {@code ./knockwatch rules reference} prints it,
  * and a test fails when README's copy differs.
  */
 public final class RulesReference {
@@ -19,7 +19,8 @@ public final class RulesReference {
   /** The reference as Markdown: a list item per detector, a sub-item per key (name, type, default, what it does). */
   public static String markdown() {
     StringBuilder b = new StringBuilder();
-    for (Detector<?> d : Detectors.ALL) {
+    for (Detector<?> detector : Detectors.ALL) {
+      Detector.Spec d = detector.spec();
       b.append("- `").append(d.name()).append("`: ").append(d.doc()).append(d.needsRoles() ? " (needs roles.yaml)" : "")
           .append('\n');
       for (Setting<?> s : d.keys()) {

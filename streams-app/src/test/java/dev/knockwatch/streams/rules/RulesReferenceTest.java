@@ -31,9 +31,9 @@ class RulesReferenceTest {
 
   @Test
   void everyDetectorIsNamedOnceDocumentedAndEveryKeyOnce() {
-    assertThat(Detectors.ALL).extracting(Detector::name).doesNotHaveDuplicates()
+    assertThat(Detectors.ALL).extracting(d -> d.spec().name()).doesNotHaveDuplicates()
         .allMatch(n -> n.matches("[a-z][a-z-]*"));
-    for (Detector<?> d : Detectors.ALL) {
+    for (Detector.Spec d : Detectors.ALL.stream().map(Detector::spec).toList()) {
       assertThat(d.doc()).as(d.name()).isNotBlank().doesNotContain("\n");
       assertThat(d.keys()).as(d.name()).extracting(Setting::name).doesNotHaveDuplicates();
       d.keys().forEach(s -> assertThat(s.doc()).as(d.name() + "." + s.name()).isNotBlank());
