@@ -111,6 +111,10 @@ final class StreamsBench implements Callable<Integer> {
       // the count rules' store cost: what their stores wrote to the changelogs
       result.put("countChangelogRecords", detectionRun.countChangelogRecords());
       result.put("countChangelogBytes", detectionRun.countChangelogBytes());
+      // every store's: what detection's state costs the broker per event
+      result.put("changelogRecords", detectionRun.changelogRecords());
+      result.put("changelogBytes", detectionRun.changelogBytes());
+      result.put("changelogBytesPerEvent", Stats.round((double) detectionRun.changelogBytes() / events, 1));
       // cost linear in events: the detection topology again, as warm, over the first tenth of the
       // same events on a broker of its own; the CPU of all events over the CPU of a tenth (10 or less: linear)
       int tenth = Math.max(1, events / 10);
@@ -153,7 +157,8 @@ final class StreamsBench implements Callable<Integer> {
     return Knockwatch.OK;
   }
 
-  record Run(double seconds, double cpuSeconds, long countChangelogRecords, long countChangelogBytes) {}
+  record Run(double seconds, double cpuSeconds, long countChangelogRecords, long countChangelogBytes,
+      long changelogRecords, long changelogBytes) {}
 
   /**
    * Seconds from RUNNING until the app's committed position is at the end of the violations
@@ -170,21 +175,23 @@ final class StreamsBench implements Callable<Integer> {
       double seconds = (System.nanoTime() - t0) / 1e9;
       double cpu = CpuAccounting.cpuSince(CpuAccounting.threadCpu(threads, name -> name.contains(appId)), before);
       log.info("{}: {} s, {} CPU-s on its threads", appId, String.format("%.2f", seconds), String.format("%.2f", cpu));
-      long[] count = countChangelog(broker, appId);
-      return new Run(seconds, cpu, count[0], count[1]);
+      long[] count = changelog(broker, appId, appId + "-count-");
+      long[] all = changelog(broker, appId, appId + "-");
+      return new Run(seconds, cpu, count[0], count[1], all[0], all[1]);
     } catch (Exception e) {
       throw new IllegalStateException("bench run " + appId + " failed: " + e, e);
     }
   }
 
   /**
-   * What the count stores wrote to their changelogs (records, transaction markers included, and
-   * bytes on disk): the store cost of the count rules, whichever way they count.
+   * What the stores whose changelogs start with {@code prefix} wrote to them (records, transaction
+   * markers included, and bytes on disk): {@code APP-count-}, the count rules' stores, whichever way
+   * they count; {@code APP-}, every store's.
    */
-  private static long[] countChangelog(EmbeddedKafkaBroker broker, String appId) throws Exception {
+  private static long[] changelog(EmbeddedKafkaBroker broker, String appId, String prefix) throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
       List<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
-          .filter(t -> t.startsWith(appId + "-count-") && t.endsWith("-changelog")).toList();
+          .filter(t -> t.startsWith(prefix) && t.endsWith("-changelog")).toList();
       if (topics.isEmpty()) {
         return new long[] {0, 0};
       }
