@@ -199,8 +199,11 @@ final class StreamsBench implements Callable<Integer> {
       admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).forEach((name, d) -> d.partitions()
           .forEach(p -> latest.put(new TopicPartition(name, p.partition()),
               OffsetSpec.latest())));
-      long records = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream()
-          .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset).sum();
+      Map<String, Long> recordsByTopic = new java.util.TreeMap<>();
+      admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) ->
+          recordsByTopic.merge(tp.topic(), info.offset(), Long::sum));
+      long records = recordsByTopic.values().stream().mapToLong(Long::longValue).sum();
+      Map<String, Long> bytesByTopic = new java.util.TreeMap<>();
       long bytes = 0;
       List<Integer> nodes = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream()
           .map(Node::id).toList();
@@ -210,10 +213,12 @@ final class StreamsBench implements Callable<Integer> {
           for (var r : dir.replicaInfos().entrySet()) {
             if (topics.contains(r.getKey().topic())) {
               bytes += r.getValue().size();
+              bytesByTopic.merge(r.getKey().topic(), r.getValue().size(), Long::sum);
             }
           }
         }
       }
+      recordsByTopic.forEach((t, n) -> log.info("{}: {} records, {} bytes", t, n, bytesByTopic.get(t)));
       return new long[] {records, bytes};
     }
   }
