@@ -1,14 +1,40 @@
 package dev.knockwatch.streams.detect;
 
-import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.lifecycle.Hit;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.kafka.common.serialization.Serde;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
 import java.time.Duration;
-import org.apache.kafka.streams.Topology;
 
-/** {@code bypass}: after the proxy said no, another door within {@code within} ({@link BypassProcessor}). */
-public final class BypassDetector implements Detector<BypassDetector.Settings> {
+/**
+ * {@code bypass}: after the proxy said no, the same key tries another door within {@code within} —
+ * a direct dial (strace connect refused with ENETUNREACH/EPERM to a non-loopback address, curl's
+ * immediate connect failure), an IP literal, another port of the refused host, a SOCKS tunnel,
+ * {@code --noproxy} (a name resolved outside the proxy), or a URL shortener. Its slice is the key's
+ * last proxy refusal, kept {@code within} of stream time. A refusal of the same host and port within
+ * {@link #REFRESH} of the one kept is not written again (a retry storm would otherwise write every
+ * refusal), so {@code within} may count from up to that much earlier.
+ */
+public final class BypassDetector implements Detector.Stateful<BypassDetector.Settings, BypassDetector.ProxyRefusal> {
+
+  static final Set<String> SHORTENERS = HostClassifier.SHORTENERS;
+  static final Duration REFRESH = Duration.ofSeconds(1);
+  private static final Serde<ProxyRefusal> SERDE = new ProxyRefusalSerde();
+
+  /** A key's last proxy refusal. */
+  public record ProxyRefusal(long atMs, String host, Integer port) {}
 
   public static final Duration DEFAULT_WITHIN = Duration.ofMinutes(2);
 
@@ -35,10 +61,108 @@ public final class BypassDetector implements Detector<BypassDetector.Settings> {
   }
 
   @Override
-  public void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
-    String store = "bypass-" + rule.id() + suffix;
-    Duration within = ((Settings) rule.settings()).within();
-    t.addProcessor(node, () -> new BypassProcessor(rule, within, policy, store), parents);
-    t.addStateStore(BypassProcessor.store(store), node);
+  public Serde<ProxyRefusal> serde() {
+    return SERDE;
+  }
+
+  @Override
+  public String storeName(Rule rule, String suffix) {
+    return "bypass-" + rule.id() + suffix;
+  }
+
+  /** A proxy refusal older than within can no longer make a bypass. */
+  @Override
+  public long expiresAt(Rule rule, Settings s, ProxyRefusal slice) {
+    return slice.atMs() + s.within().toMillis() + 1;
+  }
+
+  @Override
+  public Duration sweepEvery() {
+    return Duration.ofSeconds(10);
+  }
+
+  @Override
+  public ProxyRefusal step(Rule rule, Settings s, Seen seen, ProxyRefusal before, Consumer<Hit> hits) {
+    ViolationEvent e = seen.event();
+    if (e.kind() != Kind.NETWORK) {
+      return before;
+    }
+    long ts = seen.at();
+    String door = before == null || ts - before.atMs() > s.within().toMillis() || ts < before.atMs()
+        ? null : door(e, before);
+    if (door != null) {
+      Instant at = Instant.ofEpochMilli(ts);
+      String summary = "after the proxy refused " + target(before.host(), before.port()) + ", the "
+          + rule.nounOf(seen.key(), e) + " tried " + door + " " + (ts - before.atMs()) / 1000 + " s later";
+      hits.accept(new Hit(rule, Alert.fingerprintOf(rule.id(), seen.key()), rule.commandOf(seen.key(), e), e.agentId(),
+          seen.role(), e.host(), e.port(), e.source(), Instant.ofEpochMilli(before.atMs()), at,
+          e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary, null));
+    }
+    return isProxyRefusal(e) && !repeats(before, e, ts) ? new ProxyRefusal(ts, e.host(), e.port()) : before;
+  }
+
+  /** The refusal kept already, of the same host and port, less than {@link #REFRESH} before. */
+  private static boolean repeats(ProxyRefusal before, ViolationEvent e, long ts) {
+    return before != null && ts >= before.atMs() && ts - before.atMs() < REFRESH.toMillis()
+        && e.host().equals(before.host()) && Objects.equals(e.port(), before.port());
+  }
+
+  /** A refusal by the proxy of a name (the first "no"). */
+  static boolean isProxyRefusal(ViolationEvent e) {
+    if (e.host() == null || isIpLiteral(e.host()) || SHORTENERS.contains(e.host())) {
+      return false;
+    }
+    if (e.source() == Source.SQUID || e.source() == Source.JSON) {
+      return true;
+    }
+    String a = e.action() == null ? "" : e.action();
+    return ((e.source() == Source.PROXY_403 || e.source() == Source.CLAUDE_CODE)
+            && (a.equals("http-request") || a.equals("http-connect")))
+        || (e.source() == Source.CLAUDE_CODE && a.equals("network-outbound"))
+        || (e.source() == Source.SRT_VIOLATION && (a.equals("network-outbound") || a.equals("http-request")));
+  }
+
+  /** Which other door {@code e} is, after {@code before}; null when it is none. */
+  static String door(ViolationEvent e, ProxyRefusal before) {
+    String a = e.action() == null ? "" : e.action();
+    String host = e.host();
+    if (e.source() == Source.STRACE && "connect".equals(e.syscall())
+        && ("ENETUNREACH".equals(e.errno()) || "EPERM".equals(e.errno())) && host != null
+        && HostClassifier.classify(host).orElse(null) != AddressClass.LOOPBACK) {
+      return "a direct dial to " + target(host, e.port());
+    }
+    if ((e.source() == Source.PROXY_403 && a.equals("connect") && e.reason() != null
+        && e.reason().contains("Network is unreachable")) || (e.source() == Source.CLAUDE_CODE && a.equals("connect"))) {
+      return "a direct dial to " + target(host, e.port());
+    }
+    if (a.equals("socks-tunnel")) {
+      return "a SOCKS tunnel to " + target(host, e.port());
+    }
+    if (a.equals("dns")) {
+      return "a direct name lookup of " + host + " (--noproxy)";
+    }
+    if (host == null) {
+      return null;
+    }
+    if (SHORTENERS.contains(host)) {
+      return "a URL shortener (" + host + ")";
+    }
+    if (isIpLiteral(host) && !isIpLiteral(before.host())
+        && HostClassifier.classify(host).orElse(null) != AddressClass.LOOPBACK) {
+      return "the IP literal " + target(host, e.port());
+    }
+    if (host.equals(before.host()) && e.port() != null && before.port() != null && !e.port().equals(before.port())) {
+      return "another port of " + host + " (" + e.port() + " after " + before.port() + ")";
+    }
+    return null;
+  }
+
+  private static boolean isIpLiteral(String host) {
+    // hosts arrive canonical: a v4 literal is dotted decimal, a v6 one holds colons
+    return host != null && (host.indexOf(':') >= 0 || host.chars().allMatch(c -> (c >= '0' && c <= '9') || c == '.'));
+  }
+
+  private static String target(String host, Integer port) {
+    return port == null ? host : host + ":" + port;
   }
 }

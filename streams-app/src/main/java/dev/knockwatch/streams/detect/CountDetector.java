@@ -1,6 +1,6 @@
 package dev.knockwatch.streams.detect;
 
-import dev.knockwatch.streams.count.SlidingCountProcessor;
+import dev.knockwatch.streams.count.SlidingCount;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
@@ -10,7 +10,7 @@ import java.time.Duration;
 import org.apache.kafka.streams.Topology;
 
 /** {@code count}: a command (task, session, agent) refused {@code threshold} times within {@code window}. */
-public final class CountDetector implements Detector<CountDetector.Settings> {
+public final class CountDetector extends SlidingCountDetector<CountDetector.Settings> {
 
   public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
   public static final int DEFAULT_THRESHOLD = 5;
@@ -60,22 +60,21 @@ public final class CountDetector implements Detector<CountDetector.Settings> {
         : Setting.human(s.window()) + " windows every " + Setting.human(s.hop()));
   }
 
-  @Override
-  public Duration lookback(Settings s) {
-    return s.window().plus(s.grace());
-  }
 
   @Override
+  SlidingCount sliding(Settings s) {
+    return new SlidingCount(s.window(), s.threshold(), s.grace(), null);
+  }
+
+  /** "N in any window" keeps at most N refusals (or an episode's count) per key; aligned windows a count per window. */
+  @Override
   public void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
-    String store = "count-" + rule.id() + suffix;
     Settings s = (Settings) rule.settings();
     if (s.hop() == null) {
-      // "N in any window": at most N timestamps (or an episode's count) per key
-      t.addProcessor(node, () -> new SlidingCountProcessor(rule, s.window(), s.threshold(), s.grace(), null, policy,
-          store), parents);
-      t.addStateStore(SlidingCountProcessor.store(store), node);
+      super.addTo(t, rule, policy, node, suffix, parents);
     } else {
       // aligned windows (hopping; tumbling when the hop is the window): a count per window
+      String store = storeName(rule, suffix);
       t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, s, policy, store), parents);
       t.addStateStore(ThresholdCrossingProcessor.store(store, s.window(), s.grace()), node);
     }

@@ -69,7 +69,7 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
       return;
     }
     if (e.host() != null && e.source() != null) {
-      String door = BypassProcessor.isProxyRefusal(e) ? "proxy" : String.valueOf(e.action());
+      String door = BypassDetector.isProxyRefusal(e) ? "proxy" : String.valueOf(e.action());
       String key = record.key() + "|" + e.host() + "|" + e.port() + "|" + door;
       long ts = record.timestamp();
       String source = e.source().wireName();

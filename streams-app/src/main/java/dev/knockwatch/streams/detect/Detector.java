@@ -8,6 +8,9 @@ import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
+import org.apache.kafka.common.serialization.Serde;
+import dev.knockwatch.streams.lifecycle.Hit;
 import org.apache.kafka.streams.Topology;
 
 /**
@@ -45,9 +48,10 @@ public interface Detector<S extends Detector.Settings> {
   }
 
   /**
-   * One event a rule judges: its key at the rule's grain, the agent's role, and the policy now.
+   * One event a rule judges: its key at the rule's grain, the agent's role, the policy now, the
+   * event's time and the stream's.
    */
-  record Seen(String key, ViolationEvent event, String role, Policy policy) {}
+  record Seen(String key, ViolationEvent event, String role, Policy policy, long at, long streamTime) {}
 
   /**
    * What a detector found in one event: the alert's summary, and what was refused (a host:port, a
@@ -63,6 +67,49 @@ public interface Detector<S extends Detector.Settings> {
 
     public static String target(ViolationEvent e) {
       return e.port() == null ? e.host() : e.host() + ":" + e.port();
+    }
+  }
+
+  /**
+   * A detector that keeps state per key between events (its slice, {@code T}): a window's
+   * refusals, the last proxy refusal. {@link #step} reads the key's slice and returns the next one;
+   * {@link SliceProcessor} keeps each rule's slices in a store of its own, written through when the
+   * slice changes, and drops a slice once {@link #expiresAt} has passed in stream time.
+   *
+   * @param <T> what it keeps per key, immutable
+   */
+  interface Stateful<S extends Settings, T> extends Detector<S> {
+
+    /** The slice's bytes in the store's changelog. */
+    Serde<T> serde();
+
+    /** The key's next slice after {@code seen}: {@code before} itself when nothing changes, null when nothing is kept. */
+    T step(Rule rule, S settings, Seen seen, T before, Consumer<Hit> hits);
+
+    /** The stream time from which {@code slice} can no longer change an answer. */
+    long expiresAt(Rule rule, S settings, T slice);
+
+    /** How often, in stream time, expired slices are dropped. */
+    default Duration sweepEvery() {
+      return Duration.ofMinutes(1);
+    }
+
+    /** The store's name for {@code rule}, on a path whose stores are named with {@code suffix}. */
+    String storeName(Rule rule, String suffix);
+
+    /**
+     * Whether its store is cached: a slice written many times between two commits then sends only
+     * its last value to the changelog; one written rarely gains nothing from the cache's merge.
+     */
+    default boolean cached() {
+      return false;
+    }
+
+    @Override
+    default void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
+      String store = storeName(rule, suffix);
+      t.addProcessor(node, () -> new SliceProcessor<>(rule, policy, store), parents);
+      t.addStateStore(SliceProcessor.store(store, serde(), cached()), node);
     }
   }
 

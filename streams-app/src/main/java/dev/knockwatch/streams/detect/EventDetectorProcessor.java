@@ -27,7 +27,8 @@ public final class EventDetectorProcessor extends RuleProcessor {
 
   @Override
   protected void judge(Record<String, ViolationEvent> record, String key, ViolationEvent e, String role) {
-    Detector.Finding f = detector.judge(rule, rule.settings(), new Detector.Seen(key, e, role, view.current()));
+    Detector.Finding f = detector.judge(rule, rule.settings(), new Detector.Seen(key, e, role, view.current(),
+        record.timestamp(), context.currentStreamTimeMs()));
     if (f == null) {
       return;
     }

@@ -1,7 +1,7 @@
 package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.streams.VersionedBinarySerde;
-import dev.knockwatch.streams.detect.BypassProcessor.ProxyRefusal;
+import dev.knockwatch.streams.detect.BypassDetector.ProxyRefusal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 

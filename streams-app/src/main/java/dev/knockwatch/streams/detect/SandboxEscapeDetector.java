@@ -1,14 +1,28 @@
 package dev.knockwatch.streams.detect;
 
-import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.lifecycle.Hit;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
 import java.time.Duration;
-import org.apache.kafka.streams.Topology;
 
-/** {@code sandbox-escape}: a call that asked to run outside the sandbox ({@link SandboxEscapeProcessor}). */
-public final class SandboxEscapeDetector implements Detector<SandboxEscapeDetector.Settings> {
+/**
+ * {@code sandbox-escape}: a call that asked to run outside the sandbox (Claude Code's
+ * {@code dangerouslyDisableSandbox}, ingest's {@code sandbox-off-request}) pages; it is critical
+ * when a refusal of the same task (the rule's grain) came before it within {@code within}: a model
+ * that was told no and reached for the way around the wall. A call that asked, and whose output
+ * then showed no mark of the sandbox ({@code sandbox-off-unanswered}: it may have run outside),
+ * is critical, as an alert of its own. Its slice is the key's last refusal time, dropped after
+ * {@code within} of stream time.
+ */
+public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEscapeDetector.Settings, Long> {
 
   static final Setting<Duration> WITHIN = Setting.duration("within", BypassDetector.DEFAULT_WITHIN, false,
       "how soon after a refusal a request to leave the sandbox is critical");
@@ -33,10 +47,56 @@ public final class SandboxEscapeDetector implements Detector<SandboxEscapeDetect
   }
 
   @Override
-  public void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
-    String store = "escape-" + rule.id() + suffix;
-    Duration within = ((Settings) rule.settings()).within();
-    t.addProcessor(node, () -> new SandboxEscapeProcessor(rule, within, policy, store), parents);
-    t.addStateStore(SandboxEscapeProcessor.store(store), node);
+  public Serde<Long> serde() {
+    return Serdes.Long();
+  }
+
+  @Override
+  public String storeName(Rule rule, String suffix) {
+    return "escape-" + rule.id() + suffix;
+  }
+
+  @Override
+  public long expiresAt(Rule rule, Settings s, Long refusedAt) {
+    return refusedAt + s.within().toMillis() + 1;
+  }
+
+  @Override
+  public Duration sweepEvery() {
+    return Duration.ofSeconds(30);
+  }
+
+  @Override
+  public Long step(Rule rule, Settings s, Seen seen, Long refused, Consumer<Hit> hits) {
+    ViolationEvent e = seen.event();
+    String key = seen.key();
+    long ts = seen.at();
+    if (e.probe() != null || e.unattributed() != null) {
+      return refused;
+    }
+    if (!e.sandboxOff()) {
+      // a refusal: what a later request to leave the sandbox follows
+      return refused == null || ts > refused ? Long.valueOf(ts) : refused;
+    }
+    Instant at = Instant.ofEpochMilli(ts);
+    String fingerprint;
+    Rule judged;
+    String summary;
+    String noun = rule.nounOf(key, e);
+    if (ViolationEvent.SANDBOX_OFF_UNANSWERED.equals(e.action())) {
+      fingerprint = Alert.fingerprintOf(rule.id() + ":unanswered", key);
+      judged = rule.withSeverity(Alert.Severity.CRITICAL);
+      summary = "a call of the " + noun + " asked to run outside the sandbox, and nothing in its output shows the"
+          + " sandbox answered: it may have run outside";
+    } else {
+      boolean after = refused != null && ts >= refused && ts - refused <= s.within().toMillis();
+      fingerprint = Alert.fingerprintOf(rule.id(), key);
+      judged = after ? rule.withSeverity(Alert.Severity.CRITICAL) : rule;
+      summary = "a call of the " + noun + " asked to run outside the sandbox (dangerouslyDisableSandbox)"
+          + (after ? ", " + (ts - refused) / 1000 + " s after the sandbox refused the " + noun : "");
+    }
+    hits.accept(new Hit(judged, fingerprint, rule.commandOf(key, e), e.agentId(), seen.role(), null, null, e.source(),
+        at, at, e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary, null));
+    return refused;
   }
 }

@@ -1,20 +1,17 @@
 package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.count.SlidingCountProcessor;
-import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.streams.count.SlidingCount;
 import dev.knockwatch.streams.rules.Setting;
 import dev.knockwatch.streams.rules.Values;
 import java.time.Duration;
 import java.util.List;
-import org.apache.kafka.streams.Topology;
 
 /**
  * {@code value-count}: {@code threshold} distinct values of a field within {@code window} (Sigma's
  * value_count: a scan).
  */
-public final class ValueCountDetector implements Detector<ValueCountDetector.Settings> {
+public final class ValueCountDetector extends SlidingCountDetector<ValueCountDetector.Settings> {
 
   /** The most distinct values a rule may wait for: each key keeps that many of them. */
   public static final int MAX_DISTINCT_THRESHOLD = 1_000;
@@ -69,17 +66,10 @@ public final class ValueCountDetector implements Detector<ValueCountDetector.Set
         + Setting.human(s.window());
   }
 
-  @Override
-  public Duration lookback(Settings s) {
-    return s.window().plus(s.grace());
-  }
 
   @Override
-  public void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
-    String store = "count-" + rule.id() + suffix;
-    Settings s = (Settings) rule.settings();
-    t.addProcessor(node, () -> new SlidingCountProcessor(rule, s.window(), s.threshold(), s.grace(), s.field(), policy,
-        store), parents);
-    t.addStateStore(SlidingCountProcessor.store(store), node);
+  SlidingCount sliding(Settings s) {
+    return new SlidingCount(s.window(), s.threshold(), s.grace(), s.field());
   }
+
 }

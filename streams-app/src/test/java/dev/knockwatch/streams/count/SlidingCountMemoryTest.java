@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.detect.SliceProcessor;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -47,14 +47,13 @@ class SlidingCountMemoryTest {
     context.addStateStore(store);
   }
 
-  private SlidingCountProcessor started() {
-    SlidingCountProcessor p = new SlidingCountProcessor(RULE, Duration.ofMinutes(5), 5, Duration.ofMinutes(1), null,
-        Policy.ofRules(List.of(RULE)), STORE);
+  private SliceProcessor<?, ?> started() {
+    SliceProcessor<?, ?> p = new SliceProcessor<>(RULE, Policy.ofRules(List.of(RULE)), STORE);
     p.init(context);
     return p;
   }
 
-  private void refuse(SlidingCountProcessor p, Instant at) {
+  private void refuse(SliceProcessor<?, ?> p, Instant at) {
     seq++;
     streamTime = Math.max(streamTime, at.toEpochMilli());
     context.setCurrentStreamTimeMs(streamTime);
@@ -66,13 +65,13 @@ class SlidingCountMemoryTest {
 
   @Test
   void aProcessorStartedAgainCountsOnFromWhatTheStoreHolds() {
-    SlidingCountProcessor first = started();
+    SliceProcessor<?, ?> first = started();
     for (int i = 0; i < 4; i++) {
       refuse(first, T0.plusSeconds(i));
     }
     assertThat(context.forwarded()).isEmpty();
-    SlidingCountProcessor again = started();
-    assertThat(again.commands()).isEqualTo(1);
+    SliceProcessor<?, ?> again = started();
+    assertThat(again.keys()).isEqualTo(1);
     refuse(again, T0.plusSeconds(10));
     assertThat(context.forwarded()).extracting(f -> f.record().value().count()).containsExactly(5L);
     refuse(started(), T0.plusSeconds(20)); // the episode too is in the store

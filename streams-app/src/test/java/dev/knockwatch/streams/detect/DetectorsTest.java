@@ -231,7 +231,7 @@ class DetectorsTest {
     start("rules:\n  - id: bypass\n    detector: bypass\n    within: 2m\n", Clock.STREAM);
     net(CMD, T0, "evil.example", 443);
     net(CMD2, T0.plusSeconds(50), "evil.example", 443);
-    org.apache.kafka.streams.state.KeyValueStore<String, BypassProcessor.ProxyRefusal> refusals =
+    org.apache.kafka.streams.state.KeyValueStore<String, BypassDetector.ProxyRefusal> refusals =
         driver.getKeyValueStore("bypass-bypass");
     org.apache.kafka.streams.state.KeyValueStore<String, String> sightings = driver.getKeyValueStore("cross-source-dedup");
     assertThat(refusals.approximateNumEntries()).isEqualTo(2);

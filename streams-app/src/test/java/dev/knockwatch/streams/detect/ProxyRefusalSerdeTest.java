@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knockwatch.events.Json;
-import dev.knockwatch.streams.detect.BypassProcessor.ProxyRefusal;
+import dev.knockwatch.streams.detect.BypassDetector.ProxyRefusal;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
 
