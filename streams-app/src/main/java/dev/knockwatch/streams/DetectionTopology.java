@@ -5,7 +5,7 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.detect.CrossSourceDedupProcessor;
-import dev.knockwatch.streams.detect.Detector;
+import dev.knockwatch.streams.detect.DetectProcessor;
 import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.lifecycle.AlertState;
@@ -50,6 +50,8 @@ public final class DetectionTopology {
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
   static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);
   static final String DEDUP_STORE = "cross-source-dedup";
+  /** The rules' state, one value per key: every stateful rule's slice ({@link DetectProcessor}). */
+  public static final String DETECT_STORE = "detect";
   static final String EXACT_DUPLICATES_STORE = "exact-duplicates";
   static final Serde<PolicyFiles> POLICY_SERDE = Json.serde(PolicyFiles.class);
   /** On knockwatch.violations.by-grain: which grain's key the record carries. */
@@ -104,40 +106,17 @@ public final class DetectionTopology {
     Topology t = new Topology();
     t.addSource(AutoOffsetReset.earliest(), "violations-source", observedAt(), Serdes.String().deserializer(),
         EVENT_SERDE.deserializer(), Topics.VIOLATIONS.name());
-    List<String> detectors = new ArrayList<>();
-    List<String> probeDetectors = new ArrayList<>();
-    List<String> identityDetectors = new ArrayList<>();
-    List<String> rejectsDetectors = new ArrayList<>();
+    // every rule is judged in one processor per path, on one state per key ("detect"), but for a count in
+    // aligned windows, which has a processor and a window store of its own ("detect-<rule>")
+    List<Rule> commandRules = policy.rules().stream().filter(r -> r.per() != Grain.AGENT).toList();
+    List<Rule> grainRules = policy.rules().stream().filter(r -> r.per() != Grain.COMMAND).toList();
+    List<String> ownNodes = new ArrayList<>();
+    List<String> grainOwnNodes = new ArrayList<>();
     // a rule of the task's or the session's grain is judged on the command's path too: a refusal with no
     // task (srt, Squid, strace) is its own command's task, and its state and alerts stay the command's;
     // only refusals with a task (a harness's tool calls) go around through the by-grain topic
-    Map<Grain, List<String>> grainDetectors = new EnumMap<>(Grain.class);
-    // sandbox-escape reads the records of calls that asked for no sandbox, which no other rule reads
-    List<String> escapeDetectors = new ArrayList<>();
-    List<String> grainEscapeDetectors = new ArrayList<>();
-    for (Rule rule : policy.rules()) {
-      String node = "detect-" + rule.id();
-      Detector.Reads reads = rule.detector().spec().reads();
-      if (rule.per() != Grain.COMMAND) {
-        grainDetectors.computeIfAbsent(rule.per(), g -> new ArrayList<>()).add(node + BY_GRAIN);
-        if (reads == Detector.Reads.REFUSALS_AND_SANDBOX_REQUESTS) {
-          grainEscapeDetectors.add(node + BY_GRAIN);
-        }
-        if (rule.per() == Grain.AGENT) {
-          continue; // no refusal's agent key is its command's
-        }
-      }
-      switch (reads) {
-        case PROBE_RESULTS -> probeDetectors.add(node);
-        case IDENTITY_CLAIMS -> identityDetectors.add(node);
-        case INGEST_NOTICES -> rejectsDetectors.add(node);
-        case REFUSALS_AND_SANDBOX_REQUESTS -> {
-          escapeDetectors.add(node);
-          detectors.add(node);
-        }
-        case REFUSALS -> detectors.add(node);
-      }
-    }
+    boolean byGrain = !grainRules.isEmpty();
+    Set<Grain> grains = grainRules.stream().map(Rule::per).collect(java.util.stream.Collectors.toUnmodifiableSet());
     // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once
     Duration idRetention = ExactDuplicateProcessor.idRetention(policy);
     t.addProcessor("exact-duplicates", () -> new ExactDuplicateProcessor(EXACT_DUPLICATES_STORE, idRetention, true),
@@ -158,17 +137,17 @@ public final class DetectionTopology {
         ViolationEvent e = r.value();
         if (e != null && e.unattributed() != null) {
           // ingest's notice of a refusal it could not attribute: only ingest-rejects reads it
-          rejectsDetectors.forEach(d -> context().forward(r, d));
+          context().forward(DetectProcessor.Route.INGEST_NOTICE.mark(r), "detect");
           return;
         }
         if (e != null && e.identityConflict() != null) {
           // a line that claimed another identity, refusal or probe result, before any dedup can hide it
-          identityDetectors.forEach(d -> context().forward(r, d));
+          context().forward(DetectProcessor.Route.IDENTITY_CLAIM.mark(r), "detect");
         }
         if (e != null && e.sandboxOff()) {
           // a call that asked to run outside the sandbox: no refusal, only sandbox-escape reads it
-          escapeDetectors.forEach(d -> context().forward(r, d));
-          if (!grainDetectors.isEmpty()) {
+          context().forward(DetectProcessor.Route.SANDBOX_REQUEST.mark(r), "detect");
+          if (byGrain) {
             context().forward(r, "by-grain");
           }
           return;
@@ -176,7 +155,7 @@ public final class DetectionTopology {
         if (e != null && e.probe() != null) {
           // a guard probe's result is no refusal: only wall-breach reads it
           StreamsMetrics.PROBE_RESULTS.labels(String.valueOf(e.probe().refused())).inc();
-          probeDetectors.forEach(d -> context().forward(r, d));
+          context().forward(DetectProcessor.Route.PROBE_RESULT.mark(r), "detect");
           return;
         }
         if (e != null) {
@@ -185,18 +164,23 @@ public final class DetectionTopology {
         context().forward(r, "cross-source-dedup");
       }
     }, "exact-duplicates");
-    List<String> afterDedup = new ArrayList<>(detectors);
-    if (!grainDetectors.isEmpty()) {
+    List<String> afterDedup = new ArrayList<>(List.of("detect"));
+    for (Rule rule : commandRules) {
+      if (!DetectProcessor.judgesHere(rule)) {
+        afterDedup.add("detect-" + rule.id());
+        ownNodes.add("detect-" + rule.id());
+      }
+    }
+    if (byGrain) {
       afterDedup.add("by-grain");
     }
     t.addProcessor("cross-source-dedup",
         () -> new CrossSourceDedupProcessor(DEDUP_STORE, afterDedup, "source-notes"), "count-refusals");
     t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(DEDUP_STORE), Serdes.String(),
         Serdes.String()), "cross-source-dedup");
-    if (!grainDetectors.isEmpty()) {
+    if (byGrain) {
       // a rule counting per task, session or agent: its refusals again, keyed by that grain, through
       // the by-grain topic, so that the tool calls of one task meet in one state (and one alert)
-      Set<Grain> grains = Set.copyOf(grainDetectors.keySet());
       t.addProcessor("by-grain", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
         @Override
         public void process(Record<String, ViolationEvent> r) {
@@ -214,29 +198,46 @@ public final class DetectionTopology {
       t.addSink("by-grain-sink", Topics.BY_GRAIN.name(), Serdes.String().serializer(), EVENT_SERDE.serializer(), "by-grain");
       t.addSource(AutoOffsetReset.earliest(), "by-grain-source", observedAt(), Serdes.String().deserializer(),
           EVENT_SERDE.deserializer(), Topics.BY_GRAIN.name());
-      t.addProcessor("by-grain-router", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
-        @Override
-        public void process(Record<String, ViolationEvent> r) {
-          if (r.key() == null || r.value() == null) {
-            return;
-          }
-          org.apache.kafka.common.header.Header h = r.headers().lastHeader(GRAIN_HEADER);
-          Grain g = h == null ? null : Grain.ofWireName(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
-          for (String node : g == null ? List.<String>of() : grainDetectors.getOrDefault(g, List.of())) {
-            if (!r.value().sandboxOff() || grainEscapeDetectors.contains(node)) {
+      t.addProcessor("detect-by-grain", () -> new DetectProcessor(grainRules.stream().filter(DetectProcessor::judgesHere)
+          .toList(), policy, DETECT_STORE + BY_GRAIN, GRAIN_HEADER), "by-grain-source");
+      t.addStateStore(DetectProcessor.store(DETECT_STORE + BY_GRAIN,
+          grainRules.stream().filter(DetectProcessor::judgesHere).toList()), "detect-by-grain");
+      grainOwnNodes.add("detect-by-grain");
+      Map<Grain, List<String>> grainNodes = new EnumMap<>(Grain.class);
+      for (Rule rule : grainRules) {
+        if (!DetectProcessor.judgesHere(rule)) {
+          grainNodes.computeIfAbsent(rule.per(), g -> new ArrayList<>()).add("detect-" + rule.id() + BY_GRAIN);
+          grainOwnNodes.add("detect-" + rule.id() + BY_GRAIN);
+        }
+      }
+      if (!grainNodes.isEmpty()) {
+        // a count in aligned windows per task, session or agent: its records by their grain
+        t.addProcessor("by-grain-router", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
+          @Override
+          public void process(Record<String, ViolationEvent> r) {
+            if (r.key() == null || r.value() == null || r.value().sandboxOff()) {
+              return;
+            }
+            org.apache.kafka.common.header.Header h = r.headers().lastHeader(GRAIN_HEADER);
+            Grain g = h == null ? null : Grain.ofWireName(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
+            for (String node : g == null ? List.<String>of() : grainNodes.getOrDefault(g, List.of())) {
               context().forward(r, node);
             }
           }
-        }
-      }, "by-grain-source");
+        }, "by-grain-source");
+      }
     }
+    t.addProcessor("detect", () -> new DetectProcessor(commandRules.stream().filter(DetectProcessor::judgesHere).toList(),
+        policy, DETECT_STORE, null), "cross-source-dedup", "count-refusals");
+    t.addStateStore(DetectProcessor.store(DETECT_STORE, commandRules.stream().filter(DetectProcessor::judgesHere).toList()),
+        "detect");
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
-      if (rule.per() != Grain.AGENT) {
-        addDetector(t, policy, rule, node, "", "cross-source-dedup");
+      if (rule.per() != Grain.AGENT && !DetectProcessor.judgesHere(rule)) {
+        rule.detector().addTo(t, rule, policy, node, "", "cross-source-dedup");
       }
-      if (rule.per() != Grain.COMMAND) {
-        addDetector(t, policy, rule, node + BY_GRAIN, BY_GRAIN, "by-grain-router");
+      if (rule.per() != Grain.COMMAND && !DetectProcessor.judgesHere(rule)) {
+        rule.detector().addTo(t, rule, policy, node + BY_GRAIN, BY_GRAIN, "by-grain-router");
       }
     }
     t.addProcessor("source-notes", () -> new ContextualProcessor<String, ViolationEvent, String, Hit>() {
@@ -248,10 +249,8 @@ public final class DetectionTopology {
             at, at, List.of(), 0, null, null, null, null)));
       }
     }, "cross-source-dedup");
-    List<String> parents = new ArrayList<>(detectors);
-    parents.addAll(probeDetectors);
-    parents.addAll(identityDetectors);
-    parents.addAll(rejectsDetectors);
+    List<String> parents = new ArrayList<>(List.of("detect"));
+    parents.addAll(ownNodes);
     parents.add("source-notes");
     t.addProcessor("alert-lifecycle", () -> new AlertLifecycleProcessor(clock,
         AlertLifecycleProcessor.DEFAULT_THROTTLE, policy), parents.toArray(String[]::new));
@@ -260,12 +259,11 @@ public final class DetectionTopology {
         Serdes.String(), ALERT_STATE_SERDE), "alert-lifecycle");
     t.addSink("alerts-sink", Topics.ALERTS.name(), Serdes.String().serializer(), ALERT_SERDE.serializer(),
         "alert-lifecycle");
-    if (!grainDetectors.isEmpty()) {
+    if (byGrain) {
       // the grains' detectors are a sub-topology of their own (from the by-grain topic, with their own
       // stream time and their own lifecycle), so that the tool calls' copies, which arrive after the
       // command's own refusals, are never judged late against them
-      List<String> grainParents = new ArrayList<>();
-      grainDetectors.values().forEach(grainParents::addAll);
+      List<String> grainParents = grainOwnNodes;
       t.addProcessor("alert-lifecycle-by-grain", () -> new AlertLifecycleProcessor(clock,
           AlertLifecycleProcessor.DEFAULT_THROTTLE, policy, BY_GRAIN_LIFECYCLE_STORE), grainParents.toArray(String[]::new));
       t.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(BY_GRAIN_LIFECYCLE_STORE),
@@ -275,18 +273,6 @@ public final class DetectionTopology {
     }
     addPolicyStore(t);
     return t;
-  }
-
-  /** One rule's detector, {@code node}, after {@code parent}, with its stores named with {@code suffix}. */
-  private static void addDetector(Topology t, Policy policy, Rule rule, String node, String suffix, String parent) {
-    String[] parents = switch (rule.detector().spec().reads()) {
-      // read before any dedup: count-refusals sends them only to their detectors
-      case PROBE_RESULTS, IDENTITY_CLAIMS, INGEST_NOTICES -> new String[] {"count-refusals"};
-      // on the command's path it reads the refusals and, from count-refusals, the calls that asked for no sandbox
-      case REFUSALS_AND_SANDBOX_REQUESTS -> suffix.isEmpty() ? new String[] {parent, "count-refusals"} : new String[] {parent};
-      case REFUSALS -> new String[] {parent};
-    };
-    rule.detector().addTo(t, rule, policy, node, suffix, parents);
   }
 
   /** The published policy, the same for every instance: a global store over the compacted policy topic. */

@@ -133,8 +133,17 @@ class BoundedStateTest {
       assertThat(maxBytes(lifecycle)).isLessThan(64 * 1024);
       assertThat(count(d.getKeyValueStore(DetectionTopology.DEDUP_STORE), SCANNER))
           .isLessThanOrEqualTo(CrossSourceDedupProcessor.MAX_PER_COMMAND);
-      for (String store : List.of("count-persistent-retry", DetectionTopology.EXACT_DUPLICATES_STORE)) {
-        assertThat(maxBytes(d.getKeyValueStore(store))).as(store).isLessThan(MAX_MESSAGE_BYTES / 4);
+      assertThat(maxBytes(d.getKeyValueStore(DetectionTopology.EXACT_DUPLICATES_STORE))).isLessThan(MAX_MESSAGE_BYTES / 4);
+      // the rules' state of the command's path, as its changelog holds it
+      var serde = dev.knockwatch.streams.detect.DetectProcessor.serde(policy().rules().stream()
+          .filter(rule -> rule.per() != dev.knockwatch.streams.rules.Grain.AGENT).toList());
+      KeyValueStore<String, dev.knockwatch.streams.detect.DetectProcessor.Slices> state =
+          d.getKeyValueStore(DetectionTopology.DETECT_STORE);
+      assertThat(state.get(SCANNER)).isNotNull();
+      try (var all = state.all()) {
+        while (all.hasNext()) {
+          assertThat(serde.serializer().serialize("t", all.next().value).length).isLessThan(MAX_MESSAGE_BYTES / 4);
+        }
       }
     }
   }

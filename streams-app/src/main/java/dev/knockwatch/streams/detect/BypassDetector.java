@@ -65,11 +65,6 @@ public final class BypassDetector implements Detector.Stateful<BypassDetector.Se
     return SERDE;
   }
 
-  @Override
-  public String storeName(Rule rule, String suffix) {
-    return "bypass-" + rule.id() + suffix;
-  }
-
   /** A proxy refusal older than within can no longer make a bypass. */
   @Override
   public long expiresAt(Rule rule, Settings s, ProxyRefusal slice) {

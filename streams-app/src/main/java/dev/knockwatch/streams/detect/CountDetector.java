@@ -66,6 +66,12 @@ public final class CountDetector extends SlidingCountDetector<CountDetector.Sett
     return new SlidingCount(s.window(), s.threshold(), s.grace(), null);
   }
 
+  /** Aligned windows keep a count per window, in a window store of their own. */
+  @Override
+  public boolean keepsSlices(Settings s) {
+    return s.hop() == null;
+  }
+
   /** "N in any window" keeps at most N refusals (or an episode's count) per key; aligned windows a count per window. */
   @Override
   public void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
@@ -74,7 +80,7 @@ public final class CountDetector extends SlidingCountDetector<CountDetector.Sett
       super.addTo(t, rule, policy, node, suffix, parents);
     } else {
       // aligned windows (hopping; tumbling when the hop is the window): a count per window
-      String store = storeName(rule, suffix);
+      String store = "count-" + rule.id() + suffix;
       t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, s, policy, store), parents);
       t.addStateStore(ThresholdCrossingProcessor.store(store, s.window(), s.grace()), node);
     }

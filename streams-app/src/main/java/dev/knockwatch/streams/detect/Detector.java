@@ -73,8 +73,8 @@ public interface Detector<S extends Detector.Settings> {
   /**
    * A detector that keeps state per key between events (its slice, {@code T}): a window's
    * refusals, the last proxy refusal. {@link #step} reads the key's slice and returns the next one;
-   * {@link SliceProcessor} keeps each rule's slices in a store of its own, written through when the
-   * slice changes, and drops a slice once {@link #expiresAt} has passed in stream time.
+   * {@link DetectProcessor} keeps every rule's slices of a key in one value, written when a slice
+   * changes, and drops a slice once {@link #expiresAt} has passed in stream time.
    *
    * @param <T> what it keeps per key, immutable
    */
@@ -94,22 +94,12 @@ public interface Detector<S extends Detector.Settings> {
       return Duration.ofMinutes(1);
     }
 
-    /** The store's name for {@code rule}, on a path whose stores are named with {@code suffix}. */
-    String storeName(Rule rule, String suffix);
-
     /**
-     * Whether its store is cached: a slice written many times between two commits then sends only
-     * its last value to the changelog; one written rarely gains nothing from the cache's merge.
+     * Whether a rule of these settings keeps its slices in the path's one state ({@link DetectProcessor});
+     * else {@link #addTo} adds its own processor.
      */
-    default boolean cached() {
-      return false;
-    }
-
-    @Override
-    default void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
-      String store = storeName(rule, suffix);
-      t.addProcessor(node, () -> new SliceProcessor<>(rule, policy, store), parents);
-      t.addStateStore(SliceProcessor.store(store, serde(), cached()), node);
+    default boolean keepsSlices(S settings) {
+      return true;
     }
   }
 
@@ -156,10 +146,11 @@ public interface Detector<S extends Detector.Settings> {
   }
 
   /**
-   * Adds the processor of {@code rule} to {@code t} as {@code node}, after {@code parents}, with its
-   * stores (if any) named with {@code suffix}: by default {@link #judge}, event by event, with no store.
+   * Adds the processor of a rule not judged in the path's {@link DetectProcessor} (a stateful one
+   * whose {@link Stateful#keepsSlices} says no) to {@code t} as {@code node}, after {@code parents},
+   * with its stores named with {@code suffix}.
    */
   default void addTo(Topology t, Rule rule, Policy policy, String node, String suffix, String... parents) {
-    t.addProcessor(node, () -> new EventDetectorProcessor(rule, policy), parents);
+    throw new UnsupportedOperationException(spec().name() + " is judged in its path's DetectProcessor");
   }
 }

@@ -52,11 +52,6 @@ public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEsc
   }
 
   @Override
-  public String storeName(Rule rule, String suffix) {
-    return "escape-" + rule.id() + suffix;
-  }
-
-  @Override
   public long expiresAt(Rule rule, Settings s, Long refusedAt) {
     return refusedAt + s.within().toMillis() + 1;
   }

@@ -36,14 +36,4 @@ abstract class SlidingCountDetector<S extends Detector.Settings> implements Dete
     return sliding(s).expiresAt(rule, slice);
   }
 
-  @Override
-  public String storeName(Rule rule, String suffix) {
-    return "count-" + rule.id() + suffix;
-  }
-
-  /** A key's refusals change many times between two commits: only the last value goes to the changelog. */
-  @Override
-  public boolean cached() {
-    return true;
-  }
 }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.detect.SliceProcessor;
+import dev.knockwatch.streams.detect.DetectProcessor;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
@@ -34,26 +34,25 @@ class SlidingCountMemoryTest {
   static final String STORE = SlidingCountTest.STORE;
 
   MockProcessorContext<String, Hit> context;
-  KeyValueStore<String, RecentRefusals> store;
+  KeyValueStore<String, DetectProcessor.Slices> store;
   int seq;
   long streamTime = -1;
 
   @BeforeEach
   void setUp() {
     context = new MockProcessorContext<>();
-    store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(STORE), Serdes.String(), new RecentRefusalsSerde())
-        .withLoggingDisabled().withCachingDisabled().build();
+    store = DetectProcessor.store(STORE, List.of(RULE)).withLoggingDisabled().withCachingDisabled().build();
     store.init(context.getStateStoreContext(), store);
     context.addStateStore(store);
   }
 
-  private SliceProcessor<?, ?> started() {
-    SliceProcessor<?, ?> p = new SliceProcessor<>(RULE, Policy.ofRules(List.of(RULE)), STORE);
+  private DetectProcessor started() {
+    DetectProcessor p = new DetectProcessor(List.of(RULE), Policy.ofRules(List.of(RULE)), STORE, null);
     p.init(context);
     return p;
   }
 
-  private void refuse(SliceProcessor<?, ?> p, Instant at) {
+  private void refuse(DetectProcessor p, Instant at) {
     seq++;
     streamTime = Math.max(streamTime, at.toEpochMilli());
     context.setCurrentStreamTimeMs(streamTime);
@@ -65,12 +64,12 @@ class SlidingCountMemoryTest {
 
   @Test
   void aProcessorStartedAgainCountsOnFromWhatTheStoreHolds() {
-    SliceProcessor<?, ?> first = started();
+    DetectProcessor first = started();
     for (int i = 0; i < 4; i++) {
       refuse(first, T0.plusSeconds(i));
     }
     assertThat(context.forwarded()).isEmpty();
-    SliceProcessor<?, ?> again = started();
+    DetectProcessor again = started();
     assertThat(again.keys()).isEqualTo(1);
     refuse(again, T0.plusSeconds(10));
     assertThat(context.forwarded()).extracting(f -> f.record().value().count()).containsExactly(5L);

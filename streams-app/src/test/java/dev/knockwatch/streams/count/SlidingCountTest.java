@@ -6,6 +6,7 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
+import dev.knockwatch.streams.detect.DetectProcessor;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +32,8 @@ class SlidingCountTest {
   static final Instant BOUNDARY = Instant.parse("2026-11-29T10:05:00Z"); // where a tumbling window ends
   static final String CMD_A = "AAAAAAAAAAAAAAAAAAAAAA";
   static final String CMD_B = "BBBBBBBBBBBBBBBBBBBBBB";
-  static final String STORE = "count-persistent-retry";
+  /** The rules' state: the one rule's slice is the first. */
+  static final String STORE = "detect";
 
   /** 5 in any 5m, 1m grace, 10m quiet time: the default rule. */
   static final Rule RULE = Rule.defaultCountRule();
@@ -198,8 +200,8 @@ class SlidingCountTest {
   @Test
   void aCommandHoldsAtMostThresholdTimesAndLeavesTheStoreWhenItCanNoLongerCross() {
     d.refuseTimes(CMD_A, 100, T0, Duration.ofSeconds(80)); // never 5 in 5m
-    KeyValueStore<String, RecentRefusals> store = driver.getKeyValueStore(STORE);
-    assertThat(store.get(CMD_A).recent()).hasSize(5);
+    KeyValueStore<String, DetectProcessor.Slices> store = driver.getKeyValueStore(STORE);
+    assertThat(((RecentRefusals) store.get(CMD_A).slice(0)).recent()).hasSize(5);
     Instant last = T0.plusSeconds(99 * 80);
     d.refuse(CMD_B, last.plus(Duration.ofMinutes(11)).plusSeconds(61)); // 2 x 5m + 1m grace, and a sweep
     assertThat(store.get(CMD_A)).isNull();

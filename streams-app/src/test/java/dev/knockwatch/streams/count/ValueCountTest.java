@@ -7,6 +7,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
+import dev.knockwatch.streams.detect.DetectProcessor;
 import dev.knockwatch.streams.detect.ValueCountDetector;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.RuleMatch;
@@ -111,13 +112,13 @@ class ValueCountTest {
   @Test
   void aCommandKeepsAtMostTheThresholdOfValues() {
     Random random = new Random(28);
-    KeyValueStore<String, RecentRefusals> store = d.driver.getKeyValueStore("count-scanning");
+    KeyValueStore<String, DetectProcessor.Slices> store = d.driver.getKeyValueStore("detect");
     Instant at = T0;
     for (int i = 0; i < 2_000; i++) {
       at = at.plusSeconds(34); // ten span 306 s, more than 5 minutes: no crossing, so the sightings are what is kept
       refuse(CMD, Long.toHexString(random.nextLong()) + ".example", 443, at);
       if (i % 100 == 99) {
-        assertThat(store.get(CMD).recent()).hasSizeLessThanOrEqualTo(10);
+        assertThat(((RecentRefusals) store.get(CMD).slice(0)).recent()).hasSizeLessThanOrEqualTo(10);
       }
     }
     assertThat(firing()).isEmpty();
