@@ -35,6 +35,8 @@ public final class StreamsApp implements AutoCloseable {
   private final String bootstrapServers;
   private final Map<String, Object> clientProps;
   private long launchedAt;
+  /** Detection's policy, whose state an upgrade may move ({@link StateMigration}); null for another topology. */
+  private Policy policy;
   private volatile String refused;
   /** The topics its sources read: the violations, and the by-grain copies when a rule counts per task, session or agent. */
   private final List<String> sourceTopics;
@@ -46,6 +48,7 @@ public final class StreamsApp implements AutoCloseable {
   public StreamsApp(String applicationId, String bootstrapServers, Path stateDir, Policy policy,
       AlertLifecycleProcessor.Clock clock, Map<String, Object> clientProps) {
     this(applicationId, bootstrapServers, stateDir, DetectionTopology.buildTopology(policy, clock), clientProps);
+    this.policy = policy;
   }
 
   /** Any topology over the violations topic, with the detection app's settings (the benchmark's pass-through). */
@@ -86,6 +89,9 @@ public final class StreamsApp implements AutoCloseable {
   /** Starts the app without waiting: {@link #awaitRunning} waits, so two apps can start side by side. */
   public StreamsApp launch() {
     launchedAt = System.nanoTime();
+    if (policy != null) {
+      StateMigration.migrate(applicationId, bootstrapServers, clientProps, policy);
+    }
     streams.start();
     return this;
   }

@@ -296,6 +296,27 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
       return Arrays.hashCode(slices);
     }
 
+    /** One slice as its bytes are kept: its rule's id, its detector's name, and the detector's own bytes for it. */
+    public record Raw(String ruleId, String detector, byte[] bytes) {}
+
+    /** The value of a key's slices, each as {@link Raw} (the upgrade writes the old stores' bytes so). */
+    public static byte[] encode(List<Raw> slices) {
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(256);
+      try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+        out.writeByte(Serde.VERSION);
+        out.writeShort(slices.size());
+        for (Raw r : slices) {
+          out.writeUTF(r.ruleId());
+          out.writeUTF(r.detector());
+          out.writeInt(r.bytes().length);
+          out.write(r.bytes());
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e); // a byte array does not fail
+      }
+      return bytes.toByteArray();
+    }
+
     /**
      * Binary: a format version, then each slice kept as its rule's id, its detector's name and the
      * detector's own bytes for it. A slice of a rule no longer in the policy (or of another detector
@@ -333,27 +354,15 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
 
       @SuppressWarnings("unchecked")
       private byte[] encode(String topic, Slices s) {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(256);
-        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
-          out.writeByte(VERSION);
-          int n = (int) Arrays.stream(s.slices).filter(java.util.Objects::nonNull).count();
-          out.writeShort(n);
-          for (int i = 0; i < s.slices.length; i++) {
-            if (s.slices[i] == null) {
-              continue;
-            }
+        List<Raw> raw = new ArrayList<>();
+        for (int i = 0; i < s.slices.length; i++) {
+          if (s.slices[i] != null) {
             Rule rule = rules.get(i);
             Detector.Stateful<?, Object> d = (Detector.Stateful<?, Object>) (Detector<?>) rule.detector();
-            byte[] b = d.serde().serializer().serialize(topic, s.slices[i]);
-            out.writeUTF(rule.id());
-            out.writeUTF(d.spec().name());
-            out.writeInt(b.length);
-            out.write(b);
+            raw.add(new Raw(rule.id(), d.spec().name(), d.serde().serializer().serialize(topic, s.slices[i])));
           }
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e); // a byte array does not fail
         }
-        return bytes.toByteArray();
+        return Slices.encode(raw);
       }
 
       @SuppressWarnings("unchecked")
