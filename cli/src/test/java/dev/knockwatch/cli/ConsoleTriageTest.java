@@ -88,9 +88,10 @@ class ConsoleTriageTest {
       write(checkout, "knockwatch-limit", PROBE, "example.com:443", 6);
       try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
           "127.0.0.1:" + kafka), new StringSerializer(), new StringSerializer())) {
-        Alert resolved = new Alert("triage-resolved-01", "fs-guard", Alert.Severity.PAGE, Alert.Status.RESOLVED, PAGE,
-            "ci-runner-1", "ci", null, null, 1, null, null, Instant.now().minusSeconds(600),
-            Instant.now().minusSeconds(300), "wrote /home/agent/.bashrc", List.of(), null, null, null, null, null, null);
+        Alert resolved = Alert.firing("fs-guard", PAGE).fingerprint("triage-resolved-01")
+            .severity(Alert.Severity.PAGE).status(Alert.Status.RESOLVED).agentId("ci-runner-1").role("ci")
+            .firstSeen(Instant.now().minusSeconds(600)).lastSeen(Instant.now().minusSeconds(300))
+            .summary("wrote /home/agent/.bashrc").sampleEventIds(List.of()).build();
         p.send(new ProducerRecord<>(Topics.ALERTS.name(), resolved.fingerprint(), Json.write(resolved))).get();
         // whatever reached the topics, the console shows as text: markup, a bidi override, 64 KiB without a space
         String huge = "W".repeat(64 * 1024);
@@ -99,14 +100,16 @@ class ConsoleTriageTest {
             .host("<img src=x onerror=alert(1)>").port(443).reason("\u202e" + huge)
             .commandText("<script>alert(2)</script> " + huge).observedAt(Instant.now()).build();
         p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), HOSTILE, Json.write(hostile))).get();
-        Alert loud = new Alert("triage-hostile-alert", "<b>off-role-host</b>", Alert.Severity.CRITICAL, Alert.Status.FIRING,
-            HOSTILE, "hostile-agent-6", "default", null, null, 1, null, null, Instant.now(), Instant.now(),
-            "<img src=y onerror=alert(3)>\u202e" + huge, List.of(), null, null, null, null, null, null);
+        Alert loud = Alert.firing("<b>off-role-host</b>", HOSTILE).fingerprint("triage-hostile-alert")
+            .severity(Alert.Severity.CRITICAL).agentId("hostile-agent-6").role("default").firstSeen(Instant.now())
+            .lastSeen(Instant.now()).summary("<img src=y onerror=alert(3)>\u202e" + huge).sampleEventIds(List.of())
+            .build();
         p.send(new ProducerRecord<>(Topics.ALERTS.name(), loud.fingerprint(), Json.write(loud))).get();
         // a rule in shadow mode: raised and listed, in a group of its own
-        Alert shadow = new Alert("triage-shadow-01", "off-role-host-strict", Alert.Severity.PAGE, Alert.Status.FIRING, PAGE,
-            "ci-runner-1", "ci", null, null, 1, null, null, Instant.now(), Instant.now(), "tried exfil.evil.test:443",
-            List.of(), null, null, true, null, null, null);
+        Alert shadow = Alert.firing("off-role-host-strict", PAGE).fingerprint("triage-shadow-01")
+            .severity(Alert.Severity.PAGE).agentId("ci-runner-1").role("ci").firstSeen(Instant.now())
+            .lastSeen(Instant.now()).summary("tried exfil.evil.test:443").sampleEventIds(List.of()).shadow(true)
+            .build();
         p.send(new ProducerRecord<>(Topics.ALERTS.name(), shadow.fingerprint(), Json.write(shadow))).get();
       }
       // sensitive-address, 2 off-role pages, persistent-retry, the resolved one, the hostile one, the shadow one

@@ -60,9 +60,9 @@ class ExportTest {
       p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, Json.write(net))).get(30, TimeUnit.SECONDS);
       p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, Json.write(file))).get(30, TimeUnit.SECONDS);
       p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, "{not an event")).get(30, TimeUnit.SECONDS);
-      Alert a = new Alert(Alert.fingerprintOf("off-role-host", CMD), "off-role-host", Alert.Severity.PAGE,
-          Alert.Status.FIRING, CMD, "ci-runner-1", "ci", "evil.example", 443, 1, null, null, T0, T0, "s", List.of(),
-          null, null, null, null, null, null);
+      Alert a = Alert.firing("off-role-host", CMD).fingerprint(Alert.fingerprintOf("off-role-host", CMD))
+          .severity(Alert.Severity.PAGE).agentId("ci-runner-1").role("ci").host("evil.example").port(443)
+          .firstSeen(T0).lastSeen(T0).summary("s").sampleEventIds(List.of()).build();
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a))).get(30, TimeUnit.SECONDS);
     }
   }

@@ -59,10 +59,11 @@ class NotifyCrashTest {
       for (String path : List.of("/hook", "/v2/enqueue", "/services/T/B/x", POST)) {
         soc.script(path, HttpRecorder.Answer.after(Duration.ofSeconds(30), 200)); // held while notify dies
       }
-      Alert page = new Alert(Alert.fingerprintOf("off-role-host", CMD), "off-role-host", Alert.Severity.PAGE,
-          Alert.Status.FIRING, CMD, "ci-runner-1", "ci", "exfil.evil.test", 443, 1, null, null, Instant.now(),
-          Instant.now(), "agent ci-runner-1 (role ci) tried exfil.evil.test:443", List.of("e1"), null, "v1", null,
-          null, null, null);
+      Alert page = Alert.firing("off-role-host", CMD).fingerprint(Alert.fingerprintOf("off-role-host", CMD))
+          .severity(Alert.Severity.PAGE).agentId("ci-runner-1").role("ci").host("exfil.evil.test").port(443)
+          .firstSeen(Instant.now()).lastSeen(Instant.now())
+          .summary("agent ci-runner-1 (role ci) tried exfil.evil.test:443").sampleEventIds(List.of("e1"))
+          .policyVersion("v1").build();
       try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
           broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
         p.send(new ProducerRecord<>(Topics.ALERTS.name(), page.fingerprint(), Json.write(page))).get();

@@ -102,9 +102,10 @@ class NotifyHaTest {
           for (int i = 0; i < ALERTS; i++) {
             String cmd = String.format("NotifyHaCommandNotify%03d", i);
             String rule = "ha-rule-" + (i % 20);
-            Alert page = new Alert(Alert.fingerprintOf(rule, cmd), rule, Alert.Severity.PAGE, Alert.Status.FIRING, cmd,
-                "ci-runner-1", "ci", "exfil.evil.test", 443, 1, null, null, Instant.now(), Instant.now(),
-                "tried exfil.evil.test:443", List.of(), null, "v1", null, null, null, null);
+            Alert page = Alert.firing(rule, cmd).fingerprint(Alert.fingerprintOf(rule, cmd))
+                .severity(Alert.Severity.PAGE).agentId("ci-runner-1").role("ci").host("exfil.evil.test").port(443)
+                .firstSeen(Instant.now()).lastSeen(Instant.now()).summary("tried exfil.evil.test:443")
+                .sampleEventIds(List.of()).policyVersion("v1").build();
             storm.add(page);
             p.send(new ProducerRecord<>(Topics.ALERTS.name(), page.fingerprint(), Json.write(page)));
           }

@@ -82,6 +82,195 @@ public record Alert(
   }
 
 
+  /**
+   * A firing alert of {@code rule} for {@code commandId}, to fill in ({@code Alert.firing("off-role-host",
+   * CMD).count(5).build()}): its fingerprint is the rule's and the command's, its severity a warning,
+   * its count 1; the rest is unset.
+   */
+  public static Builder firing(String rule, String commandId) {
+    return new Builder().rule(rule).commandId(commandId).fingerprint(fingerprintOf(rule, commandId))
+        .severity(Severity.WARNING).status(Status.FIRING).count(1);
+  }
+
+  /** This alert, to change some of its fields. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.fingerprint = fingerprint;
+    b.rule = rule;
+    b.severity = severity;
+    b.status = status;
+    b.commandId = commandId;
+    b.agentId = agentId;
+    b.role = role;
+    b.host = host;
+    b.port = port;
+    b.count = count;
+    b.windowStart = windowStart;
+    b.windowEnd = windowEnd;
+    b.firstSeen = firstSeen;
+    b.lastSeen = lastSeen;
+    b.summary = summary;
+    b.sampleEventIds = sampleEventIds;
+    b.sources = sources;
+    b.policyVersion = policyVersion;
+    b.shadow = shadow;
+    b.targets = targets;
+    b.distinctTargets = distinctTargets;
+    b.lastTarget = lastTarget;
+    b.meta = meta;
+    return b;
+  }
+
+  /** An alert field by field (tests build theirs so, not with 23 positional arguments). */
+  public static final class Builder {
+    private String fingerprint;
+    private String rule;
+    private Severity severity;
+    private Status status;
+    private String commandId;
+    private String agentId;
+    private String role;
+    private String host;
+    private Integer port;
+    private long count;
+    private Instant windowStart;
+    private Instant windowEnd;
+    private Instant firstSeen;
+    private Instant lastSeen;
+    private String summary;
+    private List<String> sampleEventIds;
+    private List<Source> sources;
+    private String policyVersion;
+    private Boolean shadow;
+    private List<Target> targets;
+    private Long distinctTargets;
+    private String lastTarget;
+    private Meta meta;
+
+    private Builder() {}
+
+    public Builder fingerprint(String fingerprint) {
+      this.fingerprint = fingerprint;
+      return this;
+    }
+
+    public Builder rule(String rule) {
+      this.rule = rule;
+      return this;
+    }
+
+    public Builder severity(Severity severity) {
+      this.severity = severity;
+      return this;
+    }
+
+    public Builder status(Status status) {
+      this.status = status;
+      return this;
+    }
+
+    public Builder commandId(String commandId) {
+      this.commandId = commandId;
+      return this;
+    }
+
+    public Builder agentId(String agentId) {
+      this.agentId = agentId;
+      return this;
+    }
+
+    public Builder role(String role) {
+      this.role = role;
+      return this;
+    }
+
+    public Builder host(String host) {
+      this.host = host;
+      return this;
+    }
+
+    public Builder port(Integer port) {
+      this.port = port;
+      return this;
+    }
+
+    public Builder count(long count) {
+      this.count = count;
+      return this;
+    }
+
+    public Builder windowStart(Instant windowStart) {
+      this.windowStart = windowStart;
+      return this;
+    }
+
+    public Builder windowEnd(Instant windowEnd) {
+      this.windowEnd = windowEnd;
+      return this;
+    }
+
+    public Builder firstSeen(Instant firstSeen) {
+      this.firstSeen = firstSeen;
+      return this;
+    }
+
+    public Builder lastSeen(Instant lastSeen) {
+      this.lastSeen = lastSeen;
+      return this;
+    }
+
+    public Builder summary(String summary) {
+      this.summary = summary;
+      return this;
+    }
+
+    public Builder sampleEventIds(List<String> sampleEventIds) {
+      this.sampleEventIds = sampleEventIds;
+      return this;
+    }
+
+    public Builder sources(List<Source> sources) {
+      this.sources = sources;
+      return this;
+    }
+
+    public Builder policyVersion(String policyVersion) {
+      this.policyVersion = policyVersion;
+      return this;
+    }
+
+    public Builder shadow(Boolean shadow) {
+      this.shadow = shadow;
+      return this;
+    }
+
+    public Builder targets(List<Target> targets) {
+      this.targets = targets;
+      return this;
+    }
+
+    public Builder distinctTargets(Long distinctTargets) {
+      this.distinctTargets = distinctTargets;
+      return this;
+    }
+
+    public Builder lastTarget(String lastTarget) {
+      this.lastTarget = lastTarget;
+      return this;
+    }
+
+    public Builder meta(Meta meta) {
+      this.meta = meta;
+      return this;
+    }
+
+    public Alert build() {
+      return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, count, windowStart,
+          windowEnd, firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow, targets,
+          distinctTargets, lastTarget, meta);
+    }
+  }
+
   /** A refused host:port (or path) and how often this alert's command was refused it. */
   public record Target(String target, long count) {}
 

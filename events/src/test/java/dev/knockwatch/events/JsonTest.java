@@ -64,9 +64,10 @@ class JsonTest {
 
   @Test
   void anAlertSurvivesTheSerdeAndWritesItsEnumsInLowerCase() {
-    Alert alert = new Alert("85765b1535365552", "persistent-retry", Alert.Severity.PAGE, Alert.Status.FIRING,
-        "xhfHytmXL-L6RsYw2CrSjA", "ci-runner-1", null, "example.com", 80, 5, T0, T0.plusSeconds(300),
-        T0, T0.plusSeconds(80), "command refused 5 times", List.of("a", "b"), null, null, null, null, null, null);
+    Alert alert = Alert.firing("persistent-retry", "xhfHytmXL-L6RsYw2CrSjA").fingerprint("85765b1535365552")
+        .severity(Alert.Severity.PAGE).agentId("ci-runner-1").host("example.com").port(80).count(5).windowStart(T0)
+        .windowEnd(T0.plusSeconds(300)).firstSeen(T0).lastSeen(T0.plusSeconds(80))
+        .summary("command refused 5 times").sampleEventIds(List.of("a", "b")).build();
     Serde<Alert> serde = Json.serde(Alert.class);
     byte[] bytes = serde.serializer().serialize("t", alert);
     assertThat(serde.deserializer().deserialize("t", bytes)).isEqualTo(alert);

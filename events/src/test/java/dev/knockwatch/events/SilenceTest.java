@@ -12,8 +12,8 @@ class SilenceTest {
   static final Instant T0 = Instant.parse("2026-11-30T01:00:00Z");
 
   static Alert alert(String rule, String command, String agent, String host) {
-    return new Alert("f", rule, Alert.Severity.PAGE, Alert.Status.FIRING, command, agent, "ci", host, 443, 1, null, null,
-        T0, T0, "s", List.of(), null, null, null, null, null, null);
+    return Alert.firing(rule, command).fingerprint("f").severity(Alert.Severity.PAGE).agentId(agent).role("ci")
+        .host(host).port(443).firstSeen(T0).lastSeen(T0).summary("s").sampleEventIds(List.of()).build();
   }
 
   static Silence silence(Map<String, String> matchers) {

@@ -58,13 +58,15 @@ class AlertDispatcherTest {
   @Test
   void aValueThatIsNotAnAlertIsSkippedShadowAlertsAreNotPagedAndTheAlertsAfterThemAreDelivered(EmbeddedKafkaBroker broker) throws Exception {
     Instant t0 = Instant.parse("2026-11-29T18:45:00Z");
-    Alert alert = new Alert("f1", "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING,
-        "AlertDispatcherTest000001", "a", null, null, null, 5, t0, t0.plusSeconds(300), t0, t0, "s", List.of(), null, null, null, null, null, null);
+    Alert alert = Alert.firing("persistent-retry", "AlertDispatcherTest000001").fingerprint("f1").agentId("a")
+        .count(5).windowStart(t0).windowEnd(t0.plusSeconds(300)).firstSeen(t0).lastSeen(t0).summary("s")
+        .sampleEventIds(List.of()).build();
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f0", "{not an alert")).get(30, TimeUnit.SECONDS);
-      Alert shadow = new Alert("fs", "trial-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
-          "AlertDispatcherTest000002", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, true, null, null, null);
+      Alert shadow = Alert.firing("trial-rule", "AlertDispatcherTest000002").fingerprint("fs")
+          .severity(Alert.Severity.PAGE).agentId("a").firstSeen(t0).lastSeen(t0).summary("s")
+          .sampleEventIds(List.of()).shadow(true).build();
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "fs", Json.write(shadow))).get(30, TimeUnit.SECONDS);
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), 0, "f1", Json.write(alert))).get(30, TimeUnit.SECONDS);
     }
@@ -96,9 +98,10 @@ class AlertDispatcherTest {
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       for (int i = 0; i < n; i++) {
-        Alert a = new Alert(String.format("restart%09d", i), "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING,
-            String.format("RestartRestartRestart%03d", i), "ci-1", "ci", "evil.example", 443, 1, null, null, t0, t0, "s",
-            List.of(), null, null, null, null, null, null);
+        Alert a = Alert.firing("off-role-host", String.format("RestartRestartRestart%03d", i))
+            .fingerprint(String.format("restart%09d", i)).severity(Alert.Severity.PAGE).agentId("ci-1").role("ci")
+            .host("evil.example").port(443).firstSeen(t0).lastSeen(t0).summary("s").sampleEventIds(List.of())
+            .build();
         p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a)));
       }
       p.flush();
@@ -141,10 +144,12 @@ class AlertDispatcherTest {
         Map.of("rule", "muted-rule"), now.minusSeconds(60), now.plusSeconds(3600), "ana", "maintenance"));
     dev.knockwatch.notify.silence.Silences.write(broker.bootstrapServers(), Map.of(), new dev.knockwatch.events.Silence("over-1",
         Map.of("rule", "loud-rule"), now.minusSeconds(7200), now.minusSeconds(3600), "ana", "old"));
-    Alert muted = new Alert("muted0000000001", "muted-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
-        "SilenceSilenceSilence1", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null, null, null, null);
-    Alert loud = new Alert("loud00000000001", "loud-rule", Alert.Severity.PAGE, Alert.Status.FIRING,
-        "SilenceSilenceSilence2", "a", null, null, null, 1, null, null, t0, t0, "s", List.of(), null, null, null, null, null, null);
+    Alert muted = Alert.firing("muted-rule", "SilenceSilenceSilence1").fingerprint("muted0000000001")
+        .severity(Alert.Severity.PAGE).agentId("a").firstSeen(t0).lastSeen(t0).summary("s")
+        .sampleEventIds(List.of()).build();
+    Alert loud = Alert.firing("loud-rule", "SilenceSilenceSilence2").fingerprint("loud00000000001")
+        .severity(Alert.Severity.PAGE).agentId("a").firstSeen(t0).lastSeen(t0).summary("s")
+        .sampleEventIds(List.of()).build();
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), muted.fingerprint(), Json.write(muted))).get(30, TimeUnit.SECONDS);
@@ -180,15 +185,18 @@ class AlertDispatcherTest {
   @Test
   void anOffRolePageInhibitsTheRetryWarningOfItsCommandOnly(EmbeddedKafkaBroker broker) throws Exception {
     Instant t0 = Instant.parse("2026-11-29T20:00:00Z");
-    Alert page = new Alert(Alert.fingerprintOf("inhibit-test-off-role", "InhibitInhibitInhibit01"), "inhibit-test-off-role",
-        Alert.Severity.PAGE, Alert.Status.FIRING, "InhibitInhibitInhibit01", "ci-1", "ci", "evil.example", 443, 1, null,
-        null, t0, t0, "s", List.of(), null, null, null, null, null, null);
-    Alert retry = new Alert(Alert.fingerprintOf("inhibit-test-retry", "InhibitInhibitInhibit01"), "inhibit-test-retry",
-        Alert.Severity.WARNING, Alert.Status.FIRING, "InhibitInhibitInhibit01", "ci-1", "ci", null, null, 5, t0,
-        t0.plusSeconds(300), t0, t0, "s", List.of(), null, null, null, null, null, null);
-    Alert otherRetry = new Alert(Alert.fingerprintOf("inhibit-test-retry", "InhibitInhibitInhibit02"), "inhibit-test-retry",
-        Alert.Severity.WARNING, Alert.Status.FIRING, "InhibitInhibitInhibit02", "ci-1", "ci", null, null, 5, t0,
-        t0.plusSeconds(300), t0, t0, "s", List.of(), null, null, null, null, null, null);
+    Alert page = Alert.firing("inhibit-test-off-role", "InhibitInhibitInhibit01")
+        .fingerprint(Alert.fingerprintOf("inhibit-test-off-role", "InhibitInhibitInhibit01"))
+        .severity(Alert.Severity.PAGE).agentId("ci-1").role("ci").host("evil.example").port(443).firstSeen(t0)
+        .lastSeen(t0).summary("s").sampleEventIds(List.of()).build();
+    Alert retry = Alert.firing("inhibit-test-retry", "InhibitInhibitInhibit01")
+        .fingerprint(Alert.fingerprintOf("inhibit-test-retry", "InhibitInhibitInhibit01")).agentId("ci-1")
+        .role("ci").count(5).windowStart(t0).windowEnd(t0.plusSeconds(300)).firstSeen(t0).lastSeen(t0).summary("s")
+        .sampleEventIds(List.of()).build();
+    Alert otherRetry = Alert.firing("inhibit-test-retry", "InhibitInhibitInhibit02")
+        .fingerprint(Alert.fingerprintOf("inhibit-test-retry", "InhibitInhibitInhibit02")).agentId("ci-1")
+        .role("ci").count(5).windowStart(t0).windowEnd(t0.plusSeconds(300)).firstSeen(t0).lastSeen(t0).summary("s")
+        .sampleEventIds(List.of()).build();
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       for (Alert a : List.of(page, retry, otherRetry)) {

@@ -47,9 +47,10 @@ class FloodTest {
 
   private static Alert alert(String rule, int command, long count, Alert.Severity severity) {
     String id = String.format("FloodFloodFloodFl%05d", command);
-    return new Alert(Alert.fingerprintOf(rule, id), rule, severity, Alert.Status.FIRING, id, "ci-1",
-        "ci", "evil.example", 443, count, T0, T0.plusSeconds(300), T0, T0.plusSeconds(count), "refused " + count + " times",
-        List.of(), null, null, null, null, null, null);
+    return Alert.firing(rule, id).fingerprint(Alert.fingerprintOf(rule, id)).severity(severity).agentId("ci-1")
+        .role("ci").host("evil.example").port(443).count(count).windowStart(T0).windowEnd(T0.plusSeconds(300))
+        .firstSeen(T0).lastSeen(T0.plusSeconds(count)).summary("refused " + count + " times")
+        .sampleEventIds(List.of()).build();
   }
 
   private static void publish(EmbeddedKafkaBroker broker, List<Alert> alerts) {

@@ -77,12 +77,10 @@ class PayloadsTest {
   @Test
   void theRulesRunbookAndTagsReachEveryPayload() {
     Alert plain = Fixtures.offRole();
-    Alert a = new Alert(plain.fingerprint(), plain.rule(), plain.severity(), plain.status(), plain.commandId(),
-        plain.agentId(), plain.role(), plain.host(), plain.port(), plain.count(), plain.windowStart(), plain.windowEnd(),
-        plain.firstSeen(), plain.lastSeen(), plain.summary(), plain.sampleEventIds(), plain.sources(),
-        plain.policyVersion(), null, null, null, null, new Alert.Meta(List.of("exfiltration", "attack.t1041"),
-            "https://runbooks.example/off-role", java.util.Map.of("team", "soc", "severity", "low"),
-            java.util.Map.of("owner", "SOC on-call")));
+    Alert a = plain.toBuilder().shadow(null).targets(null).distinctTargets(null).lastTarget(null)
+        .meta(new Alert.Meta(List.of("exfiltration", "attack.t1041"), "https://runbooks.example/off-role",
+            java.util.Map.of("team", "soc", "severity", "low"), java.util.Map.of("owner", "SOC on-call")))
+        .build();
     Notification n = Notification.of("r", Notification.Event.FIRING, a, null);
     String slack = SlackMessage.payload(n, Fixtures.PUBLIC_URL).toString();
     assertThat(slack).contains("<https://runbooks.example/off-role|Runbook>", "tags exfiltration, attack.t1041");

@@ -167,9 +167,10 @@ class BoundedStateTest {
         in.pipeInput(SCANNER, e, at);
       }
       for (int i = 0; i < 200; i++) {
-        alertsIn.pipeInput("f" + i, new Alert("f" + i, "rule-" + i, Alert.Severity.PAGE, Alert.Status.FIRING, SCANNER,
-            "ci-runner-1", "ci", host(i, r), 443, 1, null, null, T0, T0, "理".repeat(4000), List.of(), List.of(),
-            "v", null, null, null, null), T0.plusMillis(n + i));
+        alertsIn.pipeInput("f" + i, Alert.firing("rule-" + i, SCANNER).fingerprint("f" + i)
+            .severity(Alert.Severity.PAGE).agentId("ci-runner-1").role("ci").host(host(i, r)).port(443)
+            .firstSeen(T0).lastSeen(T0).summary("理".repeat(4000)).sampleEventIds(List.of()).sources(List.of())
+            .policyVersion("v").build(), T0.plusMillis(n + i));
       }
       KeyValueStore<String, CommandSummary> commands = d.getKeyValueStore(TimelineProcessor.COMMANDS);
       CommandSummary s = commands.get(SCANNER);

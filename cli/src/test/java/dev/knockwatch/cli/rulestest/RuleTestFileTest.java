@@ -20,7 +20,7 @@ class RuleTestFileTest {
   void theShippedTestsRead() {
     RuleTestFile f = RuleTestFile.read(Path.of("../alert-rules/tests/shipped.test.yaml"));
     assertThat(f.rules()).isEqualTo(Path.of("../alert-rules").toAbsolutePath().normalize());
-    assertThat(f.cases()).hasSize(14);
+    assertThat(f.cases()).hasSize(15);
     RuleTestFile.Case storm = f.cases().get(0);
     assertThat(storm.inputs()).singleElement().satisfies(i -> {
       assertThat(i.file()).isEqualTo("ci-runner-1/RetryStorm000000000000001.violations.jsonl");

@@ -52,11 +52,13 @@ class ExportFormatsTest {
   }
 
   static Alert alert(Alert.Status status) {
-    return new Alert("032fd9e08f8acfe5", "off-role-host", Alert.Severity.PAGE, status, "ExportExportExport0001",
-        "ci-runner-1", "ci", "evil.example", 443, 3, null, null, T0, T0.plusSeconds(40),
-        "agent ci-runner-1 (role ci) tried evil.example:443, which its role does not allow", List.of("e-net"),
-        List.of(Source.SRT_VIOLATION), "bfc0f5922941", null, null, null, null,
-        new Alert.Meta(List.of("attack.t1041"), "https://runbooks.example/off-role", Map.of(), Map.of()));
+    return Alert.firing("off-role-host", "ExportExportExport0001").fingerprint("032fd9e08f8acfe5")
+        .severity(Alert.Severity.PAGE).status(status).agentId("ci-runner-1").role("ci").host("evil.example")
+        .port(443).count(3).firstSeen(T0).lastSeen(T0.plusSeconds(40))
+        .summary("agent ci-runner-1 (role ci) tried evil.example:443, which its role does not allow")
+        .sampleEventIds(List.of("e-net")).sources(List.of(Source.SRT_VIOLATION)).policyVersion("bfc0f5922941")
+        .meta(new Alert.Meta(List.of("attack.t1041"), "https://runbooks.example/off-role", Map.of(), Map.of()))
+        .build();
   }
 
   private static JsonNode golden(String name) throws IOException {

@@ -81,9 +81,9 @@ class AlertmanagerNotifierTest {
     assertThat(text).doesNotContain("\u202E", "\u0007");
     assertThat(a.get("labels").get("agent").asText()).isEqualTo("<!channel> `agent`");
     assertThat(a.get("annotations").get("target").asText()).isEqualTo("<http://evil.test|click>:80");
-    Alert huge = new Alert(hostile.fingerprint(), "r".repeat(10_000), hostile.severity(), hostile.status(),
-        hostile.commandId(), "a".repeat(100_000), null, null, null, 1, null, null, null, null, "s".repeat(100_000),
-        List.of(), List.of(), null, null, null, null, null);
+    Alert huge = Alert.firing("r".repeat(10_000), hostile.commandId()).fingerprint(hostile.fingerprint())
+        .severity(hostile.severity()).status(hostile.status()).agentId("a".repeat(100_000))
+        .summary("s".repeat(100_000)).sampleEventIds(List.of()).sources(List.of()).build();
     JsonNode bounded = AlertmanagerPayload.alert(huge, null, NOW);
     // cut to the bound, the cut marked with an ellipsis
     assertThat(bounded.get("labels").get("agent").asText()).hasSize(AlertmanagerPayload.MAX_LABEL_CHARS + 1).endsWith("…");

@@ -17,9 +17,9 @@ class ConsoleNotifierTest {
   static final Instant T0 = Instant.parse("2026-11-29T18:45:00Z");
 
   static Alert alert(String agentId, String summary) {
-    return new Alert("85765b1535365552", "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING,
-        "xhfHytmXL-L6RsYw2CrSjA", agentId, null, null, null, 5, T0, T0.plusSeconds(300),
-        T0.plusSeconds(32), T0.plusSeconds(112), summary, List.of("e1"), null, null, null, null, null, null);
+    return Alert.firing("persistent-retry", "xhfHytmXL-L6RsYw2CrSjA").fingerprint("85765b1535365552")
+        .agentId(agentId).count(5).windowStart(T0).windowEnd(T0.plusSeconds(300)).firstSeen(T0.plusSeconds(32))
+        .lastSeen(T0.plusSeconds(112)).summary(summary).sampleEventIds(List.of("e1")).build();
   }
 
   @Test
@@ -32,8 +32,9 @@ class ConsoleNotifierTest {
 
   @Test
   void hostAndRoleAppearWhenTheAlertHasThem() {
-    Alert a = new Alert("f", "off-role-host", Alert.Severity.PAGE, Alert.Status.RESOLVED, "xhfHytmXL-L6RsYw2CrSjA",
-        "ci-1", "ci", "evil.test", 443, 1, null, null, null, null, null, List.of(), null, null, null, null, null, null);
+    Alert a = Alert.firing("off-role-host", "xhfHytmXL-L6RsYw2CrSjA").fingerprint("f").severity(Alert.Severity.PAGE)
+        .status(Alert.Status.RESOLVED).agentId("ci-1").role("ci").host("evil.test").port(443)
+        .sampleEventIds(List.of()).build();
     assertThat(ConsoleNotifier.format(a)).isEqualTo(
         "ALERT [PAGE] off-role-host resolved command=xhfHytmXL-L6RsYw2CrSjA agent=ci-1 role=ci host=evil.test:443 "
             + "count=1 fingerprint=f");

@@ -10,9 +10,7 @@ final class Alerts {
 
   static Alert offRole(Alert.Status status, long count, Boolean shadow) {
     Alert a = Fixtures.offRole();
-    return new Alert(a.fingerprint(), a.rule(), a.severity(), status, a.commandId(), a.agentId(), a.role(), a.host(),
-        a.port(), count, a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(), a.summary(), a.sampleEventIds(),
-        a.sources(), a.policyVersion(), shadow, a.targets(), a.distinctTargets(), a.lastTarget());
+    return a.toBuilder().status(status).count(count).shadow(shadow).meta(null).build();
   }
 
   static NotificationLog.Entry sent(String status, long count, java.time.Instant at) {

@@ -61,10 +61,11 @@ class AmtoolRoutingTest {
         labels.put("role", ROLES[random.nextInt(ROLES.length)]);
         Map<String, String> ruleLabels = random.nextBoolean() ? Map.of("team", "platform") : Map.of();
         labels.putAll(ruleLabels);
-        Alert a = new Alert("f", labels.get("alertname"), Alert.Severity.valueOf(labels.get("severity").toUpperCase(Locale.ROOT)),
-            Alert.Status.FIRING, null, labels.get("agent"), labels.get("role"), null, null, 1, null, null, Instant.EPOCH,
-            Instant.EPOCH, "s", List.of(), List.of(), "v", null, null, null, null,
-            new Alert.Meta(List.of(), null, ruleLabels, Map.of()));
+        Alert a = Alert.firing(labels.get("alertname"), null).fingerprint("f")
+            .severity(Alert.Severity.valueOf(labels.get("severity").toUpperCase(Locale.ROOT)))
+            .agentId(labels.get("agent")).role(labels.get("role")).firstSeen(Instant.EPOCH).lastSeen(Instant.EPOCH)
+            .summary("s").sampleEventIds(List.of()).sources(List.of()).policyVersion("v")
+            .meta(new Alert.Meta(List.of(), null, ruleLabels, Map.of())).build();
         List<String> ours = routing.targets(a).stream().map(Routing.Target::receiver).toList();
         String theirs = amtool(labels);
         assertThat(String.join(",", ours)).as("round %d, %s\n%s", round, labels, tree).isEqualTo(theirs);

@@ -16,8 +16,9 @@ class FloodBudgetTest {
   private static final long MINUTE = Duration.ofMinutes(1).toNanos();
 
   private static Alert alert(String command, String rule) {
-    return new Alert(command + rule, rule, Alert.Severity.WARNING, Alert.Status.FIRING, command, "a", "ci", null, null, 1,
-        null, null, Instant.EPOCH, Instant.EPOCH, "s", List.of(), List.of(), "v", null, null, null, null);
+    return Alert.firing(rule, command).fingerprint(command + rule).agentId("a").role("ci").firstSeen(Instant.EPOCH)
+        .lastSeen(Instant.EPOCH).summary("s").sampleEventIds(List.of()).sources(List.of()).policyVersion("v")
+        .build();
   }
 
   private static List<String> folds(FloodBudget budget, String receiver, int n, String command, long now) {

@@ -19,9 +19,11 @@ class GrouperTest {
 
   private static Alert command(String commandId, String rule) {
     Alert a = Fixtures.offRole();
-    return new Alert(commandId + rule, rule, a.severity(), a.status(), commandId, a.agentId(), a.role(), a.host(),
-        a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(), a.summary(),
-        a.sampleEventIds(), a.sources(), a.policyVersion(), null, null, null, null);
+    return Alert.firing(rule, commandId).fingerprint(commandId + rule).severity(a.severity()).status(a.status())
+        .agentId(a.agentId()).role(a.role()).host(a.host()).port(a.port()).count(a.count())
+        .windowStart(a.windowStart()).windowEnd(a.windowEnd()).firstSeen(a.firstSeen()).lastSeen(a.lastSeen())
+        .summary(a.summary()).sampleEventIds(a.sampleEventIds()).sources(a.sources())
+        .policyVersion(a.policyVersion()).build();
   }
 
   @Test

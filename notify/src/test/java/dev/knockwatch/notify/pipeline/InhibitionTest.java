@@ -23,8 +23,9 @@ class InhibitionTest {
 
   private static Alert alert(String rule, String command, Alert.Status status, Boolean shadow) {
     Alert.Severity severity = rule.equals("off-role-host") ? Alert.Severity.PAGE : Alert.Severity.WARNING;
-    return new Alert(Alert.fingerprintOf(rule, command), rule, severity, status, command, "ci-runner-1", "ci", null,
-        null, 1, null, null, Instant.EPOCH, Instant.EPOCH, "s", List.of(), List.of(), "v", shadow, null, null, null);
+    return Alert.firing(rule, command).fingerprint(Alert.fingerprintOf(rule, command)).severity(severity)
+        .status(status).agentId("ci-runner-1").role("ci").firstSeen(Instant.EPOCH).lastSeen(Instant.EPOCH)
+        .summary("s").sampleEventIds(List.of()).sources(List.of()).policyVersion("v").shadow(shadow).build();
   }
 
   @Test

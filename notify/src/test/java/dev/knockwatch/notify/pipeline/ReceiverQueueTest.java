@@ -56,9 +56,11 @@ class ReceiverQueueTest {
 
   private static Notification of(Alert.Severity severity, String key) {
     Alert a = Fixtures.offRole();
-    Alert alert = new Alert(key, a.rule(), severity, a.status(), a.commandId(), a.agentId(), a.role(), a.host(),
-        a.port(), a.count(), a.windowStart(), a.windowEnd(), a.firstSeen(), a.lastSeen(), a.summary(),
-        a.sampleEventIds(), a.sources(), a.policyVersion(), null, null, null, null);
+    Alert alert = Alert.firing(a.rule(), a.commandId()).fingerprint(key).severity(severity).status(a.status())
+        .agentId(a.agentId()).role(a.role()).host(a.host()).port(a.port()).count(a.count())
+        .windowStart(a.windowStart()).windowEnd(a.windowEnd()).firstSeen(a.firstSeen()).lastSeen(a.lastSeen())
+        .summary(a.summary()).sampleEventIds(a.sampleEventIds()).sources(a.sources())
+        .policyVersion(a.policyVersion()).build();
     return Notification.of("scripted", Notification.Event.FIRING, alert, null);
   }
 

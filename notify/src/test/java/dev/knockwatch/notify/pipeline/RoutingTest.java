@@ -33,9 +33,10 @@ class RoutingTest {
   }
 
   private static Alert alert(String rule, Alert.Severity severity, String agent, String role) {
-    return new Alert("f", rule, severity, Alert.Status.FIRING, "CommandRoutingTest0000001", agent, role, null, null, 1,
-        null, null, Instant.EPOCH, Instant.EPOCH, "s", List.of(), List.of(), "v", null, null, null, null,
-        new Alert.Meta(List.of(), null, Map.of("team", "platform"), Map.of()));
+    return Alert.firing(rule, "CommandRoutingTest0000001").fingerprint("f").severity(severity).agentId(agent)
+        .role(role).firstSeen(Instant.EPOCH).lastSeen(Instant.EPOCH).summary("s").sampleEventIds(List.of())
+        .sources(List.of()).policyVersion("v")
+        .meta(new Alert.Meta(List.of(), null, Map.of("team", "platform"), Map.of())).build();
   }
 
   private static List<String> reach(Route root, Alert a) {
@@ -59,8 +60,8 @@ class RoutingTest {
     assertThat(reach(root, info)).as("no child matches: the root's own receiver").containsExactly("console@root");
     Route noRootReceiver = node("", "", false, node("severity=\"warning\"", "slack", false));
     assertThat(reach(noRootReceiver, info)).as("a flat list's root has no receiver").isEmpty();
-    Alert offNoLabel = new Alert("f", "off-role-host", Alert.Severity.WARNING, Alert.Status.FIRING, "c", "ci-runner-1",
-        "ci", null, null, 1, null, null, null, null, "s", List.of(), List.of(), "v", null, null, null, null);
+    Alert offNoLabel = Alert.firing("off-role-host", "c").fingerprint("f").agentId("ci-runner-1").role("ci")
+        .summary("s").sampleEventIds(List.of()).sources(List.of()).policyVersion("v").build();
     assertThat(reach(root, offNoLabel)).as("a missing label is empty: team=\"platform\" fails, off-* itself sends")
         .containsExactly("webhook@2");
   }

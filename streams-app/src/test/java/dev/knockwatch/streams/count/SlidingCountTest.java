@@ -72,12 +72,13 @@ class SlidingCountTest {
     assertThat(alerts.isEmpty()).isTrue();
     d.refuse(CMD_A, BOUNDARY);
     List<Alert> out = alerts.readValuesToList();
-    assertThat(out).singleElement().isEqualTo(new Alert(Alert.fingerprintOf("persistent-retry", CMD_A),
-        "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING, CMD_A, "ci-runner-1", "default", null, null,
-        5, BOUNDARY.minusSeconds(20), BOUNDARY.plusSeconds(280), BOUNDARY.minusSeconds(20), BOUNDARY,
-        "command refused 5 times in 20s (threshold 5 within 5m); last: example.com:443",
-        List.of("e1", "e2", "e3", "e4", "e5"), List.of(Source.SRT_VIOLATION), "none", null,
-        List.of(new Alert.Target("example.com:443", 5)), null, null));
+    assertThat(out).singleElement().isEqualTo(Alert.firing("persistent-retry", CMD_A)
+        .fingerprint(Alert.fingerprintOf("persistent-retry", CMD_A)).agentId("ci-runner-1").role("default").count(5)
+        .windowStart(BOUNDARY.minusSeconds(20)).windowEnd(BOUNDARY.plusSeconds(280))
+        .firstSeen(BOUNDARY.minusSeconds(20)).lastSeen(BOUNDARY)
+        .summary("command refused 5 times in 20s (threshold 5 within 5m); last: example.com:443")
+        .sampleEventIds(List.of("e1", "e2", "e3", "e4", "e5")).sources(List.of(Source.SRT_VIOLATION))
+        .policyVersion("none").targets(List.of(new Alert.Target("example.com:443", 5))).build());
     d.refuseTimes(CMD_A, 3, BOUNDARY.plusSeconds(5), Duration.ofSeconds(5));
     d.refuse(CMD_B, BOUNDARY.plusSeconds(60)); // stream time passes the 30 s throttle
     assertThat(alerts.readValuesToList()).extracting(Alert::count).containsExactly(8L);

@@ -73,12 +73,12 @@ class ThresholdCrossingTest {
     assertThat(out).hasSize(1);
     Alert a = out.get(0).value();
     assertThat(out.get(0).key()).isEqualTo(a.fingerprint());
-    assertThat(a).isEqualTo(new Alert(Alert.fingerprintOf("persistent-retry", CMD_A),
-        "persistent-retry", Alert.Severity.WARNING, Alert.Status.FIRING, CMD_A, "ci-runner-1", "default", null, null,
-        5, T0, T0_PLUS_5M, T0, T0_PLUS_1M,
-        "command refused 5 times within 5m (threshold 5); last: example.com:443",
-        List.of("e1", "e2", "e3", "e4", "e5"), List.of(Source.SRT_VIOLATION), "none", null,
-        List.of(new Alert.Target("example.com:443", 5)), null, null));
+    assertThat(a).isEqualTo(Alert.firing("persistent-retry", CMD_A)
+        .fingerprint(Alert.fingerprintOf("persistent-retry", CMD_A)).agentId("ci-runner-1").role("default").count(5)
+        .windowStart(T0).windowEnd(T0_PLUS_5M).firstSeen(T0).lastSeen(T0_PLUS_1M)
+        .summary("command refused 5 times within 5m (threshold 5); last: example.com:443")
+        .sampleEventIds(List.of("e1", "e2", "e3", "e4", "e5")).sources(List.of(Source.SRT_VIOLATION))
+        .policyVersion("none").targets(List.of(new Alert.Target("example.com:443", 5))).build());
   }
 
   @Test

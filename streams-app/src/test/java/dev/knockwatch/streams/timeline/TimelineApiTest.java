@@ -68,8 +68,9 @@ class TimelineApiTest {
   static final String PROBE = "TimelineApiProbeCommand1";
 
   static Alert alert(String fingerprint, String rule, Alert.Severity severity, String command, String agent, Instant at) {
-    return new Alert(fingerprint, rule, severity, Alert.Status.FIRING, command, agent, "default", "evil.example", 443, 1,
-        null, null, at, at, rule + " of " + command, List.of(), null, null, null, null, null, null);
+    return Alert.firing(rule, command).fingerprint(fingerprint).severity(severity).agentId(agent).role("default")
+        .host("evil.example").port(443).firstSeen(at).lastSeen(at).summary(rule + " of " + command)
+        .sampleEventIds(List.of()).build();
   }
 
   static String id(int i) {
@@ -95,14 +96,17 @@ class TimelineApiTest {
           p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null, e.observedAt().toEpochMilli(), id(i), Json.write(e)));
         }
       }
-      Alert a = new Alert("apifp1", "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING, id(3), "ci-runner-1", "default",
-          "evil.example", 443, 1, null, null, T0, T0, "tried evil.example:443", List.of(), null, null, null, null, null, null,
-          new Alert.Meta(List.of("attack.t1041"), RUNBOOK, Map.of(), Map.of()));
+      Alert a = Alert.firing("off-role-host", id(3)).fingerprint("apifp1").severity(Alert.Severity.PAGE)
+          .agentId("ci-runner-1").role("default").host("evil.example").port(443).firstSeen(T0).lastSeen(T0)
+          .summary("tried evil.example:443").sampleEventIds(List.of())
+          .meta(new Alert.Meta(List.of("attack.t1041"), RUNBOOK, Map.of(), Map.of())).build();
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), a.fingerprint(), Json.write(a)));
       // a runbook the loader would refuse, on the hostile command's resolved alert: the console links only http(s)
-      Alert odd = new Alert("apifp2", "fs-guard", Alert.Severity.PAGE, Alert.Status.RESOLVED, id(5), "ci-runner-1", "default",
-          null, null, 1, null, null, T0, T0, "wrote .bashrc", List.of(), null, null, null, null, null, null,
-          new Alert.Meta(List.of("<img src=x onerror=alert(2)>"), "javascript:alert(3)", Map.of(), Map.of()));
+      Alert odd = Alert.firing("fs-guard", id(5)).fingerprint("apifp2").severity(Alert.Severity.PAGE)
+          .status(Alert.Status.RESOLVED).agentId("ci-runner-1").role("default").firstSeen(T0).lastSeen(T0)
+          .summary("wrote .bashrc").sampleEventIds(List.of())
+          .meta(new Alert.Meta(List.of("<img src=x onerror=alert(2)>"), "javascript:alert(3)", Map.of(), Map.of()))
+          .build();
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), odd.fingerprint(), Json.write(odd)));
       // for the lists' filters and order: a critical and a warning, and a probe command with a page of its own
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), "apifp3", Json.write(alert("apifp3", "sensitive-address",

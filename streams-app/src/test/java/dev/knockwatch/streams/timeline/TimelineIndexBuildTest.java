@@ -60,9 +60,9 @@ class TimelineIndexBuildTest {
       Instant at = T0.plusSeconds(i);
       CommandSummary s = CommandSummary.empty(id(i)).with(event(id(i), at), "ci", at);
       if (i % 7 == 0) {
-        s = s.with(new Alert("fp" + i, "off-role-host", Alert.Severity.PAGE, i % 2 == 0 ? Alert.Status.FIRING
-            : Alert.Status.RESOLVED, id(i), s.agentId(), "ci", null, null, 1, null, null, at, at, "s", List.of(), null,
-            null, null, null, null, null));
+        s = s.with(Alert.firing("off-role-host", id(i)).fingerprint("fp" + i).severity(Alert.Severity.PAGE)
+            .status(i % 2 == 0 ? Alert.Status.FIRING : Alert.Status.RESOLVED).agentId(s.agentId()).role("ci")
+            .firstSeen(at).lastSeen(at).summary("s").sampleEventIds(List.of()).build());
       }
       commands.put(id(i), s);
     }

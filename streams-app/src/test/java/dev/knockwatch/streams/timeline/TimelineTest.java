@@ -131,8 +131,9 @@ class TimelineTest {
   @Test
   void theCommandsAlertsSitBesideItsEventsWithTheirLastStatus() {
     refuse(CMD, 0, "evil.example", T0);
-    Alert firing = new Alert("fp1", "off-role-host", Alert.Severity.PAGE, Alert.Status.FIRING, CMD, "ci-runner-1", "ci",
-        "evil.example", 443, 1, null, null, T0, T0, "agent tried evil.example:443", List.of("e0"), null, null, null, null, null, null);
+    Alert firing = Alert.firing("off-role-host", CMD).fingerprint("fp1").severity(Alert.Severity.PAGE)
+        .agentId("ci-runner-1").role("ci").host("evil.example").port(443).firstSeen(T0).lastSeen(T0)
+        .summary("agent tried evil.example:443").sampleEventIds(List.of("e0")).build();
     alerts.pipeInput("fp1", firing, T0);
     alerts.pipeInput("fp1", firing.resolved(), T0.plusSeconds(600));
     CommandSummary s = commands().get(CMD);
@@ -178,10 +179,12 @@ class TimelineTest {
               .action("network-outbound").host("h" + r.nextInt(5) + ".example").port(443).observedAt(at).build(), at);
         } else {
           String fp = "fp-" + cmd + "-" + r.nextInt(3);
-          alerts.pipeInput(fp, new Alert(fp, "rule-" + r.nextInt(3), severities[r.nextInt(severities.length)],
-              r.nextBoolean() ? Alert.Status.FIRING : Alert.Status.RESOLVED, cmd, agents[r.nextInt(agents.length)],
-              r.nextBoolean() ? "ci" : null, null, null, 1, null, null, at, r.nextInt(10) == 0 ? null : at, "s", List.of(),
-              null, null, r.nextBoolean() ? true : null, null, null, null), at);
+          alerts.pipeInput(fp, Alert.firing("rule-" + r.nextInt(3), cmd).fingerprint(fp)
+              .severity(severities[r.nextInt(severities.length)])
+              .status(r.nextBoolean() ? Alert.Status.FIRING : Alert.Status.RESOLVED)
+              .agentId(agents[r.nextInt(agents.length)]).role(r.nextBoolean() ? "ci" : null).firstSeen(at)
+              .lastSeen(r.nextInt(10) == 0 ? null : at).summary("s").sampleEventIds(List.of())
+              .shadow(r.nextBoolean() ? true : null).build(), at);
         }
         if (op % 50 == 49) {
           assertThat(difference(index(), expectedIndex())).as("seed %d, after %d", seed, op).isEmpty();
@@ -205,9 +208,10 @@ class TimelineTest {
     violations.pipeInput(key, ViolationEvent.builder().eventId("n0").commandId(key)
         .source(dev.knockwatch.events.Source.SRT_VIOLATION).reason("a refusal was rejected (bad-agent-id): it cannot be told whose it is")
         .unattributed(new ViolationEvent.Unattributed("bad-agent-id", "ci-runner-1\u2024x")).observedAt(T0).build(), T0);
-    Alert firing = new Alert("fp-rejects", "ingest-rejects", Alert.Severity.PAGE, Alert.Status.FIRING, key, null, "default",
-        null, null, 1, null, null, T0, T0, "ingest rejected a refusal in directory \"ci-runner-1\u2024x\"", List.of("n0"),
-        null, null, null, null, null, null);
+    Alert firing = Alert.firing("ingest-rejects", key).fingerprint("fp-rejects").severity(Alert.Severity.PAGE)
+        .role("default").firstSeen(T0).lastSeen(T0)
+        .summary("ingest rejected a refusal in directory \"ci-runner-1\u2024x\"").sampleEventIds(List.of("n0"))
+        .build();
     alerts.pipeInput("fp-rejects", firing, T0);
     CommandSummary s = commands().get(key);
     assertThat(s.events()).isEqualTo(1);
