@@ -133,17 +133,22 @@ class BoundedStateTest {
       assertThat(maxBytes(lifecycle)).isLessThan(64 * 1024);
       assertThat(count(d.getKeyValueStore(DetectionTopology.DEDUP_STORE), SCANNER))
           .isLessThanOrEqualTo(CrossSourceDedupProcessor.MAX_PER_COMMAND);
-      assertThat(maxBytes(d.getKeyValueStore(DetectionTopology.EXACT_DUPLICATES_STORE))).isLessThan(MAX_MESSAGE_BYTES / 4);
+      @SuppressWarnings("unchecked")
+      var digests = (dev.knockwatch.streams.detect.WriteBackStore<Object>)
+          d.getStateStore(DetectionTopology.EXACT_DUPLICATES_STORE);
+      for (var e : digests.entries()) {
+        assertThat(dev.knockwatch.streams.detect.ExactDuplicateProcessor.bytes(e.getValue()).length)
+            .isLessThan(MAX_MESSAGE_BYTES / 4);
+      }
       // the rules' state of the command's path, as its changelog holds it
       var serde = dev.knockwatch.streams.detect.DetectProcessor.serde(policy().rules().stream()
           .filter(rule -> rule.per() != dev.knockwatch.streams.rules.Grain.AGENT).toList());
-      KeyValueStore<String, dev.knockwatch.streams.detect.DetectProcessor.Slices> state =
-          d.getKeyValueStore(DetectionTopology.DETECT_STORE);
+      @SuppressWarnings("unchecked")
+      var state = (dev.knockwatch.streams.detect.WriteBackStore<dev.knockwatch.streams.detect.DetectProcessor.Slices>)
+          d.getStateStore(DetectionTopology.DETECT_STORE);
       assertThat(state.get(SCANNER)).isNotNull();
-      try (var all = state.all()) {
-        while (all.hasNext()) {
-          assertThat(serde.serializer().serialize("t", all.next().value).length).isLessThan(MAX_MESSAGE_BYTES / 4);
-        }
+      for (var e : state.entries()) {
+        assertThat(serde.serializer().serialize("t", e.getValue()).length).isLessThan(MAX_MESSAGE_BYTES / 4);
       }
     }
   }

@@ -12,33 +12,25 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
 
 /**
  * Every rule of one path, on one state per key: an event is read once, judged by each rule in
  * the policy's order (the rule's grain, its {@code match}, then its detector), and the key's state
- * — every stateful rule's slice ({@link Slices}) — is read once from a copy held here and written
- * once, through the record cache, when a slice changed. A detector that judges one event on its
+ * — every stateful rule's slice ({@link Slices}) — is read once and written once when a slice
+ * changed, as an object ({@link WriteBackStore}: serialized, to the changelog, at the commit). A detector that judges one event on its
  * own ({@link Detector#judge}) keeps nothing.
  *
- * <p>The copy is filled from the store at init (after a restart or a move of the task, the store
- * is restored from its changelog first); a stream-time punctuation drops the slices that can no
- * longer change an answer, and a key with none left.
+ * <p>A stream-time punctuation drops the slices that can no longer change an answer, and a key with
+ * none left.
  *
  * <p>Which events a rule reads ({@link Detector.Reads}) comes with the record: the refusals come
  * without a header; what count-refusals sends straight here (a probe's result, a line's identity
@@ -90,8 +82,7 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
   private final Duration sweepEvery;
   private ProcessorContext<String, Hit> context;
   private PolicyView view;
-  private KeyValueStore<String, Slices> store;
-  private final Map<String, Slices> states = new HashMap<>();
+  private WriteBackStore<Slices> store;
 
   /**
    * @param rules the rules judged here, in the policy's order
@@ -123,10 +114,13 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
         || ((Detector.Stateful<Detector.Settings, ?>) d).keepsSlices(rule.settings());
   }
 
-  /** The store of the rules' slices: in memory (with its changelog), cached, so a key's last state of a commit goes out. */
-  public static StoreBuilder<KeyValueStore<String, Slices>> store(String name, List<Rule> rules) {
-    return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), serde(rules))
-        .withCachingEnabled();
+  /**
+   * The store of the rules' slices: held as objects, written at each commit to an in-memory store
+   * with its changelog ({@link WriteBackStore}), so a key changed many times between two commits is
+   * serialized once.
+   */
+  public static StoreBuilder<WriteBackStore<Slices>> store(String name, List<Rule> rules) {
+    return WriteBackStore.builder(name, serde(rules));
   }
 
   /** The bytes of the slices of {@code rules} (the rules judged here, in order) in the store and its changelog. */
@@ -139,10 +133,6 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
     this.context = context;
     this.view = PolicyView.of(policy, context);
     this.store = context.getStateStore(storeName);
-    states.clear();
-    try (KeyValueIterator<String, Slices> all = store.all()) {
-      all.forEachRemaining(kv -> states.put(kv.key, kv.value));
-    }
     if (!stateful.isEmpty()) {
       context.schedule(sweepEvery, PunctuationType.STREAM_TIME, this::sweep);
     }
@@ -150,7 +140,7 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
 
   /** How many keys hold a slice (for tests). */
   public int keys() {
-    return states.size();
+    return store.size();
   }
 
   @Override
@@ -162,7 +152,7 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
     }
     Route route = Route.of(record.headers(), e);
     Grain grain = grainHeader == null ? null : grainOf(record.headers());
-    Slices before = states.get(key);
+    Slices before = store.get(key);
     Object[] next = null;
     String role = null;
     Detector.Seen seen = null;
@@ -220,13 +210,7 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
   }
 
   private void write(String key, Slices slices) {
-    if (slices.isEmpty()) {
-      states.remove(key);
-      store.delete(key);
-    } else {
-      states.put(key, slices);
-      store.put(key, slices);
-    }
+    store.put(key, slices.isEmpty() ? null : slices);
   }
 
   private Grain grainOf(Headers headers) {
@@ -236,8 +220,7 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
 
   @SuppressWarnings("unchecked")
   private void sweep(long streamTime) {
-    List<KeyValue<String, Slices>> changed = new ArrayList<>();
-    states.entrySet().removeIf(en -> {
+    store.entries().removeIf(en -> {
       Object[] next = null;
       Slices s = en.getValue();
       for (int i = 0; i < stateful.size(); i++) {
@@ -253,16 +236,12 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
         return false;
       }
       Slices after = new Slices(next);
-      changed.add(KeyValue.pair(en.getKey(), after.isEmpty() ? null : after));
       if (after.isEmpty()) {
         return true;
       }
       en.setValue(after);
       return false;
     });
-    if (!changed.isEmpty()) {
-      store.putAll(changed);
-    }
   }
 
   /** One key's slices, one per stateful rule of the path (null: none kept); immutable. */

@@ -9,19 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowStore;
@@ -66,9 +61,8 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   private final long idRetention;
   private final boolean counted;
   private ProcessorContext<String, ViolationEvent> context;
-  private KeyValueStore<String, byte[]> store;
+  private WriteBackStore<Recent> store;
   private WindowStore<String, byte[]> ids;
-  private final Map<String, Recent> recent = new HashMap<>();
   private final MessageDigest sha256;
 
   /** A command's last digests (two longs each, a ring: {@code size} of them from {@code start}), and the stream time of its last event. */
@@ -135,8 +129,8 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   /** The two stores a processor named {@code name} reads: {@code name} (digests) and {@code name + "-ids"}. */
   public static List<StoreBuilder<?>> stores(String name, Duration idRetention) {
     return List.of(
-        Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), Serdes.ByteArray())
-            .withCachingEnabled(),
+        // held as objects, written at each commit (the same bytes as the cached store of earlier versions)
+        WriteBackStore.builder(name, RECENT_SERDE),
         // no cache: every id is new, so a cache would fold nothing and only add a merge to each fetch.
         // Its changelog keeps an hour past the store (Streams' default: a day), in segments of an hour.
         Stores.windowStoreBuilder(Stores.persistentWindowStore(idStore(name), idRetention, Duration.ofMillis(1), false),
@@ -154,10 +148,6 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     this.context = context;
     this.store = context.getStateStore(storeName);
     this.ids = context.getStateStore(idStoreName);
-    recent.clear();
-    try (KeyValueIterator<String, byte[]> all = store.all()) {
-      all.forEachRemaining(kv -> recent.put(kv.key, decode(kv.value)));
-    }
     context.schedule(Duration.ofMinutes(1), PunctuationType.STREAM_TIME, this::sweep);
   }
 
@@ -183,15 +173,18 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     ByteBuffer digest = ByteBuffer.wrap(digest(e));
     long hi = digest.getLong(0);
     long lo = digest.getLong(8);
-    Recent r = recent.computeIfAbsent(record.key(), k -> new Recent());
+    Recent r = store.get(record.key());
+    if (r == null) {
+      r = new Recent();
+    }
     r.seenAt = Math.max(r.seenAt, context.currentStreamTimeMs());
     if (r.contains(hi, lo)) {
       duplicate(e);
-      store.put(record.key(), encode(r));
+      store.put(record.key(), r);
       return;
     }
     r.add(hi, lo);
-    store.put(record.key(), encode(r));
+    store.put(record.key(), r);
     context.forward(record);
   }
 
@@ -225,18 +218,17 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
 
   private void sweep(long streamTime) {
     long cutoff = streamTime - RETENTION.toMillis();
-    List<KeyValue<String, byte[]>> deletes = new ArrayList<>();
-    recent.entrySet().removeIf(en -> {
-      if (en.getValue().seenAt < cutoff) {
-        deletes.add(KeyValue.pair(en.getKey(), null));
-        return true;
-      }
-      return false;
-    });
-    if (!deletes.isEmpty()) {
-      store.putAll(deletes);
-    }
+    store.entries().removeIf(en -> en.getValue().seenAt < cutoff);
   }
+
+  /** The bytes of a value of its digests store (for tests of the bounds). */
+  public static byte[] bytes(Object recent) {
+    return encode((Recent) recent);
+  }
+
+  /** A command's digests as its store's changelog holds them ({@link #encode}). */
+  static final org.apache.kafka.common.serialization.Serde<Recent> RECENT_SERDE = Serdes.serdeFrom(
+      (topic, r) -> r == null ? null : encode(r), (topic, bytes) -> bytes == null ? null : decode(bytes));
 
   /** {@code seenAt} (8 bytes), then the digests, oldest first (16 bytes each). */
   static byte[] encode(Recent r) {

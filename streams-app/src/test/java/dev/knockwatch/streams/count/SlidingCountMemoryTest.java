@@ -7,6 +7,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.detect.DetectProcessor;
+import dev.knockwatch.streams.detect.WriteBackStore;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
@@ -14,11 +15,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,16 +32,22 @@ class SlidingCountMemoryTest {
   static final String STORE = SlidingCountTest.STORE;
 
   MockProcessorContext<String, Hit> context;
-  KeyValueStore<String, DetectProcessor.Slices> store;
+  WriteBackStore<DetectProcessor.Slices> store;
   int seq;
   long streamTime = -1;
 
   @BeforeEach
   void setUp() {
     context = new MockProcessorContext<>();
-    store = DetectProcessor.store(STORE, List.of(RULE)).withLoggingDisabled().withCachingDisabled().build();
+    store = DetectProcessor.store(STORE, List.of(RULE)).withLoggingDisabled().build();
     store.init(context.getStateStoreContext(), store);
     context.addStateStore(store);
+  }
+
+  /** A commit, then what a restart keeps: the store underneath, read back into objects. */
+  private void restart() {
+    store.flushCache();
+    store.clearCache();
   }
 
   private DetectProcessor started() {
@@ -69,10 +73,12 @@ class SlidingCountMemoryTest {
       refuse(first, T0.plusSeconds(i));
     }
     assertThat(context.forwarded()).isEmpty();
+    restart();
     DetectProcessor again = started();
     assertThat(again.keys()).isEqualTo(1);
     refuse(again, T0.plusSeconds(10));
     assertThat(context.forwarded()).extracting(f -> f.record().value().count()).containsExactly(5L);
+    restart();
     refuse(started(), T0.plusSeconds(20)); // the episode too is in the store
     assertThat(context.forwarded()).extracting(f -> f.record().value().count()).containsExactly(5L, 6L);
   }

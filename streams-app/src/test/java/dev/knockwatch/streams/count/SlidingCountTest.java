@@ -7,6 +7,7 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.detect.DetectProcessor;
+import dev.knockwatch.streams.detect.WriteBackStore;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +16,6 @@ import java.util.List;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -201,7 +201,8 @@ class SlidingCountTest {
   @Test
   void aCommandHoldsAtMostThresholdTimesAndLeavesTheStoreWhenItCanNoLongerCross() {
     d.refuseTimes(CMD_A, 100, T0, Duration.ofSeconds(80)); // never 5 in 5m
-    KeyValueStore<String, DetectProcessor.Slices> store = driver.getKeyValueStore(STORE);
+    @SuppressWarnings("unchecked")
+    WriteBackStore<DetectProcessor.Slices> store = (WriteBackStore<DetectProcessor.Slices>) driver.getStateStore(STORE);
     assertThat(((RecentRefusals) store.get(CMD_A).slice(0)).recent()).hasSize(5);
     Instant last = T0.plusSeconds(99 * 80);
     d.refuse(CMD_B, last.plus(Duration.ofMinutes(11)).plusSeconds(61)); // 2 x 5m + 1m grace, and a sweep

@@ -8,6 +8,7 @@ import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.detect.DetectProcessor;
+import dev.knockwatch.streams.detect.WriteBackStore;
 import dev.knockwatch.streams.detect.ValueCountDetector;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.RuleMatch;
@@ -16,7 +17,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Random;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -112,7 +112,8 @@ class ValueCountTest {
   @Test
   void aCommandKeepsAtMostTheThresholdOfValues() {
     Random random = new Random(28);
-    KeyValueStore<String, DetectProcessor.Slices> store = d.driver.getKeyValueStore("detect");
+    @SuppressWarnings("unchecked")
+    WriteBackStore<DetectProcessor.Slices> store = (WriteBackStore<DetectProcessor.Slices>) d.driver.getStateStore("detect");
     Instant at = T0;
     for (int i = 0; i < 2_000; i++) {
       at = at.plusSeconds(34); // ten span 306 s, more than 5 minutes: no crossing, so the sightings are what is kept

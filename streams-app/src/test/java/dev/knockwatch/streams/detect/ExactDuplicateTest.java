@@ -19,7 +19,6 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowStore;
 import org.junit.jupiter.api.AfterEach;
@@ -117,6 +116,10 @@ class ExactDuplicateTest {
     ExactDuplicateProcessor first = processor();
     first.init(context);
     first.process(new Record<>(CMD, refusal("a", 0, T0), T0.toEpochMilli()));
+    // a commit, then a restart: the digests are read back from what the store wrote
+    WriteBackStore<?> digests = context.getStateStore("exact-duplicates");
+    digests.flushCache();
+    digests.clearCache();
     ExactDuplicateProcessor again = processor();
     again.init(context);
     again.process(new Record<>(CMD, refusal("a", 0, T0), T0.toEpochMilli()));
@@ -205,8 +208,8 @@ class ExactDuplicateTest {
   /** A processor context holding the processor's two stores, empty, stream time at T0. */
   private static MockProcessorContext<String, ViolationEvent> contextWithStore() {
     MockProcessorContext<String, ViolationEvent> context = new MockProcessorContext<>();
-    KeyValueStore<String, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("exact-duplicates"),
-        Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
+    WriteBackStore<ExactDuplicateProcessor.Recent> store = WriteBackStore.builder("exact-duplicates",
+        ExactDuplicateProcessor.RECENT_SERDE).withLoggingDisabled().build();
     store.init(context.getStateStoreContext(), store);
     context.addStateStore(store);
     WindowStore<String, byte[]> ids = Stores.windowStoreBuilder(
