@@ -92,7 +92,9 @@ class BenchLauncherTest {
     assertThat(r.path("eventsPerSecond").asLong()).isPositive();
     assertThat(r.path("ratio").asDouble())
         .isCloseTo(r.path("passThroughSeconds").asDouble() / r.path("seconds").asDouble(), offset(0.001));
-    assertThat(r.path("countChangelogRecords").asLong()).isPositive();
+    assertThat(r.path("stateChangelogRecords").asLong()).isPositive();
+    assertThat(r.path("changelogRecords").asLong()).isGreaterThan(r.path("stateChangelogRecords").asLong());
+    assertThat(r.path("changelogBytesPerEvent").asDouble()).isPositive();
     // the same topology over a tenth of the events, for the growth of its CPU with the events
     assertThat(r.path("tenthEvents").asLong()).isEqualTo(300);
     assertThat(r.path("eventsGrowth").asDouble()).isEqualTo(10.0);

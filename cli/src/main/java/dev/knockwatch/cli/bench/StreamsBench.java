@@ -108,9 +108,9 @@ final class StreamsBench implements Callable<Integer> {
       result.put("eventsPerCpuSecond", Math.round(events / detectionRun.cpuSeconds()));
       result.put("passThroughEventsPerCpuSecond", Math.round(events / passThroughRun.cpuSeconds()));
       result.put("cpuRatio", Stats.speedRatio(detectionRun.cpuSeconds(), passThroughRun.cpuSeconds()));
-      // the count rules' store cost: what their stores wrote to the changelogs
-      result.put("countChangelogRecords", detectionRun.countChangelogRecords());
-      result.put("countChangelogBytes", detectionRun.countChangelogBytes());
+      // the rules' state: what its store (every stateful rule's slices, one value per key) wrote to its changelog
+      result.put("stateChangelogRecords", detectionRun.stateChangelogRecords());
+      result.put("stateChangelogBytes", detectionRun.stateChangelogBytes());
       // every store's: what detection's state costs the broker per event
       result.put("changelogRecords", detectionRun.changelogRecords());
       result.put("changelogBytes", detectionRun.changelogBytes());
@@ -157,7 +157,7 @@ final class StreamsBench implements Callable<Integer> {
     return Knockwatch.OK;
   }
 
-  record Run(double seconds, double cpuSeconds, long countChangelogRecords, long countChangelogBytes,
+  record Run(double seconds, double cpuSeconds, long stateChangelogRecords, long stateChangelogBytes,
       long changelogRecords, long changelogBytes) {}
 
   /**
@@ -175,7 +175,7 @@ final class StreamsBench implements Callable<Integer> {
       double seconds = (System.nanoTime() - t0) / 1e9;
       double cpu = CpuAccounting.cpuSince(CpuAccounting.threadCpu(threads, name -> name.contains(appId)), before);
       log.info("{}: {} s, {} CPU-s on its threads", appId, String.format("%.2f", seconds), String.format("%.2f", cpu));
-      long[] count = changelog(broker, appId, appId + "-count-");
+      long[] count = changelog(broker, appId, appId + "-" + DetectionTopology.DETECT_STORE + "-");
       long[] all = changelog(broker, appId, appId + "-");
       return new Run(seconds, cpu, count[0], count[1], all[0], all[1]);
     } catch (Exception e) {
@@ -185,8 +185,8 @@ final class StreamsBench implements Callable<Integer> {
 
   /**
    * What the stores whose changelogs start with {@code prefix} wrote to them (records, transaction
-   * markers included, and bytes on disk): {@code APP-count-}, the count rules' stores, whichever way
-   * they count; {@code APP-}, every store's.
+   * markers included, and bytes on disk): {@code APP-detect-}, the rules' state (by-grain too);
+   * {@code APP-}, every store's.
    */
   private static long[] changelog(EmbeddedKafkaBroker broker, String appId, String prefix) throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
