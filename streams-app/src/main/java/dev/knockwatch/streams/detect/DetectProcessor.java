@@ -78,6 +78,9 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
   private final String grainHeader;
   /** For each rule, its slot in {@link Slices}, or -1 for a rule that keeps nothing. */
   private final int[] slot;
+  /** For each rule, its detector and what it reads: looked up once, not per event. */
+  private final Detector<?>[] detectors;
+  private final Detector.Reads[] reads;
   private final List<Rule> stateful = new ArrayList<>();
   private final Duration sweepEvery;
   private ProcessorContext<String, Hit> context;
@@ -94,9 +97,13 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
     this.storeName = storeName;
     this.grainHeader = grainHeader;
     this.slot = new int[rules.size()];
+    this.detectors = new Detector<?>[rules.size()];
+    this.reads = new Detector.Reads[rules.size()];
     Duration sweep = Duration.ofMinutes(1);
     for (int i = 0; i < rules.size(); i++) {
-      if (rules.get(i).detector() instanceof Detector.Stateful<?, ?> d) {
+      detectors[i] = rules.get(i).detector();
+      reads[i] = detectors[i].spec().reads();
+      if (detectors[i] instanceof Detector.Stateful<?, ?> d) {
         slot[i] = stateful.size();
         stateful.add(rules.get(i));
         sweep = d.sweepEvery().compareTo(sweep) < 0 ? d.sweepEvery() : sweep;
@@ -158,7 +165,7 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
     Detector.Seen seen = null;
     for (int i = 0; i < rules.size(); i++) {
       Rule rule = rules.get(i);
-      if (!route.readBy(rule.detector().spec().reads()) || (grainHeader != null && rule.per() != grain)
+      if (!route.readBy(reads[i]) || (grainHeader != null && rule.per() != grain)
           || !rule.judgesAt(key, e)) {
         continue;
       }
@@ -170,11 +177,11 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
         continue;
       }
       if (slot[i] < 0) {
-        judge(rule, seen, record.timestamp());
+        judge(rule, detectors[i], seen, record.timestamp());
         continue;
       }
       Object was = next != null ? next[slot[i]] : before == null ? null : before.slice(slot[i]);
-      Object now = step(rule, seen, was, record.timestamp());
+      Object now = step(rule, detectors[i], seen, was, record.timestamp());
       if (now != was) {
         if (next == null) {
           next = before == null ? new Object[stateful.size()] : before.copy();
@@ -188,14 +195,16 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
   }
 
   @SuppressWarnings("unchecked")
-  private <S extends Detector.Settings, T> Object step(Rule rule, Detector.Seen seen, Object before, long ts) {
-    Detector.Stateful<S, T> d = (Detector.Stateful<S, T>) (Detector<?>) rule.detector();
+  private <S extends Detector.Settings, T> Object step(Rule rule, Detector<?> detector, Detector.Seen seen,
+      Object before, long ts) {
+    Detector.Stateful<S, T> d = (Detector.Stateful<S, T>) detector;
     return d.step(rule, (S) rule.settings(), seen, (T) before,
         hit -> context.forward(new Record<>(seen.key(), hit, ts)));
   }
 
-  private void judge(Rule rule, Detector.Seen seen, long ts) {
-    Detector<Detector.Settings> d = rule.detector();
+  @SuppressWarnings("unchecked")
+  private void judge(Rule rule, Detector<?> detector, Detector.Seen seen, long ts) {
+    Detector<Detector.Settings> d = (Detector<Detector.Settings>) detector;
     Detector.Finding f = d.judge(rule, rule.settings(), seen);
     if (f == null) {
       return;
