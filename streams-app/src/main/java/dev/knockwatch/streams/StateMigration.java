@@ -195,7 +195,7 @@ public final class StateMigration {
   }
 
   /** Waits until a topic just created has a leader for each partition (a send before that may come back out of sequence). */
-  static void awaitLeaders(Admin admin, String topic) throws Exception {
+  public static void awaitLeaders(Admin admin, String topic) throws Exception {
     Instant deadline = Instant.now().plus(WAIT);
     while (true) {
       try {
