@@ -48,7 +48,7 @@ public final class DetectionTopology {
 
   static final Serde<ViolationEvent> EVENT_SERDE = Json.eventSerde();
   static final Serde<Alert> ALERT_SERDE = Json.serde(Alert.class);
-  static final Serde<AlertState> ALERT_STATE_SERDE = Json.serde(AlertState.class);
+  static final Serde<AlertState> ALERT_STATE_SERDE = new dev.knockwatch.streams.lifecycle.AlertStateSerde();
   static final String DEDUP_STORE = "cross-source-dedup";
   /** The rules' state, one value per key: every stateful rule's slice ({@link DetectProcessor}). */
   public static final String DETECT_STORE = "detect";

@@ -20,6 +20,8 @@ public final class DistinctCount {
 
   private static final int P = 10;
   private static final int SIZE = Long.BYTES + (1 << P);
+  /** How many bytes {@link #bytes} gives: its seed, then its registers. */
+  public static final int BYTES = SIZE;
   private static final SecureRandom SEEDS = new SecureRandom();
 
   private final long seed;

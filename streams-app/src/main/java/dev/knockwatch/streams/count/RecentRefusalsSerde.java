@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.count;
 
+import dev.knockwatch.streams.StateStrings;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -10,10 +11,15 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The sliding count detector's values, binary: every refusal reads one and writes one. */
+/**
+ * The sliding count detector's values, binary: every refusal reads one and writes one. Version 2
+ * writes its strings each once ({@link StateStrings}: a command's sightings share its agent id and
+ * a few hosts); version 1's values, which differ only there, still read.
+ */
 public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusals> {
 
-  static final byte VERSION = 1;
+  static final byte VERSION = 2;
+  private static final byte FIRST_VERSION = 1;
 
   public RecentRefusalsSerde() {
     super(RecentRefusals.class, "recent refusals");
@@ -22,14 +28,15 @@ public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusa
   @Override
   protected byte[] encode(RecentRefusals r) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+    StateStrings strings = new StateStrings();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
       out.writeInt(r.recent().size());
       for (RecentRefusals.Sighting s : r.recent()) {
         out.writeLong(s.at());
-        WindowCountSerde.string(out, s.eventId());
-        WindowCountSerde.string(out, s.target());
-        WindowCountSerde.string(out, s.agentId());
+        strings.write(out, s.eventId());
+        strings.write(out, s.target());
+        strings.write(out, s.agentId());
       }
       out.writeBoolean(r.episode() != null);
       if (r.episode() != null) {
@@ -46,8 +53,9 @@ public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusa
   @Override
   protected RecentRefusals decode(byte[] bytes) throws IOException {
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+    StateStrings strings = new StateStrings();
     byte version = in.readByte();
-    if (version != VERSION) {
+    if (version != VERSION && version != FIRST_VERSION) {
       throw new IOException("unknown format version " + version);
     }
     int n = in.readInt();
@@ -56,8 +64,8 @@ public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusa
     }
     List<RecentRefusals.Sighting> recent = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      recent.add(new RecentRefusals.Sighting(in.readLong(), WindowCountSerde.string(in), WindowCountSerde.string(in),
-          WindowCountSerde.string(in)));
+      recent.add(new RecentRefusals.Sighting(in.readLong(), strings.read(in), strings.read(in),
+          strings.read(in)));
     }
     WindowCount episode = null;
     if (in.readBoolean()) {

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.count;
 
+import dev.knockwatch.streams.StateStrings;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -13,10 +14,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The count windows' values, binary: every refusal reads one and writes one. */
+/**
+ * The count windows' values, binary: every refusal reads one and writes one. Version 2 writes its
+ * strings each once ({@link StateStrings}); version 1's values, which differ only there, still read.
+ */
 public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
 
-  static final byte VERSION = 1;
+  static final byte VERSION = 2;
+  private static final byte FIRST_VERSION = 1;
 
   public WindowCountSerde() {
     super(WindowCount.class, "count window");
@@ -34,25 +39,26 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
 
   static byte[] write(WindowCount c) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+    StateStrings strings = new StateStrings();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
       out.writeLong(c.count());
       instant(out, c.firstSeen());
       instant(out, c.lastSeen());
-      string(out, c.agentId());
-      string(out, c.lastTarget());
+      strings.write(out, c.agentId());
+      strings.write(out, c.lastTarget());
       List<String> samples = c.sampleEventIds();
       out.writeInt(samples == null ? -1 : samples.size());
       if (samples != null) {
         for (String s : samples) {
-          string(out, s);
+          strings.write(out, s);
         }
       }
       Map<String, Long> targets = c.targets();
       out.writeInt(targets == null ? -1 : targets.size());
       if (targets != null) {
         for (Map.Entry<String, Long> t : targets.entrySet()) {
-          string(out, t.getKey());
+          strings.write(out, t.getKey());
           out.writeLong(t.getValue());
         }
       }
@@ -64,21 +70,22 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
 
   static WindowCount read(byte[] bytes) throws IOException {
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+    StateStrings strings = new StateStrings();
     byte version = in.readByte();
-    if (version != VERSION) {
+    if (version != VERSION && version != FIRST_VERSION) {
       throw new IOException("unknown format version " + version);
     }
     long count = in.readLong();
     Instant first = instant(in);
     Instant last = instant(in);
-    String agent = string(in);
-    String lastTarget = string(in);
+    String agent = strings.read(in);
+    String lastTarget = strings.read(in);
     int n = in.readInt();
     List<String> samples = null;
     if (n >= 0) {
       samples = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
-        samples.add(string(in));
+        samples.add(strings.read(in));
       }
       samples = List.copyOf(samples);
     }
@@ -87,7 +94,7 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
     if (m >= 0) {
       targets = new LinkedHashMap<>();
       for (int i = 0; i < m; i++) {
-        targets.put(string(in), in.readLong());
+        targets.put(strings.read(in), in.readLong());
       }
     }
     if (in.available() != 0) {
@@ -106,17 +113,5 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
 
   private static Instant instant(DataInputStream in) throws IOException {
     return in.readBoolean() ? Instant.ofEpochSecond(in.readLong(), in.readInt()) : null;
-  }
-
-  /** Modified UTF-8 holds at most 65,535 bytes: longer text (never seen here) is cut. */
-  static void string(DataOutputStream out, String s) throws IOException {
-    out.writeBoolean(s != null);
-    if (s != null) {
-      out.writeUTF(s.length() > 16_000 ? s.substring(0, 16_000) : s);
-    }
-  }
-
-  static String string(DataInputStream in) throws IOException {
-    return in.readBoolean() ? in.readUTF() : null;
   }
 }

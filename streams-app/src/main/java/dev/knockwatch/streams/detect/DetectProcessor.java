@@ -289,20 +289,39 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
 
     /** The value of a key's slices, each as {@link Raw} (the upgrade writes the old stores' bytes so). */
     public static byte[] encode(List<Raw> slices) {
-      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(256);
+      byte[][] heads = new byte[slices.size()][];
+      byte[][] bodies = new byte[slices.size()][];
+      for (int i = 0; i < slices.size(); i++) {
+        heads[i] = head(slices.get(i).ruleId(), slices.get(i).detector());
+        bodies[i] = slices.get(i).bytes();
+      }
+      return encode(heads, bodies, slices.size());
+    }
+
+    /** A slice's opening: its rule's id and its detector's name, each in modified UTF-8 after its length. */
+    static byte[] head(String ruleId, String detector) {
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(64);
       try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
-        out.writeByte(Serde.VERSION);
-        out.writeShort(slices.size());
-        for (Raw r : slices) {
-          out.writeUTF(r.ruleId());
-          out.writeUTF(r.detector());
-          out.writeInt(r.bytes().length);
-          out.write(r.bytes());
-        }
+        out.writeUTF(ruleId);
+        out.writeUTF(detector);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e); // a byte array does not fail
       }
       return bytes.toByteArray();
+    }
+
+    /** The first {@code n} slices, each its opening ({@link #head}) and its detector's bytes. */
+    private static byte[] encode(byte[][] heads, byte[][] bodies, int n) {
+      int size = 3;
+      for (int i = 0; i < n; i++) {
+        size += heads[i].length + 4 + bodies[i].length;
+      }
+      java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(size);
+      out.put(Serde.VERSION).putShort((short) n);
+      for (int i = 0; i < n; i++) {
+        out.put(heads[i]).putInt(bodies[i].length).put(bodies[i]);
+      }
+      return out.array();
     }
 
     /**
@@ -315,9 +334,26 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
 
       static final byte VERSION = 1;
       private final List<Rule> rules;
+      /** For each rule, in order: its slice's opening, its detector's name and its detector's serde (looked up once). */
+      private final byte[][] heads;
+      private final String[] names;
+      private final org.apache.kafka.common.serialization.Serializer<Object>[] serializers;
+      private final org.apache.kafka.common.serialization.Deserializer<Object>[] deserializers;
 
+      @SuppressWarnings("unchecked")
       Serde(List<Rule> rules) {
         this.rules = List.copyOf(rules);
+        this.heads = new byte[rules.size()][];
+        this.names = new String[rules.size()];
+        this.serializers = new org.apache.kafka.common.serialization.Serializer[rules.size()];
+        this.deserializers = new org.apache.kafka.common.serialization.Deserializer[rules.size()];
+        for (int i = 0; i < rules.size(); i++) {
+          Detector.Stateful<?, Object> d = (Detector.Stateful<?, Object>) (Detector<?>) rules.get(i).detector();
+          names[i] = d.spec().name();
+          heads[i] = head(rules.get(i).id(), names[i]);
+          serializers[i] = d.serde().serializer();
+          deserializers[i] = d.serde().deserializer();
+        }
       }
 
       @Override
@@ -340,20 +376,19 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
         };
       }
 
-      @SuppressWarnings("unchecked")
       private byte[] encode(String topic, Slices s) {
-        List<Raw> raw = new ArrayList<>();
+        byte[][] heads = new byte[s.slices.length][];
+        byte[][] bodies = new byte[s.slices.length][];
+        int n = 0;
         for (int i = 0; i < s.slices.length; i++) {
           if (s.slices[i] != null) {
-            Rule rule = rules.get(i);
-            Detector.Stateful<?, Object> d = (Detector.Stateful<?, Object>) (Detector<?>) rule.detector();
-            raw.add(new Raw(rule.id(), d.spec().name(), d.serde().serializer().serialize(topic, s.slices[i])));
+            heads[n] = this.heads[i];
+            bodies[n++] = serializers[i].serialize(topic, s.slices[i]);
           }
         }
-        return Slices.encode(raw);
+        return Slices.encode(heads, bodies, n);
       }
 
-      @SuppressWarnings("unchecked")
       private Slices decode(String topic, byte[] bytes) {
         java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
         byte version = in.get();
@@ -372,10 +407,8 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
           byte[] b = new byte[length];
           in.get(b);
           for (int i = 0; i < rules.size(); i++) {
-            Rule rule = rules.get(i);
-            if (rule.id().equals(id) && rule.detector().spec().name().equals(detector)) {
-              slices[i] = ((Detector.Stateful<?, Object>) (Detector<?>) rule.detector()).serde().deserializer()
-                  .deserialize(topic, b);
+            if (rules.get(i).id().equals(id) && names[i].equals(detector)) {
+              slices[i] = deserializers[i].deserialize(topic, b);
             }
           }
         }

@@ -53,6 +53,11 @@ public final class EpisodeTargets {
     return tally;
   }
 
+  /** The estimate of how many distinct targets, once the tally is full; null before. */
+  DistinctCount distinctSketch() {
+    return distinct;
+  }
+
   String last() {
     return last;
   }

@@ -79,6 +79,34 @@ class WindowCountSerdeTest {
   }
 
   @Test
+  void aValueTheFirstBinaryVersionWroteStillReads() throws Exception {
+    // version 1: each string a present flag, then modified UTF-8
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+      out.writeByte(1);
+      out.writeLong(7);
+      out.writeBoolean(true);
+      out.writeLong(1_764_486_000L);
+      out.writeInt(123_000_000);
+      out.writeBoolean(false);
+      out.writeBoolean(true);
+      out.writeUTF("ci-runner-7");
+      out.writeBoolean(true);
+      out.writeUTF("evil.example:443");
+      out.writeInt(1);
+      out.writeBoolean(true);
+      out.writeUTF("9f12633ad59a1e0d0000000000000000");
+      out.writeInt(1);
+      out.writeBoolean(true);
+      out.writeUTF("evil.example:443");
+      out.writeLong(7);
+    }
+    assertThat(serde.deserializer().deserialize("t", bytes.toByteArray())).isEqualTo(new WindowCount(7,
+        Instant.parse("2025-11-30T07:00:00.123Z"), null, "ci-runner-7", "evil.example:443",
+        List.of("9f12633ad59a1e0d0000000000000000"), Map.of("evil.example:443", 7L)));
+  }
+
+  @Test
   void bytesOfAnotherShapeAreAClearError() {
     assertThatThrownBy(() -> serde.deserializer().deserialize("t", new byte[] {9, 1, 2}))
         .isInstanceOf(SerializationException.class).hasMessageContaining("not a count window value (3 bytes)");

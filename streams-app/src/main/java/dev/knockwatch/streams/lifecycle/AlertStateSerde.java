@@ -1,0 +1,248 @@
+package dev.knockwatch.streams.lifecycle;
+
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Alert.Severity;
+import dev.knockwatch.events.Source;
+import dev.knockwatch.streams.StateStrings;
+import dev.knockwatch.streams.VersionedBinarySerde;
+import dev.knockwatch.streams.count.DistinctCount;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A firing alert's state, binary: the lifecycle writes one for each alert that changed, every
+ * second, and as JSON it was the largest part of detection's changelog (docs/PERFORMANCE.md). Its
+ * fields in the order of {@link Alert} and {@link AlertState}, strings once each
+ * ({@link StateStrings}: an alert's host is also its target and its last target). Values earlier
+ * versions wrote as JSON still read ({@link VersionedBinarySerde}).
+ */
+public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
+
+  static final byte VERSION = 1;
+
+  public AlertStateSerde() {
+    super(AlertState.class, "firing alert");
+  }
+
+  @Override
+  protected byte[] encode(AlertState s) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
+    StateStrings strings = new StateStrings();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(VERSION);
+      alert(out, strings, s.alert());
+      out.writeLong(s.lastHitMs());
+      out.writeLong(s.lastEmittedMs());
+      out.writeBoolean(s.pending());
+      out.writeLong(s.resolveAfterMs());
+      EpisodeTargets t = s.targets();
+      out.writeBoolean(t != null);
+      if (t != null) {
+        tally(out, strings, t.tally());
+        out.writeBoolean(t.distinctSketch() != null);
+        if (t.distinctSketch() != null) {
+          out.write(t.distinctSketch().bytes());
+        }
+        strings.write(out, t.last());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return bytes.toByteArray();
+  }
+
+  @Override
+  protected AlertState decode(byte[] bytes) throws IOException {
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+    StateStrings strings = new StateStrings();
+    byte version = in.readByte();
+    if (version != VERSION) {
+      throw new IOException("unknown format version " + version);
+    }
+    Alert alert = alert(in, strings);
+    long lastHit = in.readLong();
+    long lastEmitted = in.readLong();
+    boolean pending = in.readBoolean();
+    long resolveAfter = in.readLong();
+    EpisodeTargets targets = null;
+    if (in.readBoolean()) {
+      Map<String, Long> tally = tally(in, strings);
+      DistinctCount distinct = null;
+      if (in.readBoolean()) {
+        byte[] sketch = new byte[DistinctCount.BYTES];
+        in.readFully(sketch);
+        distinct = DistinctCount.of(sketch);
+      }
+      targets = new EpisodeTargets(tally, distinct, strings.read(in));
+    }
+    if (in.available() != 0) {
+      throw new IOException(in.available() + " bytes after the value");
+    }
+    return new AlertState(alert, lastHit, lastEmitted, pending, resolveAfter, targets);
+  }
+
+  private static void alert(DataOutputStream out, StateStrings strings, Alert a) throws IOException {
+    strings.write(out, a.fingerprint());
+    strings.write(out, a.rule());
+    strings.write(out, a.severity() == null ? null : a.severity().name());
+    strings.write(out, a.status() == null ? null : a.status().name());
+    strings.write(out, a.commandId());
+    strings.write(out, a.agentId());
+    strings.write(out, a.role());
+    strings.write(out, a.host());
+    out.writeBoolean(a.port() != null);
+    if (a.port() != null) {
+      out.writeInt(a.port());
+    }
+    out.writeLong(a.count());
+    instant(out, a.windowStart());
+    instant(out, a.windowEnd());
+    instant(out, a.firstSeen());
+    instant(out, a.lastSeen());
+    strings.write(out, a.summary());
+    strings(out, strings, a.sampleEventIds());
+    strings(out, strings, a.sources() == null ? null : a.sources().stream().map(Source::name).toList());
+    strings.write(out, a.policyVersion());
+    out.writeByte(a.shadow() == null ? 0 : a.shadow() ? 2 : 1);
+    List<Alert.Target> targets = a.targets();
+    out.writeInt(targets == null ? -1 : targets.size());
+    if (targets != null) {
+      for (Alert.Target t : targets) {
+        strings.write(out, t.target());
+        out.writeLong(t.count());
+      }
+    }
+    out.writeBoolean(a.distinctTargets() != null);
+    if (a.distinctTargets() != null) {
+      out.writeLong(a.distinctTargets());
+    }
+    strings.write(out, a.lastTarget());
+    Alert.Meta m = a.meta();
+    out.writeBoolean(m != null);
+    if (m != null) {
+      strings(out, strings, m.tags());
+      strings.write(out, m.runbook());
+      map(out, strings, m.labels());
+      map(out, strings, m.annotations());
+    }
+  }
+
+  private static Alert alert(DataInputStream in, StateStrings strings) throws IOException {
+    String fingerprint = strings.read(in);
+    String rule = strings.read(in);
+    Severity severity = valueOf(Severity.class, strings.read(in));
+    Alert.Status status = valueOf(Alert.Status.class, strings.read(in));
+    String commandId = strings.read(in);
+    String agentId = strings.read(in);
+    String role = strings.read(in);
+    String host = strings.read(in);
+    Integer port = in.readBoolean() ? in.readInt() : null;
+    long count = in.readLong();
+    Instant windowStart = instant(in);
+    Instant windowEnd = instant(in);
+    Instant firstSeen = instant(in);
+    Instant lastSeen = instant(in);
+    String summary = strings.read(in);
+    List<String> samples = strings(in, strings);
+    List<String> sourceNames = strings(in, strings);
+    List<Source> sources = sourceNames == null ? null : sourceNames.stream().map(Source::valueOf).toList();
+    String policyVersion = strings.read(in);
+    byte shadow = in.readByte();
+    int n = in.readInt();
+    List<Alert.Target> targets = null;
+    if (n >= 0) {
+      List<Alert.Target> read = new ArrayList<>(Math.min(n, 64));
+      for (int i = 0; i < n; i++) {
+        read.add(new Alert.Target(strings.read(in), in.readLong()));
+      }
+      targets = List.copyOf(read);
+    }
+    Long distinctTargets = in.readBoolean() ? in.readLong() : null;
+    String lastTarget = strings.read(in);
+    Alert.Meta meta = in.readBoolean()
+        ? new Alert.Meta(strings(in, strings), strings.read(in), map(in, strings), map(in, strings)) : null;
+    return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, count, windowStart,
+        windowEnd, firstSeen, lastSeen, summary, samples, sources, policyVersion, shadow == 0 ? null : shadow == 2,
+        targets, distinctTargets, lastTarget, meta);
+  }
+
+  private static <E extends Enum<E>> E valueOf(Class<E> type, String name) {
+    return name == null ? null : Enum.valueOf(type, name);
+  }
+
+  private static void instant(DataOutputStream out, Instant t) throws IOException {
+    out.writeBoolean(t != null);
+    if (t != null) {
+      out.writeLong(t.getEpochSecond());
+      out.writeInt(t.getNano());
+    }
+  }
+
+  private static Instant instant(DataInputStream in) throws IOException {
+    return in.readBoolean() ? Instant.ofEpochSecond(in.readLong(), in.readInt()) : null;
+  }
+
+  private static void strings(DataOutputStream out, StateStrings strings, List<String> list) throws IOException {
+    out.writeInt(list == null ? -1 : list.size());
+    if (list != null) {
+      for (String s : list) {
+        strings.write(out, s);
+      }
+    }
+  }
+
+  private static List<String> strings(DataInputStream in, StateStrings strings) throws IOException {
+    int n = in.readInt();
+    if (n < 0) {
+      return null;
+    }
+    List<String> list = new ArrayList<>(Math.min(n, 64));
+    for (int i = 0; i < n; i++) {
+      list.add(strings.read(in));
+    }
+    return List.copyOf(list);
+  }
+
+  private static void map(DataOutputStream out, StateStrings strings, Map<String, String> map) throws IOException {
+    out.writeInt(map.size());
+    for (Map.Entry<String, String> e : map.entrySet()) {
+      strings.write(out, e.getKey());
+      strings.write(out, e.getValue());
+    }
+  }
+
+  private static Map<String, String> map(DataInputStream in, StateStrings strings) throws IOException {
+    int n = in.readInt();
+    Map<String, String> map = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      map.put(strings.read(in), strings.read(in));
+    }
+    return map;
+  }
+
+  private static void tally(DataOutputStream out, StateStrings strings, Map<String, Long> tally) throws IOException {
+    out.writeInt(tally.size());
+    for (Map.Entry<String, Long> e : tally.entrySet()) {
+      strings.write(out, e.getKey());
+      out.writeLong(e.getValue());
+    }
+  }
+
+  private static Map<String, Long> tally(DataInputStream in, StateStrings strings) throws IOException {
+    int n = in.readInt();
+    Map<String, Long> tally = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      tally.put(strings.read(in), in.readLong());
+    }
+    return tally;
+  }
+}
