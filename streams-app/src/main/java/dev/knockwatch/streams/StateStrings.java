@@ -3,10 +3,6 @@ package dev.knockwatch.streams;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 
 /**
  * The strings of one binary state value ({@link VersionedBinarySerde}), each written once: a
@@ -18,7 +14,8 @@ import java.util.Map;
  *   Java string, lone surrogates and NUL included). The tag is the "present" boolean of the first
  *   binary versions, so their values read alike;
  *   <li>{@code 2}: 32 lowercase hex digits, as their 16 bytes (the event ids ingest makes);
- *   <li>{@code 3}: an unsigned short, the index of a string written before in this value.
+ *   <li>{@code 3}: an unsigned byte, the index of a string written before in this value (the first
+ *   {@value #MAX_TABLE} distinct ones are indexed: a value holds a few dozen strings).
  * </ul>
  * Text longer than {@value #MAX_CHARS} characters (never in a state value: ingest bounds every
  * field) is cut there, as modified UTF-8 holds at most 65,535 bytes.
@@ -26,17 +23,19 @@ import java.util.Map;
 public final class StateStrings {
 
   static final int MAX_CHARS = 16_000;
-  private static final int MAX_TABLE = 0xffff;
+  static final int MAX_TABLE = 64;
   private static final byte NULL = 0;
   private static final byte TEXT = 1;
   private static final byte HEX32 = 2;
   private static final byte SEEN = 3;
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
-  /** Writing: each string written so far, and its index. */
-  private Map<String, Integer> written;
-  /** Reading: each string read so far. */
-  private List<String> read;
+  /**
+   * The strings written or read so far, in their order: searched one by one (most differ in length),
+   * which for a few dozen costs less than hashing each new one.
+   */
+  private String[] table;
+  private int size;
 
   public void write(DataOutputStream out, String s) throws IOException {
     if (s == null) {
@@ -46,13 +45,10 @@ public final class StateStrings {
     if (s.length() > MAX_CHARS) {
       s = s.substring(0, MAX_CHARS);
     }
-    if (written == null) {
-      written = new HashMap<>();
-    }
-    Integer at = written.get(s);
-    if (at != null) {
+    int at = indexOf(s);
+    if (at >= 0) {
       out.writeByte(SEEN);
-      out.writeShort(at);
+      out.writeByte(at);
       return;
     }
     if (isHex32(s)) {
@@ -64,21 +60,38 @@ public final class StateStrings {
       out.writeByte(TEXT);
       out.writeUTF(s);
     }
-    if (written.size() < MAX_TABLE) {
-      written.put(s, written.size());
+    remember(s);
+  }
+
+  private int indexOf(String s) {
+    for (int i = 0; i < size; i++) {
+      String t = table[i];
+      if (t == s || t.length() == s.length() && t.equals(s)) {
+        return i;
+      }
     }
+    return -1;
+  }
+
+  private void remember(String s) {
+    if (size == MAX_TABLE) {
+      return;
+    }
+    if (table == null) {
+      table = new String[8];
+    } else if (size == table.length) {
+      table = java.util.Arrays.copyOf(table, Math.min(MAX_TABLE, 2 * size));
+    }
+    table[size++] = s;
   }
 
   public String read(DataInputStream in) throws IOException {
     byte tag = in.readByte();
-    if (tag == NULL) {
-      return null;
-    }
-    if (read == null) {
-      read = new ArrayList<>();
-    }
     String s;
     switch (tag) {
+      case NULL -> {
+        return null;
+      }
       case TEXT -> s = in.readUTF();
       case HEX32 -> {
         char[] c = new char[32];
@@ -90,17 +103,15 @@ public final class StateStrings {
         s = new String(c);
       }
       case SEEN -> {
-        int at = in.readUnsignedShort();
-        if (at >= read.size()) {
-          throw new IOException("a reference to string " + at + " of " + read.size());
+        int at = in.readUnsignedByte();
+        if (at >= size) {
+          throw new IOException("a reference to string " + at + " of " + size);
         }
-        return read.get(at);
+        return table[at];
       }
       default -> throw new IOException("no string starts with tag " + tag);
     }
-    if (read.size() < MAX_TABLE) {
-      read.add(s);
-    }
+    remember(s);
     return s;
   }
 

@@ -71,7 +71,7 @@ class StateStringsTest {
     Random r = new Random(11);
     for (int n = 0; n < 5_000; n++) {
       List<String> list = new ArrayList<>();
-      for (int i = r.nextInt(30); i > 0; i--) {
+      for (int i = r.nextInt(n % 10 == 0 ? 200 : 30); i > 0; i--) { // some past the table's 64
         // some strings again, some null
         list.add(r.nextInt(6) == 0 ? null : !list.isEmpty() && r.nextInt(3) == 0 ? list.get(r.nextInt(list.size()))
             : hostile(r));
@@ -86,7 +86,7 @@ class StateStringsTest {
   void aStringAgainIsItsIndexAndAnEventIdIsSixteenBytes() throws IOException {
     String host = "registry.npmjs.org:443";
     int once = write(List.of(host)).length;
-    assertThat(write(List.of(host, host, host)).length).isEqualTo(once + 2 * 3);
+    assertThat(write(List.of(host, host, host)).length).isEqualTo(once + 2 * 2);
     assertThat(write(List.of("9f12633ad59a1e0d0000000000e90000")).length).isEqualTo(1 + 16);
     // not lowercase hex: kept as text, exactly
     assertThat(read(write(List.of("9F12633AD59A1E0D0000000000E90000")), 1)).containsExactly("9F12633AD59A1E0D0000000000E90000");
@@ -109,7 +109,7 @@ class StateStringsTest {
 
   @Test
   void aDamagedReferenceOrTagIsAClearError() {
-    assertThatThrownBy(() -> read(new byte[] {3, 0, 5}, 1)).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> read(new byte[] {3, 5}, 1)).isInstanceOf(IOException.class)
         .hasMessage("a reference to string 5 of 0");
     assertThatThrownBy(() -> read(new byte[] {9}, 1)).isInstanceOf(IOException.class)
         .hasMessage("no string starts with tag 9");
