@@ -22,7 +22,7 @@ import java.io.IOException;
  */
 public final class StateStrings {
 
-  static final int MAX_CHARS = 16_000;
+  public static final int MAX_CHARS = 16_000;
   static final int MAX_TABLE = 64;
   private static final byte NULL = 0;
   private static final byte TEXT = 1;

@@ -13,10 +13,10 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class StateStringsTest {
+public class StateStringsTest {
 
   /** Agent-written text at its worst: lone surrogates, NUL, bidi overrides, controls, forged hex ids, huge fields. */
-  static String hostile(Random r) {
+  public static String hostile(Random r) {
     String[] pieces = {"example.com:443", "\ud800", "\udfff", "\u0000", "\u202e", "\u2066", "\u001b[31m", "😀", "é",
         "0123456789abcdef0123456789abcdef", "0123456789ABCDEF0123456789ABCDEF", "0123456789abcdef0123456789abcde",
         "\u0003", "", "ci-runner-7", "\\", "\""};

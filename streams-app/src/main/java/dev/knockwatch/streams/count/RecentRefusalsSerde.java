@@ -1,6 +1,7 @@
 package dev.knockwatch.streams.count;
 
 import dev.knockwatch.streams.StateStrings;
+import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -14,7 +15,8 @@ import java.util.List;
 /**
  * The sliding count detector's values, binary: every refusal reads one and writes one. Version 2
  * writes its strings each once ({@link StateStrings}: a command's sightings share its agent id and
- * a few hosts); version 1's values, which differ only there, still read.
+ * a few hosts), its numbers as varints and each sighting's time as the step from the one before
+ * ({@link Varints}); version 1's values (fixed-width numbers) still read.
  */
 public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusals> {
 
@@ -31,9 +33,11 @@ public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusa
     StateStrings strings = new StateStrings();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
-      out.writeInt(r.recent().size());
+      Varints.write(out, r.recent().size());
+      long previous = 0;
       for (RecentRefusals.Sighting s : r.recent()) {
-        out.writeLong(s.at());
+        Varints.write(out, s.at() - previous);
+        previous = s.at();
         strings.write(out, s.eventId());
         strings.write(out, s.target());
         strings.write(out, s.agentId());
@@ -41,7 +45,7 @@ public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusa
       out.writeBoolean(r.episode() != null);
       if (r.episode() != null) {
         byte[] episode = WindowCountSerde.write(r.episode());
-        out.writeInt(episode.length);
+        Varints.write(out, episode.length);
         out.write(episode);
       }
     } catch (IOException e) {
@@ -58,18 +62,24 @@ public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusa
     if (version != VERSION && version != FIRST_VERSION) {
       throw new IOException("unknown format version " + version);
     }
-    int n = in.readInt();
+    boolean first = version == FIRST_VERSION;
+    int n = WindowCountSerde.size(in, first);
     if (n < 0 || n > bytes.length) {
       throw new IOException("a count of " + n + " sightings");
     }
     List<RecentRefusals.Sighting> recent = new ArrayList<>(n);
+    long at = 0;
     for (int i = 0; i < n; i++) {
-      recent.add(new RecentRefusals.Sighting(in.readLong(), strings.read(in), strings.read(in),
-          strings.read(in)));
+      at = first ? in.readLong() : at + Varints.read(in);
+      recent.add(new RecentRefusals.Sighting(at, strings.read(in), strings.read(in), strings.read(in)));
     }
     WindowCount episode = null;
     if (in.readBoolean()) {
-      byte[] e = new byte[in.readInt()];
+      int length = WindowCountSerde.size(in, first);
+      if (length < 0 || length > in.available()) {
+        throw new IOException("an episode of " + length + " bytes in " + in.available());
+      }
+      byte[] e = new byte[length];
       in.readFully(e);
       episode = WindowCountSerde.read(e);
     }

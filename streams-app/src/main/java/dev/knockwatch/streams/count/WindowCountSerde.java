@@ -1,6 +1,7 @@
 package dev.knockwatch.streams.count;
 
 import dev.knockwatch.streams.StateStrings;
+import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,7 +17,8 @@ import java.util.Map;
 
 /**
  * The count windows' values, binary: every refusal reads one and writes one. Version 2 writes its
- * strings each once ({@link StateStrings}); version 1's values, which differ only there, still read.
+ * strings each once ({@link StateStrings}) and its numbers as varints ({@link Varints}); version
+ * 1's values (fixed-width numbers) still read.
  */
 public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
 
@@ -42,24 +44,24 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
     StateStrings strings = new StateStrings();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
-      out.writeLong(c.count());
-      instant(out, c.firstSeen());
-      instant(out, c.lastSeen());
+      Varints.write(out, c.count());
+      Varints.write(out, c.firstSeen());
+      Varints.write(out, c.lastSeen());
       strings.write(out, c.agentId());
       strings.write(out, c.lastTarget());
       List<String> samples = c.sampleEventIds();
-      out.writeInt(samples == null ? -1 : samples.size());
+      Varints.write(out, samples == null ? -1 : samples.size());
       if (samples != null) {
         for (String s : samples) {
           strings.write(out, s);
         }
       }
       Map<String, Long> targets = c.targets();
-      out.writeInt(targets == null ? -1 : targets.size());
+      Varints.write(out, targets == null ? -1 : targets.size());
       if (targets != null) {
         for (Map.Entry<String, Long> t : targets.entrySet()) {
           strings.write(out, t.getKey());
-          out.writeLong(t.getValue());
+          Varints.write(out, t.getValue());
         }
       }
     } catch (IOException e) {
@@ -75,43 +77,49 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
     if (version != VERSION && version != FIRST_VERSION) {
       throw new IOException("unknown format version " + version);
     }
-    long count = in.readLong();
-    Instant first = instant(in);
-    Instant last = instant(in);
+    boolean first = version == FIRST_VERSION;
+    long count = number(in, first);
+    Instant firstSeen = instant(in, first);
+    Instant lastSeen = instant(in, first);
     String agent = strings.read(in);
     String lastTarget = strings.read(in);
-    int n = in.readInt();
+    int n = size(in, first);
     List<String> samples = null;
     if (n >= 0) {
-      samples = new ArrayList<>(n);
+      samples = new ArrayList<>(Math.min(n, 64));
       for (int i = 0; i < n; i++) {
         samples.add(strings.read(in));
       }
       samples = List.copyOf(samples);
     }
-    int m = in.readInt();
+    int m = size(in, first);
     Map<String, Long> targets = null;
     if (m >= 0) {
       targets = new LinkedHashMap<>();
       for (int i = 0; i < m; i++) {
-        targets.put(strings.read(in), in.readLong());
+        targets.put(strings.read(in), number(in, first));
       }
     }
     if (in.available() != 0) {
       throw new IOException(in.available() + " bytes after the value");
     }
-    return new WindowCount(count, first, last, agent, lastTarget, samples, targets);
+    return new WindowCount(count, firstSeen, lastSeen, agent, lastTarget, samples, targets);
   }
 
-  private static void instant(DataOutputStream out, Instant t) throws IOException {
-    out.writeBoolean(t != null);
-    if (t != null) {
-      out.writeLong(t.getEpochSecond());
-      out.writeInt(t.getNano());
+  /** A number as version 1 wrote it (8 bytes) or as the current version does (a varint). */
+  static long number(DataInputStream in, boolean firstVersion) throws IOException {
+    return firstVersion ? in.readLong() : Varints.read(in);
+  }
+
+  /** A count of items, -1 for none, as version 1 wrote it (4 bytes) or as the current version does. */
+  static int size(DataInputStream in, boolean firstVersion) throws IOException {
+    return firstVersion ? in.readInt() : Varints.readInt(in, -1);
+  }
+
+  static Instant instant(DataInputStream in, boolean firstVersion) throws IOException {
+    if (!firstVersion) {
+      return Varints.readInstant(in);
     }
-  }
-
-  private static Instant instant(DataInputStream in) throws IOException {
     return in.readBoolean() ? Instant.ofEpochSecond(in.readLong(), in.readInt()) : null;
   }
 }

@@ -4,6 +4,7 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.StateStrings;
+import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import dev.knockwatch.streams.count.DistinctCount;
 import java.io.ByteArrayInputStream;
@@ -22,7 +23,8 @@ import java.util.Map;
  * A firing alert's state, binary: the lifecycle writes one for each alert that changed, every
  * second, and as JSON it was the largest part of detection's changelog (docs/PERFORMANCE.md). Its
  * fields in the order of {@link Alert} and {@link AlertState}, strings once each
- * ({@link StateStrings}: an alert's host is also its target and its last target). Values earlier
+ * ({@link StateStrings}: an alert's host is also its target and its last target), numbers as
+ * varints ({@link Varints}). Values earlier
  * versions wrote as JSON still read ({@link VersionedBinarySerde}).
  */
 public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
@@ -40,10 +42,10 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
       alert(out, strings, s.alert());
-      out.writeLong(s.lastHitMs());
-      out.writeLong(s.lastEmittedMs());
+      Varints.write(out, s.lastHitMs());
+      Varints.write(out, s.lastEmittedMs());
       out.writeBoolean(s.pending());
-      out.writeLong(s.resolveAfterMs());
+      Varints.write(out, s.resolveAfterMs());
       EpisodeTargets t = s.targets();
       out.writeBoolean(t != null);
       if (t != null) {
@@ -69,10 +71,10 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
       throw new IOException("unknown format version " + version);
     }
     Alert alert = alert(in, strings);
-    long lastHit = in.readLong();
-    long lastEmitted = in.readLong();
+    long lastHit = Varints.read(in);
+    long lastEmitted = Varints.read(in);
     boolean pending = in.readBoolean();
-    long resolveAfter = in.readLong();
+    long resolveAfter = Varints.read(in);
     EpisodeTargets targets = null;
     if (in.readBoolean()) {
       Map<String, Long> tally = tally(in, strings);
@@ -101,29 +103,29 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     strings.write(out, a.host());
     out.writeBoolean(a.port() != null);
     if (a.port() != null) {
-      out.writeInt(a.port());
+      Varints.write(out, a.port());
     }
-    out.writeLong(a.count());
-    instant(out, a.windowStart());
-    instant(out, a.windowEnd());
-    instant(out, a.firstSeen());
-    instant(out, a.lastSeen());
+    Varints.write(out, a.count());
+    Varints.write(out, a.windowStart());
+    Varints.write(out, a.windowEnd());
+    Varints.write(out, a.firstSeen());
+    Varints.write(out, a.lastSeen());
     strings.write(out, a.summary());
     strings(out, strings, a.sampleEventIds());
     strings(out, strings, a.sources() == null ? null : a.sources().stream().map(Source::name).toList());
     strings.write(out, a.policyVersion());
     out.writeByte(a.shadow() == null ? 0 : a.shadow() ? 2 : 1);
     List<Alert.Target> targets = a.targets();
-    out.writeInt(targets == null ? -1 : targets.size());
+    Varints.write(out, targets == null ? -1 : targets.size());
     if (targets != null) {
       for (Alert.Target t : targets) {
         strings.write(out, t.target());
-        out.writeLong(t.count());
+        Varints.write(out, t.count());
       }
     }
     out.writeBoolean(a.distinctTargets() != null);
     if (a.distinctTargets() != null) {
-      out.writeLong(a.distinctTargets());
+      Varints.write(out, a.distinctTargets());
     }
     strings.write(out, a.lastTarget());
     Alert.Meta m = a.meta();
@@ -145,28 +147,28 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     String agentId = strings.read(in);
     String role = strings.read(in);
     String host = strings.read(in);
-    Integer port = in.readBoolean() ? in.readInt() : null;
-    long count = in.readLong();
-    Instant windowStart = instant(in);
-    Instant windowEnd = instant(in);
-    Instant firstSeen = instant(in);
-    Instant lastSeen = instant(in);
+    Integer port = in.readBoolean() ? (int) Varints.read(in) : null;
+    long count = Varints.read(in);
+    Instant windowStart = Varints.readInstant(in);
+    Instant windowEnd = Varints.readInstant(in);
+    Instant firstSeen = Varints.readInstant(in);
+    Instant lastSeen = Varints.readInstant(in);
     String summary = strings.read(in);
     List<String> samples = strings(in, strings);
     List<String> sourceNames = strings(in, strings);
     List<Source> sources = sourceNames == null ? null : sourceNames.stream().map(Source::valueOf).toList();
     String policyVersion = strings.read(in);
     byte shadow = in.readByte();
-    int n = in.readInt();
+    int n = Varints.readInt(in, -1);
     List<Alert.Target> targets = null;
     if (n >= 0) {
       List<Alert.Target> read = new ArrayList<>(Math.min(n, 64));
       for (int i = 0; i < n; i++) {
-        read.add(new Alert.Target(strings.read(in), in.readLong()));
+        read.add(new Alert.Target(strings.read(in), Varints.read(in)));
       }
       targets = List.copyOf(read);
     }
-    Long distinctTargets = in.readBoolean() ? in.readLong() : null;
+    Long distinctTargets = in.readBoolean() ? Varints.read(in) : null;
     String lastTarget = strings.read(in);
     Alert.Meta meta = in.readBoolean()
         ? new Alert.Meta(strings(in, strings), strings.read(in), map(in, strings), map(in, strings)) : null;
@@ -179,20 +181,8 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     return name == null ? null : Enum.valueOf(type, name);
   }
 
-  private static void instant(DataOutputStream out, Instant t) throws IOException {
-    out.writeBoolean(t != null);
-    if (t != null) {
-      out.writeLong(t.getEpochSecond());
-      out.writeInt(t.getNano());
-    }
-  }
-
-  private static Instant instant(DataInputStream in) throws IOException {
-    return in.readBoolean() ? Instant.ofEpochSecond(in.readLong(), in.readInt()) : null;
-  }
-
   private static void strings(DataOutputStream out, StateStrings strings, List<String> list) throws IOException {
-    out.writeInt(list == null ? -1 : list.size());
+    Varints.write(out, list == null ? -1 : list.size());
     if (list != null) {
       for (String s : list) {
         strings.write(out, s);
@@ -201,7 +191,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
   }
 
   private static List<String> strings(DataInputStream in, StateStrings strings) throws IOException {
-    int n = in.readInt();
+    int n = Varints.readInt(in, -1);
     if (n < 0) {
       return null;
     }
@@ -213,7 +203,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
   }
 
   private static void map(DataOutputStream out, StateStrings strings, Map<String, String> map) throws IOException {
-    out.writeInt(map.size());
+    Varints.write(out, map.size());
     for (Map.Entry<String, String> e : map.entrySet()) {
       strings.write(out, e.getKey());
       strings.write(out, e.getValue());
@@ -221,7 +211,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
   }
 
   private static Map<String, String> map(DataInputStream in, StateStrings strings) throws IOException {
-    int n = in.readInt();
+    int n = Varints.readInt(in, 0);
     Map<String, String> map = new LinkedHashMap<>();
     for (int i = 0; i < n; i++) {
       map.put(strings.read(in), strings.read(in));
@@ -230,18 +220,18 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
   }
 
   private static void tally(DataOutputStream out, StateStrings strings, Map<String, Long> tally) throws IOException {
-    out.writeInt(tally.size());
+    Varints.write(out, tally.size());
     for (Map.Entry<String, Long> e : tally.entrySet()) {
       strings.write(out, e.getKey());
-      out.writeLong(e.getValue());
+      Varints.write(out, e.getValue());
     }
   }
 
   private static Map<String, Long> tally(DataInputStream in, StateStrings strings) throws IOException {
-    int n = in.readInt();
+    int n = Varints.readInt(in, 0);
     Map<String, Long> tally = new LinkedHashMap<>();
     for (int i = 0; i < n; i++) {
-      tally.put(strings.read(in), in.readLong());
+      tally.put(strings.read(in), Varints.read(in));
     }
     return tally;
   }

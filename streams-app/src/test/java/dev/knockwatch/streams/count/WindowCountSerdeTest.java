@@ -26,7 +26,7 @@ class WindowCountSerdeTest {
     return sb.toString();
   }
 
-  private static WindowCount random(Random r) {
+  static WindowCount random(Random r) {
     List<String> samples = null;
     if (r.nextInt(5) > 0) {
       samples = new ArrayList<>();
