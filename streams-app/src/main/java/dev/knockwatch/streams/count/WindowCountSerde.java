@@ -1,10 +1,10 @@
 package dev.knockwatch.streams.count;
 
 import dev.knockwatch.streams.StateStrings;
+import dev.knockwatch.streams.ValueBytes;
 import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -40,7 +40,7 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
   }
 
   static byte[] write(WindowCount c) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+    ValueBytes bytes = new ValueBytes(128);
     StateStrings strings = new StateStrings();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);

@@ -4,11 +4,11 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.StateStrings;
+import dev.knockwatch.streams.ValueBytes;
 import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import dev.knockwatch.streams.count.DistinctCount;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -37,7 +37,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
 
   @Override
   protected byte[] encode(AlertState s) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
+    ValueBytes bytes = new ValueBytes(512);
     StateStrings strings = new StateStrings();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
