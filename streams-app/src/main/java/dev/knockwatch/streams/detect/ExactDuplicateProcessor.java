@@ -39,11 +39,13 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  *   milliseconds), so fast retries count apart.
  * </ul>
  *
- * <p>Events are compared by a SHA-256 digest of those fields (128 bits kept): the agent writes
- * them, so a weak hash would let it make a real refusal collide with an earlier one and vanish.
- * Per command the store (in memory, with its changelog) holds the last {@value #KEPT} digests and
- * the stream time it last saw the command; a command idle for {@link #RETENTION} of stream time is
- * dropped. A copy under another id further back than {@value #KEPT} of its command's refusals
+ * <p>Events are compared by a keyed digest of those fields: SHA-256 of a random 128-bit key of the
+ * command's, then the fields, 64 bits kept. The agent writes the fields, and a hash it could
+ * compute would let it make a real refusal collide with an earlier one and vanish; it never sees
+ * the key (it lives in this store and its changelog, out of the agent's reach: docs/TRUST.md), so
+ * a collision is luck, 32 in 2^64 per refusal. Per command the store (in memory, with its
+ * changelog) holds the key, the last {@value #KEPT} digests and the stream time it last saw the
+ * command; a command idle for {@link #RETENTION} of stream time is dropped (a new key with it). A copy under another id further back than {@value #KEPT} of its command's refusals
  * (a file copied whole) counts again: by then the command has long crossed any threshold.
  */
 public final class ExactDuplicateProcessor implements Processor<String, ViolationEvent, String, ViolationEvent> {
@@ -53,7 +55,9 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   /** How far an agent may push stream time ahead by writing future times (ingest replaces times further ahead). */
   static final Duration AHEAD = Duration.ofMinutes(5);
   private static final byte[] SEEN = {1};
-  private static final int DIGEST_BYTES = 16;
+  /** The first byte of a value of this version: seen at, the command's key, then 8-byte digests. */
+  private static final byte VERSION = 2;
+  private static final int HEAD_BYTES = 1 + 8 + 16;
   private static final byte[] EMPTY = new byte[0];
 
   private final String storeName;
@@ -64,18 +68,26 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   private WriteBackStore<Recent> store;
   private WindowStore<String, byte[]> ids;
   private final MessageDigest sha256;
+  private final java.security.SecureRandom random = new java.security.SecureRandom();
 
-  /** A command's last digests (two longs each, a ring: {@code size} of them from {@code start}), and the stream time of its last event. */
+  /**
+   * A command's digest key, its last digests (a ring: {@code size} of them from {@code start}), and
+   * the stream time of its last event.
+   */
   static final class Recent {
-    final long[] digests = new long[2 * KEPT];
+    final byte[] key;
+    final long[] digests = new long[KEPT];
     int start;
     int size;
     long seenAt;
 
-    boolean contains(long hi, long lo) {
+    Recent(byte[] key) {
+      this.key = key;
+    }
+
+    boolean contains(long digest) {
       for (int i = 0; i < size; i++) {
-        int at = 2 * ((start + i) % KEPT);
-        if (digests[at] == hi && digests[at + 1] == lo) {
+        if (digests[(start + i) % KEPT] == digest) {
           return true;
         }
       }
@@ -83,15 +95,14 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     }
 
     /** Adds a digest; the oldest goes when {@value #KEPT} are held. */
-    void add(long hi, long lo) {
-      int at = 2 * ((start + size) % KEPT);
+    void add(long digest) {
+      int at = (start + size) % KEPT;
       if (size == KEPT) {
         start = (start + 1) % KEPT;
       } else {
         size++;
       }
-      digests[at] = hi;
-      digests[at + 1] = lo;
+      digests[at] = digest;
     }
   }
 
@@ -170,20 +181,20 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
       }
       ids.put(e.eventId(), SEEN, now);
     }
-    ByteBuffer digest = ByteBuffer.wrap(digest(e));
-    long hi = digest.getLong(0);
-    long lo = digest.getLong(8);
     Recent r = store.get(record.key());
     if (r == null) {
-      r = new Recent();
+      byte[] key = new byte[16];
+      random.nextBytes(key);
+      r = new Recent(key);
     }
+    long digest = digest(r.key, e);
     r.seenAt = Math.max(r.seenAt, context.currentStreamTimeMs());
-    if (r.contains(hi, lo)) {
+    if (r.contains(digest)) {
       duplicate(e);
       store.put(record.key(), r);
       return;
     }
-    r.add(hi, lo);
+    r.add(digest);
     store.put(record.key(), r);
     context.forward(record);
   }
@@ -194,9 +205,13 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     }
   }
 
-  /** What makes two events the same refusal: every field but the event id, the origin and the ingest time. */
-  byte[] digest(ViolationEvent e) {
+  /**
+   * What makes two events the same refusal, under a command's {@code key}: every field but the event
+   * id, the origin and the ingest time.
+   */
+  long digest(byte[] key, ViolationEvent e) {
     sha256.reset();
+    sha256.update(key);
     Object[] fields = {e.commandId(), e.agentId(), e.role(), e.source(), e.kind(), e.action(), e.host(), e.port(),
         e.method(), e.url(), e.path(), e.addressClass(), e.reason(), e.proxyError(), e.errno(), e.syscall(), e.pid(),
         e.observedAt(), e.timeSource(), e.commandText(), e.probe()};
@@ -210,10 +225,7 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
       sha256.update((byte) n);
       sha256.update(b);
     }
-    byte[] full = sha256.digest();
-    byte[] kept = new byte[DIGEST_BYTES];
-    System.arraycopy(full, 0, kept, 0, DIGEST_BYTES);
-    return kept;
+    return ByteBuffer.wrap(sha256.digest()).getLong();
   }
 
   private void sweep(long streamTime) {
@@ -230,26 +242,35 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   static final org.apache.kafka.common.serialization.Serde<Recent> RECENT_SERDE = Serdes.serdeFrom(
       (topic, r) -> r == null ? null : encode(r), (topic, bytes) -> bytes == null ? null : decode(bytes));
 
-  /** {@code seenAt} (8 bytes), then the digests, oldest first (16 bytes each). */
+  /** The version, {@code seenAt} (8 bytes), the command's key (16), then the digests, oldest first (8 bytes each). */
   static byte[] encode(Recent r) {
-    ByteBuffer out = ByteBuffer.allocate(8 + r.size * DIGEST_BYTES);
-    out.putLong(r.seenAt);
+    ByteBuffer out = ByteBuffer.allocate(HEAD_BYTES + r.size * Long.BYTES);
+    out.put(VERSION).putLong(r.seenAt).put(r.key);
     for (int i = 0; i < r.size; i++) {
-      int at = 2 * ((r.start + i) % KEPT);
-      out.putLong(r.digests[at]).putLong(r.digests[at + 1]);
+      out.putLong(r.digests[(r.start + i) % KEPT]);
     }
     return out.array();
   }
 
+  /**
+   * A command's digests as {@link #encode} wrote them; null for bytes of another shape. The first
+   * version's values (seen at, then unkeyed 16-byte digests: always 8 + 16n bytes, which no value
+   * of this version is) can be compared with nothing a keyed digest gives: they read as null, and
+   * the command starts anew (a copy of a line read before the upgrade counts once more).
+   */
   static Recent decode(byte[] bytes) {
-    Recent r = new Recent();
-    if (bytes == null || bytes.length < 8 || (bytes.length - 8) % DIGEST_BYTES != 0) {
-      return r; // not a value of this store: nothing remembered
+    if (bytes == null || bytes.length < HEAD_BYTES || bytes[0] != VERSION
+        || (bytes.length - HEAD_BYTES) % Long.BYTES != 0 || (bytes.length - HEAD_BYTES) / Long.BYTES > KEPT) {
+      return null;
     }
-    ByteBuffer in = ByteBuffer.wrap(bytes);
-    r.seenAt = in.getLong();
-    while (in.remaining() >= DIGEST_BYTES) {
-      r.add(in.getLong(), in.getLong());
+    ByteBuffer in = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
+    long seenAt = in.getLong();
+    byte[] key = new byte[16];
+    in.get(key);
+    Recent r = new Recent(key);
+    r.seenAt = seenAt;
+    while (in.remaining() >= Long.BYTES) {
+      r.add(in.getLong());
     }
     return r;
   }

@@ -84,7 +84,13 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
     if (!loaded) {
       loaded = true;
       try (KeyValueIterator<String, V> all = underneath.all()) {
-        all.forEachRemaining(kv -> objects.put(kv.key, kv.value));
+        all.forEachRemaining(kv -> {
+          if (kv.value != null) {
+            objects.put(kv.key, kv.value);
+          } else {
+            dirty.add(kv.key); // bytes its serde reads as nothing (an earlier version's): deleted at the next commit
+          }
+        });
       }
     }
   }

@@ -195,10 +195,74 @@ class ExactDuplicateTest {
   @Test
   void fieldsThatRunIntoEachOtherDoNotMakeTheSameDigest() {
     ExactDuplicateProcessor p = processor();
+    byte[] key = new byte[16];
     ViolationEvent a = refusal("f", 0, T0).toBuilder().host("ab").path("c").build();
     ViolationEvent b = refusal("f", 0, T0).toBuilder().host("a").path("bc").build();
-    assertThat(p.digest(a)).isNotEqualTo(p.digest(b));
-    assertThat(p.digest(a)).isEqualTo(p.digest(refusal("g", 9, T0).toBuilder().eventId("other").host("ab").path("c").build()));
+    assertThat(p.digest(key, a)).isNotEqualTo(p.digest(key, b));
+    assertThat(p.digest(key, a))
+        .isEqualTo(p.digest(key, refusal("g", 9, T0).toBuilder().eventId("other").host("ab").path("c").build()));
+  }
+
+  @Test
+  void aDigestDependsOnItsCommandsKeyWhichTheAgentNeverSees() {
+    ExactDuplicateProcessor p = processor();
+    ViolationEvent a = refusal("f", 0, T0);
+    byte[] one = new byte[16];
+    byte[] other = new byte[16];
+    other[15] = 1;
+    assertThat(p.digest(one, a)).isNotEqualTo(p.digest(other, a));
+    // each command gets a key of its own, at random
+    MockProcessorContext<String, ViolationEvent> context = contextWithStore();
+    p.init(context);
+    p.process(new Record<>(CMD, a, T0.toEpochMilli()));
+    p.process(new Record<>("other-command-0123456789", a.toBuilder().eventId("its-own").commandId("other-command-0123456789").build(),
+        T0.toEpochMilli()));
+    WriteBackStore<ExactDuplicateProcessor.Recent> digests = context.getStateStore("exact-duplicates");
+    assertThat(digests.get(CMD).key).isNotEqualTo(digests.get("other-command-0123456789").key).isNotEqualTo(new byte[16]);
+  }
+
+  @Test
+  void aValueReadsBackAndBytesOfAnotherShapeReadAsNothing() {
+    java.util.Random r = new java.util.Random(51);
+    for (int n = 0; n < 2_000; n++) {
+      byte[] key = new byte[16];
+      r.nextBytes(key);
+      ExactDuplicateProcessor.Recent recent = new ExactDuplicateProcessor.Recent(key);
+      recent.seenAt = r.nextLong();
+      for (int i = r.nextInt(3 * ExactDuplicateProcessor.KEPT); i > 0; i--) {
+        recent.add(r.nextLong());
+      }
+      byte[] bytes = ExactDuplicateProcessor.encode(recent);
+      assertThat(ExactDuplicateProcessor.encode(ExactDuplicateProcessor.decode(bytes))).isEqualTo(bytes);
+      byte[] random = new byte[r.nextInt(600)];
+      r.nextBytes(random);
+      ExactDuplicateProcessor.decode(random); // never throws: at worst nothing remembered
+    }
+    // the first version's values: seen at, then 16-byte digests without a key
+    assertThat(ExactDuplicateProcessor.decode(new byte[8 + 16 * 3])).isNull();
+    assertThat(ExactDuplicateProcessor.decode(new byte[8])).isNull();
+  }
+
+  @Test
+  void aValueOfTheFirstVersionStartsItsCommandAnewAndIsDeletedAtTheNextCommit() {
+    // a store whose changelog holds a value the first version wrote: seen at, then an unkeyed 16-byte digest
+    byte[] old = java.nio.ByteBuffer.allocate(8 + 16).putLong(T0.toEpochMilli()).putLong(7).putLong(9).array();
+    org.apache.kafka.common.serialization.Serde<ExactDuplicateProcessor.Recent> writesOld = Serdes.serdeFrom(
+        (topic, r) -> r == null ? null : old, ExactDuplicateProcessor.RECENT_SERDE.deserializer());
+    MockProcessorContext<String, ViolationEvent> context = contextWithStore(writesOld);
+    WriteBackStore<ExactDuplicateProcessor.Recent> digests = context.getStateStore("exact-duplicates");
+    digests.put(CMD, new ExactDuplicateProcessor.Recent(new byte[16]));
+    digests.flushCache();
+    digests.clearCache();
+    ExactDuplicateProcessor p = processor();
+    p.init(context);
+    assertThat(digests.get(CMD)).isNull();
+    assertThat(digests.size()).isZero();
+    ViolationEvent a = refusal("f", 0, T0);
+    p.process(new Record<>(CMD, a, T0.toEpochMilli()));
+    p.process(new Record<>(CMD, a.toBuilder().eventId("again").build(), T0.toEpochMilli()));
+    assertThat(context.forwarded()).hasSize(1); // counted anew, and a copy of it caught
+    assertThat(digests.get(CMD).size).isEqualTo(1);
   }
 
   private static ExactDuplicateProcessor processor() {
@@ -207,9 +271,14 @@ class ExactDuplicateTest {
 
   /** A processor context holding the processor's two stores, empty, stream time at T0. */
   private static MockProcessorContext<String, ViolationEvent> contextWithStore() {
+    return contextWithStore(ExactDuplicateProcessor.RECENT_SERDE);
+  }
+
+  private static MockProcessorContext<String, ViolationEvent> contextWithStore(
+      org.apache.kafka.common.serialization.Serde<ExactDuplicateProcessor.Recent> serde) {
     MockProcessorContext<String, ViolationEvent> context = new MockProcessorContext<>();
     WriteBackStore<ExactDuplicateProcessor.Recent> store = WriteBackStore.builder("exact-duplicates",
-        ExactDuplicateProcessor.RECENT_SERDE).withLoggingDisabled().build();
+        serde).withLoggingDisabled().build();
     store.init(context.getStateStoreContext(), store);
     context.addStateStore(store);
     WindowStore<String, byte[]> ids = Stores.windowStoreBuilder(
