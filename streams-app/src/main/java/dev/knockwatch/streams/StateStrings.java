@@ -3,6 +3,10 @@ package dev.knockwatch.streams;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The strings of one binary state value ({@link VersionedBinarySerde}), each written once: a
@@ -83,6 +87,51 @@ public final class StateStrings {
       table = java.util.Arrays.copyOf(table, Math.min(MAX_TABLE, 2 * size));
     }
     table[size++] = s;
+  }
+
+  /** A list of strings or null: its size as a varint (-1 for null), then each string. */
+  public void writeList(DataOutputStream out, List<String> list) throws IOException {
+    Varints.write(out, list == null ? -1 : list.size());
+    if (list != null) {
+      for (String s : list) {
+        write(out, s);
+      }
+    }
+  }
+
+  public List<String> readList(DataInputStream in) throws IOException {
+    int n = Varints.readInt(in, -1);
+    if (n < 0) {
+      return null;
+    }
+    List<String> list = new ArrayList<>(Math.min(n, 64));
+    for (int i = 0; i < n; i++) {
+      list.add(read(in));
+    }
+    return List.copyOf(list);
+  }
+
+  /** Counts by name, in their order, or null: the size as a varint (-1 for null), then each name and its count. */
+  public void writeCounts(DataOutputStream out, Map<String, Long> counts) throws IOException {
+    Varints.write(out, counts == null ? -1 : counts.size());
+    if (counts != null) {
+      for (Map.Entry<String, Long> e : counts.entrySet()) {
+        write(out, e.getKey());
+        Varints.write(out, e.getValue());
+      }
+    }
+  }
+
+  public Map<String, Long> readCounts(DataInputStream in) throws IOException {
+    int n = Varints.readInt(in, -1);
+    if (n < 0) {
+      return null;
+    }
+    Map<String, Long> counts = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      counts.put(read(in), Varints.read(in));
+    }
+    return counts;
   }
 
   public String read(DataInputStream in) throws IOException {

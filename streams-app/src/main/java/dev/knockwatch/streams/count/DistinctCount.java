@@ -19,9 +19,8 @@ import java.util.Map;
 public final class DistinctCount {
 
   private static final int P = 10;
-  private static final int SIZE = Long.BYTES + (1 << P);
   /** How many bytes {@link #bytes} gives: its seed, then its registers. */
-  public static final int BYTES = SIZE;
+  public static final int BYTES = Long.BYTES + (1 << P);
   private static final SecureRandom SEEDS = new SecureRandom();
 
   private final long seed;
@@ -45,17 +44,17 @@ public final class DistinctCount {
   /** The count as {@link #bytes} wrote it. */
   @JsonCreator
   public static DistinctCount of(byte[] bytes) {
-    if (bytes == null || bytes.length != SIZE) {
-      throw new IllegalArgumentException("a distinct count is " + SIZE + " bytes, not "
+    if (bytes == null || bytes.length != BYTES) {
+      throw new IllegalArgumentException("a distinct count is " + BYTES + " bytes, not "
           + (bytes == null ? "null" : bytes.length));
     }
     ByteBuffer b = ByteBuffer.wrap(bytes);
-    return new DistinctCount(b.getLong(), UltraLogLog.wrap(Arrays.copyOfRange(bytes, Long.BYTES, SIZE)));
+    return new DistinctCount(b.getLong(), UltraLogLog.wrap(Arrays.copyOfRange(bytes, Long.BYTES, BYTES)));
   }
 
   @JsonValue
   public byte[] bytes() {
-    return ByteBuffer.allocate(SIZE).putLong(seed).put(sketch.getState()).array();
+    return ByteBuffer.allocate(BYTES).putLong(seed).put(sketch.getState()).array();
   }
 
   public DistinctCount add(String target) {

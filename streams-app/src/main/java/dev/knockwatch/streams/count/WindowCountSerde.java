@@ -49,21 +49,8 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
       Varints.write(out, c.lastSeen());
       strings.write(out, c.agentId());
       strings.write(out, c.lastTarget());
-      List<String> samples = c.sampleEventIds();
-      Varints.write(out, samples == null ? -1 : samples.size());
-      if (samples != null) {
-        for (String s : samples) {
-          strings.write(out, s);
-        }
-      }
-      Map<String, Long> targets = c.targets();
-      Varints.write(out, targets == null ? -1 : targets.size());
-      if (targets != null) {
-        for (Map.Entry<String, Long> t : targets.entrySet()) {
-          strings.write(out, t.getKey());
-          Varints.write(out, t.getValue());
-        }
-      }
+      strings.writeList(out, c.sampleEventIds());
+      strings.writeCounts(out, c.targets());
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }

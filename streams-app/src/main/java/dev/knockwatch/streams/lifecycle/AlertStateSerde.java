@@ -49,7 +49,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
       EpisodeTargets t = s.targets();
       out.writeBoolean(t != null);
       if (t != null) {
-        tally(out, strings, t.tally());
+        strings.writeCounts(out, t.tally());
         out.writeBoolean(t.distinctSketch() != null);
         if (t.distinctSketch() != null) {
           out.write(t.distinctSketch().bytes());
@@ -77,7 +77,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     long resolveAfter = Varints.read(in);
     EpisodeTargets targets = null;
     if (in.readBoolean()) {
-      Map<String, Long> tally = tally(in, strings);
+      Map<String, Long> tally = strings.readCounts(in);
       DistinctCount distinct = null;
       if (in.readBoolean()) {
         byte[] sketch = new byte[DistinctCount.BYTES];
@@ -111,8 +111,8 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     Varints.write(out, a.firstSeen());
     Varints.write(out, a.lastSeen());
     strings.write(out, a.summary());
-    strings(out, strings, a.sampleEventIds());
-    strings(out, strings, a.sources() == null ? null : a.sources().stream().map(Source::name).toList());
+    strings.writeList(out, a.sampleEventIds());
+    strings.writeList(out, a.sources() == null ? null : a.sources().stream().map(Source::name).toList());
     strings.write(out, a.policyVersion());
     out.writeByte(a.shadow() == null ? 0 : a.shadow() ? 2 : 1);
     List<Alert.Target> targets = a.targets();
@@ -131,7 +131,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     Alert.Meta m = a.meta();
     out.writeBoolean(m != null);
     if (m != null) {
-      strings(out, strings, m.tags());
+      strings.writeList(out, m.tags());
       strings.write(out, m.runbook());
       map(out, strings, m.labels());
       map(out, strings, m.annotations());
@@ -154,8 +154,8 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     Instant firstSeen = Varints.readInstant(in);
     Instant lastSeen = Varints.readInstant(in);
     String summary = strings.read(in);
-    List<String> samples = strings(in, strings);
-    List<String> sourceNames = strings(in, strings);
+    List<String> samples = strings.readList(in);
+    List<String> sourceNames = strings.readList(in);
     List<Source> sources = sourceNames == null ? null : sourceNames.stream().map(Source::valueOf).toList();
     String policyVersion = strings.read(in);
     byte shadow = in.readByte();
@@ -171,7 +171,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     Long distinctTargets = in.readBoolean() ? Varints.read(in) : null;
     String lastTarget = strings.read(in);
     Alert.Meta meta = in.readBoolean()
-        ? new Alert.Meta(strings(in, strings), strings.read(in), map(in, strings), map(in, strings)) : null;
+        ? new Alert.Meta(strings.readList(in), strings.read(in), map(in, strings), map(in, strings)) : null;
     return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, count, windowStart,
         windowEnd, firstSeen, lastSeen, summary, samples, sources, policyVersion, shadow == 0 ? null : shadow == 2,
         targets, distinctTargets, lastTarget, meta);
@@ -179,27 +179,6 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
 
   private static <E extends Enum<E>> E valueOf(Class<E> type, String name) {
     return name == null ? null : Enum.valueOf(type, name);
-  }
-
-  private static void strings(DataOutputStream out, StateStrings strings, List<String> list) throws IOException {
-    Varints.write(out, list == null ? -1 : list.size());
-    if (list != null) {
-      for (String s : list) {
-        strings.write(out, s);
-      }
-    }
-  }
-
-  private static List<String> strings(DataInputStream in, StateStrings strings) throws IOException {
-    int n = Varints.readInt(in, -1);
-    if (n < 0) {
-      return null;
-    }
-    List<String> list = new ArrayList<>(Math.min(n, 64));
-    for (int i = 0; i < n; i++) {
-      list.add(strings.read(in));
-    }
-    return List.copyOf(list);
   }
 
   private static void map(DataOutputStream out, StateStrings strings, Map<String, String> map) throws IOException {
@@ -217,22 +196,5 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
       map.put(strings.read(in), strings.read(in));
     }
     return map;
-  }
-
-  private static void tally(DataOutputStream out, StateStrings strings, Map<String, Long> tally) throws IOException {
-    Varints.write(out, tally.size());
-    for (Map.Entry<String, Long> e : tally.entrySet()) {
-      strings.write(out, e.getKey());
-      Varints.write(out, e.getValue());
-    }
-  }
-
-  private static Map<String, Long> tally(DataInputStream in, StateStrings strings) throws IOException {
-    int n = Varints.readInt(in, 0);
-    Map<String, Long> tally = new LinkedHashMap<>();
-    for (int i = 0; i < n; i++) {
-      tally.put(strings.read(in), Varints.read(in));
-    }
-    return tally;
   }
 }
