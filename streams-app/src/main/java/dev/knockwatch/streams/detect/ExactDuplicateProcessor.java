@@ -19,8 +19,6 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
-import org.apache.kafka.streams.state.WindowStore;
-import org.apache.kafka.streams.state.WindowStoreIterator;
 
 /**
  * One refusal counts once, in two ways, and goes no further (counted in
@@ -32,7 +30,7 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  *   the ingest clock each time it is read, so only the id tells such a copy. Every id is held,
  *   in a RocksDB window store (with its changelog) keyed by the stream time it was seen at, whose
  *   old segments are dropped whole: its size is the events of that span, on disk, whatever one
- *   command does.
+ *   command does. Bloom filters in front of it tell a new id without reading it ({@link SeenIds}).
  *   <li><b>The same refusal</b>: an event whose every field but where it was read (event id,
  *   origin, ingest time) equals one of its command's last {@value #KEPT} events — a line a
  *   shipper wrote again, a copied file. A real retry differs at least in its time (srt stamps
@@ -54,7 +52,6 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   static final Duration RETENTION = Duration.ofMinutes(10);
   /** How far an agent may push stream time ahead by writing future times (ingest replaces times further ahead). */
   static final Duration AHEAD = Duration.ofMinutes(5);
-  private static final byte[] SEEN = {1};
   /** The first byte of a value of this version: seen at, the command's key, then 8-byte digests. */
   private static final byte VERSION = 2;
   private static final int HEAD_BYTES = 1 + 8 + 16;
@@ -66,7 +63,7 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   private final boolean counted;
   private ProcessorContext<String, ViolationEvent> context;
   private WriteBackStore<Recent> store;
-  private WindowStore<String, byte[]> ids;
+  private SeenIds ids;
   private final MessageDigest sha256;
   private final java.security.SecureRandom random = new java.security.SecureRandom();
 
@@ -158,7 +155,7 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   public void init(ProcessorContext<String, ViolationEvent> context) {
     this.context = context;
     this.store = context.getStateStore(storeName);
-    this.ids = context.getStateStore(idStoreName);
+    this.ids = new SeenIds(context.getStateStore(idStoreName), idRetention);
     context.schedule(Duration.ofMinutes(1), PunctuationType.STREAM_TIME, this::sweep);
   }
 
@@ -171,15 +168,11 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     if (e.eventId() != null) {
       // keyed by the stream time it was seen at, which only grows: found for idRetention after
       long now = context.currentStreamTimeMs();
-      boolean seen;
-      try (WindowStoreIterator<byte[]> it = ids.fetch(e.eventId(), now - idRetention, now)) {
-        seen = it.hasNext();
-      }
-      if (seen) {
+      if (ids.seen(e.eventId(), now)) {
         duplicate(e);
         return;
       }
-      ids.put(e.eventId(), SEEN, now);
+      ids.add(e.eventId(), now);
     }
     Recent r = store.get(record.key());
     if (r == null) {

@@ -1,0 +1,121 @@
+package dev.knockwatch.streams.detect;
+
+import com.google.common.hash.BloomFilter;
+import com.google.common.hash.Funnels;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+
+/**
+ * The event ids seen in the last {@code retention} of stream time. The record is a window store
+ * (RocksDB, with its changelog), keyed by the stream time each id was seen at, whose old segments
+ * are dropped whole. In front of it, in memory, one Bloom filter (Guava's) per {@link #SLICE_MS} of
+ * stream time holds the ids put then: an id no live filter may hold is new — nearly every id is —
+ * and is told without reading the store, whose range read was a quarter of detection's CPU. An id
+ * a filter may hold (a copy, or one of the filters' 1 % false positives) is looked up in the store,
+ * so the answer is always the store's.
+ *
+ * <p>The filters are rebuilt from the store when a processor starts (after the store was restored
+ * from its changelog). They take about 1.2 bytes an id (10 bits); a slice holding more than
+ * {@value #PER_FILTER} ids gets another filter, up to {@value #MAX_FILTERS} in all (30 MB: 25 million
+ * ids, more than eleven minutes of what one detection thread can read); past that the last filter
+ * of a slice takes the rest, and only its false positives grow, so more ids are read from the store.
+ */
+final class SeenIds {
+
+  /** Stream time a filter covers. */
+  static final long SLICE_MS = 60_000;
+  static final int PER_FILTER = 100_000;
+  static final int MAX_FILTERS = 256;
+  private static final double FALSE_POSITIVES = 0.01;
+  private static final byte[] SEEN = {1};
+
+  private final WindowStore<String, byte[]> store;
+  private final long retention;
+  /** Each slice's start (its stream time divided by {@link #SLICE_MS}) and its filters, the newest last. */
+  private final TreeMap<Long, Slice> slices = new TreeMap<>();
+  private int filters;
+  private long storeReads;
+
+  private static final class Slice {
+    final List<BloomFilter<CharSequence>> filters = new ArrayList<>(1);
+    int inLast;
+  }
+
+  /** Loads the filters from {@code store}, which holds what was seen before (restored from its changelog). */
+  SeenIds(WindowStore<String, byte[]> store, long retention) {
+    this.store = store;
+    this.retention = retention;
+    try (KeyValueIterator<Windowed<String>, byte[]> all = store.all()) {
+      while (all.hasNext()) {
+        KeyValue<Windowed<String>, byte[]> kv = all.next();
+        remember(kv.key.key(), kv.key.window().start());
+      }
+    }
+  }
+
+  /** Whether {@code id} was seen within the retention before {@code now} (stream time, which only grows). */
+  boolean seen(String id, long now) {
+    if (!mayHold(id, now)) {
+      return false;
+    }
+    storeReads++;
+    try (WindowStoreIterator<byte[]> it = store.fetch(id, now - retention, now)) {
+      return it.hasNext();
+    }
+  }
+
+  /** Records {@code id} as seen at {@code now}. */
+  void add(String id, long now) {
+    store.put(id, SEEN, now);
+    remember(id, now);
+  }
+
+  /** How many checks read the store (an id a filter may hold), for tests. */
+  long storeReads() {
+    return storeReads;
+  }
+
+  private boolean mayHold(String id, long now) {
+    // a slice ending before now - retention holds only ids the store no longer finds
+    for (Slice s : slices.tailMap(Math.floorDiv(now - retention, SLICE_MS), true).values()) {
+      for (BloomFilter<CharSequence> f : s.filters) {
+        if (f.mightContain(id)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private void remember(String id, long at) {
+    long start = Math.floorDiv(at, SLICE_MS);
+    Slice s = slices.computeIfAbsent(start, k -> new Slice());
+    if (s.filters.isEmpty() || (s.inLast >= PER_FILTER && filters < MAX_FILTERS)) {
+      s.filters.add(BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), PER_FILTER, FALSE_POSITIVES));
+      s.inLast = 0;
+      filters++;
+    }
+    s.filters.get(s.filters.size() - 1).put(id);
+    s.inLast++;
+    expire(at);
+  }
+
+  /** Drops the filters of slices that ended before {@code now - retention}. */
+  private void expire(long now) {
+    Iterator<Map.Entry<Long, Slice>> it = slices.headMap(Math.floorDiv(now - retention, SLICE_MS), false)
+        .entrySet().iterator();
+    while (it.hasNext()) {
+      filters -= it.next().getValue().filters.size();
+      it.remove();
+    }
+  }
+}
