@@ -24,36 +24,49 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * so the answer is always the store's.
  *
  * <p>The filters are rebuilt from the store when a processor starts (after the store was restored
- * from its changelog). They take about 1.2 bytes an id (10 bits); a slice holding more than
- * {@value #PER_FILTER} ids gets another filter, up to {@value #MAX_FILTERS} in all (30 MB: 25 million
- * ids, more than eleven minutes of what one detection thread can read); past that the last filter
- * of a slice takes the rest, and only its false positives grow, so more ids are read from the store.
+ * from its changelog). They take about 1.2 bytes an id (10 bits): a slice's first filter is sized
+ * for {@value #FIRST_FILTER} ids (10 KB), and a slice that fills it gets another four times larger,
+ * up to {@value #LARGEST_FILTER} ids, so a quiet task holds little. One task's filters are sized for
+ * {@value #MAX_IDS} ids in all (30 MB; eleven minutes of what one detection thread can read are
+ * fewer); past that the last filter of a slice takes the rest, and only its false positives grow,
+ * so more ids are read from the store.
  */
 final class SeenIds {
 
   /** Stream time a filter covers. */
   static final long SLICE_MS = 60_000;
-  static final int PER_FILTER = 100_000;
-  static final int MAX_FILTERS = 256;
+  static final int FIRST_FILTER = 8_192;
+  static final int LARGEST_FILTER = 2_097_152;
+  static final long MAX_IDS = 25_000_000;
   private static final double FALSE_POSITIVES = 0.01;
   private static final byte[] SEEN = {1};
 
   private final WindowStore<String, byte[]> store;
   private final long retention;
+  private final long maxIds;
   /** Each slice's start (its stream time divided by {@link #SLICE_MS}) and its filters, the newest last. */
   private final TreeMap<Long, Slice> slices = new TreeMap<>();
-  private int filters;
+  /** The ids this instance's filters are sized for, in all. */
+  private long sized;
   private long storeReads;
 
   private static final class Slice {
     final List<BloomFilter<CharSequence>> filters = new ArrayList<>(1);
     int inLast;
+    int lastSize;
+    long sized;
   }
 
   /** Loads the filters from {@code store}, which holds what was seen before (restored from its changelog). */
   SeenIds(WindowStore<String, byte[]> store, long retention) {
+    this(store, retention, MAX_IDS);
+  }
+
+  /** @param maxIds the ids its filters are sized for, in all (tests lower it) */
+  SeenIds(WindowStore<String, byte[]> store, long retention, long maxIds) {
     this.store = store;
     this.retention = retention;
+    this.maxIds = maxIds;
     try (KeyValueIterator<Windowed<String>, byte[]> all = store.all()) {
       while (all.hasNext()) {
         KeyValue<Windowed<String>, byte[]> kv = all.next();
@@ -79,6 +92,11 @@ final class SeenIds {
     remember(id, now);
   }
 
+  /** The ids its filters are sized for, in all (their memory: 1.2 bytes each), for tests. */
+  long sized() {
+    return sized;
+  }
+
   /** How many checks read the store (an id a filter may hold), for tests. */
   long storeReads() {
     return storeReads;
@@ -99,14 +117,25 @@ final class SeenIds {
   private void remember(String id, long at) {
     long start = Math.floorDiv(at, SLICE_MS);
     Slice s = slices.computeIfAbsent(start, k -> new Slice());
-    if (s.filters.isEmpty() || (s.inLast >= PER_FILTER && filters < MAX_FILTERS)) {
-      s.filters.add(BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), PER_FILTER, FALSE_POSITIVES));
-      s.inLast = 0;
-      filters++;
+    if (s.filters.isEmpty()) {
+      grow(s, FIRST_FILTER);
+    } else if (s.inLast >= s.lastSize) {
+      int next = Math.min(LARGEST_FILTER, s.lastSize * 4);
+      if (sized + next <= maxIds) {
+        grow(s, next);
+      }
     }
     s.filters.get(s.filters.size() - 1).put(id);
     s.inLast++;
     expire(at);
+  }
+
+  private void grow(Slice s, int ids) {
+    s.filters.add(BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), ids, FALSE_POSITIVES));
+    s.inLast = 0;
+    s.lastSize = ids;
+    s.sized += ids;
+    sized += ids;
   }
 
   /** Drops the filters of slices that ended before {@code now - retention}. */
@@ -114,7 +143,7 @@ final class SeenIds {
     Iterator<Map.Entry<Long, Slice>> it = slices.headMap(Math.floorDiv(now - retention, SLICE_MS), false)
         .entrySet().iterator();
     while (it.hasNext()) {
-      filters -= it.next().getValue().filters.size();
+      sized -= it.next().getValue().sized;
       it.remove();
     }
   }

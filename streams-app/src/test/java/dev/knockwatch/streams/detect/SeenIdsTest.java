@@ -29,10 +29,15 @@ class SeenIdsTest {
 
   @BeforeEach
   void setUp() {
+    store = newStore();
+  }
+
+  private static WindowStore<String, byte[]> newStore() {
     MockProcessorContext<String, byte[]> context = new MockProcessorContext<>();
-    store = Stores.windowStoreBuilder(Stores.inMemoryWindowStore("ids", Duration.ofMillis(RETENTION),
+    WindowStore<String, byte[]> s = Stores.windowStoreBuilder(Stores.inMemoryWindowStore("ids", Duration.ofMillis(RETENTION),
         Duration.ofMillis(1), false), Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
-    store.init(context.getStateStoreContext(), store);
+    s.init(context.getStateStoreContext(), s);
+    return s;
   }
 
   @AfterEach
@@ -90,19 +95,43 @@ class SeenIdsTest {
   @Test
   void aSliceOfMoreIdsThanOneFilterHoldsMissesNone() {
     SeenIds ids = new SeenIds(store, RETENTION);
-    int n = SeenIds.PER_FILTER * 2 + 1_000;
+    int n = SeenIds.FIRST_FILTER * 25;
     for (int i = 0; i < n; i++) {
-      ids.add(id(i), T0); // a flood within one slice: three filters
+      ids.add(id(i), T0); // a flood within one slice: filters for 8k, 32k, 128k and 512k ids
     }
+    assertThat(ids.sized()).isEqualTo(SeenIds.FIRST_FILTER * (1 + 4 + 16 + 64));
     long before = ids.storeReads();
     int newOnes = 10_000;
     for (int i = 0; i < newOnes; i++) {
       assertThat(ids.seen("new-" + i, T0)).isFalse();
     }
-    assertThat(ids.storeReads() - before).as("each filter keeps its 1 %% (3 filters), with room").isLessThan(900);
+    assertThat(ids.storeReads() - before).as("each full filter keeps its 1 %% (3 of them), with room").isLessThan(900);
     for (int i = 0; i < n; i += 13) {
       assertThat(ids.seen(id(i), T0)).as(id(i)).isTrue();
     }
+  }
+
+  @Test
+  void aQuietTaskHoldsSmallFiltersAndAFloodStopsAtItsBound() {
+    SeenIds quiet = new SeenIds(store, RETENTION);
+    for (int minute = 0; minute < 11; minute++) {
+      for (int i = 0; i < 10; i++) {
+        quiet.add(id(minute * 10 + i), T0 + minute * SeenIds.SLICE_MS + i);
+      }
+    }
+    assertThat(quiet.sized()).as("one small filter a minute").isEqualTo(11L * SeenIds.FIRST_FILTER);
+    WindowStore<String, byte[]> other = newStore();
+    SeenIds bounded = new SeenIds(other, RETENTION, SeenIds.FIRST_FILTER * 5L);
+    int n = SeenIds.FIRST_FILTER * 10;
+    long now = T0 + 11 * SeenIds.SLICE_MS;
+    for (int i = 0; i < n; i++) {
+      bounded.add("flood-" + i, now);
+    }
+    assertThat(bounded.sized()).as("past its bound the last filter takes the rest").isLessThanOrEqualTo(SeenIds.FIRST_FILTER * 5L);
+    for (int i = 0; i < n; i += 11) {
+      assertThat(bounded.seen("flood-" + i, now)).isTrue();
+    }
+    other.close();
   }
 
   @Test
