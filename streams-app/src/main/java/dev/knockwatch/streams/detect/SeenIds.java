@@ -1,6 +1,8 @@
 package dev.knockwatch.streams.detect;
 
 import com.google.common.hash.BloomFilter;
+import com.dynatrace.hash4j.hashing.Hasher64;
+import com.dynatrace.hash4j.hashing.Hashing;
 import com.google.common.hash.Funnels;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -40,6 +42,12 @@ final class SeenIds {
   static final long MAX_IDS = 25_000_000;
   private static final double FALSE_POSITIVES = 0.01;
   private static final byte[] SEEN = {1};
+  /**
+   * An id is hashed once, from its UTF-8 bytes (the bytes the store keys it by, so two ids the
+   * store takes for one are one here too), and each filter hashes that number: a check of many
+   * filters reads the id once.
+   */
+  private static final Hasher64 ID_HASH = Hashing.komihash5_0();
 
   private final WindowStore<String, byte[]> store;
   private final long retention;
@@ -51,7 +59,7 @@ final class SeenIds {
   private long storeReads;
 
   private static final class Slice {
-    final List<BloomFilter<CharSequence>> filters = new ArrayList<>(1);
+    final List<BloomFilter<Long>> filters = new ArrayList<>(1);
     int inLast;
     int lastSize;
     long sized;
@@ -70,14 +78,14 @@ final class SeenIds {
     try (KeyValueIterator<Windowed<String>, byte[]> all = store.all()) {
       while (all.hasNext()) {
         KeyValue<Windowed<String>, byte[]> kv = all.next();
-        remember(kv.key.key(), kv.key.window().start());
+        remember(hash(kv.key.key()), kv.key.window().start());
       }
     }
   }
 
   /** Whether {@code id} was seen within the retention before {@code now} (stream time, which only grows). */
   boolean seen(String id, long now) {
-    if (!mayHold(id, now)) {
+    if (!mayHold(hash(id), now)) {
       return false;
     }
     storeReads++;
@@ -89,7 +97,7 @@ final class SeenIds {
   /** Records {@code id} as seen at {@code now}. */
   void add(String id, long now) {
     store.put(id, SEEN, now);
-    remember(id, now);
+    remember(hash(id), now);
   }
 
   /** The ids its filters are sized for, in all (their memory: 1.2 bytes each), for tests. */
@@ -102,10 +110,14 @@ final class SeenIds {
     return storeReads;
   }
 
-  private boolean mayHold(String id, long now) {
+  private static long hash(String id) {
+    return ID_HASH.hashBytesToLong(id.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private boolean mayHold(long id, long now) {
     // a slice ending before now - retention holds only ids the store no longer finds
     for (Slice s : slices.tailMap(Math.floorDiv(now - retention, SLICE_MS), true).values()) {
-      for (BloomFilter<CharSequence> f : s.filters) {
+      for (BloomFilter<Long> f : s.filters) {
         if (f.mightContain(id)) {
           return true;
         }
@@ -114,7 +126,7 @@ final class SeenIds {
     return false;
   }
 
-  private void remember(String id, long at) {
+  private void remember(long id, long at) {
     long start = Math.floorDiv(at, SLICE_MS);
     Slice s = slices.computeIfAbsent(start, k -> new Slice());
     if (s.filters.isEmpty()) {
@@ -131,7 +143,7 @@ final class SeenIds {
   }
 
   private void grow(Slice s, int ids) {
-    s.filters.add(BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), ids, FALSE_POSITIVES));
+    s.filters.add(BloomFilter.create(Funnels.longFunnel(), ids, FALSE_POSITIVES));
     s.inLast = 0;
     s.lastSize = ids;
     s.sized += ids;
