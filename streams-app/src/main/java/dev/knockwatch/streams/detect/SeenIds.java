@@ -1,8 +1,8 @@
 package dev.knockwatch.streams.detect;
 
-import com.google.common.hash.BloomFilter;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
+import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
