@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * The strings of one binary state value ({@link VersionedBinarySerde}), each written once: a
  * string the value already holds (the agent id of every sighting, a host refused again) is
- * written as its index. Make one for each value written or read. Each string starts with a tag:
+ * written as its index. {@link #writeValue} and {@link #readValue} frame a value (its version byte, and
+ * no byte after it) and make one for it. Each string starts with a tag:
  * <ul>
  *   <li>{@code 0}: null;
  *   <li>{@code 1}: the text in modified UTF-8 ({@link DataOutputStream#writeUTF}, which keeps any
@@ -33,6 +34,51 @@ public final class StateStrings {
   private static final byte HEX32 = 2;
   private static final byte SEEN = 3;
   private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  /** What a value's format writes after its version byte. */
+  @FunctionalInterface
+  public interface Writer {
+    void write(DataOutputStream out, StateStrings strings) throws IOException;
+  }
+
+  /** What a value's format reads after its version byte (one of those {@link #readValue} takes). */
+  @FunctionalInterface
+  public interface Reader<T> {
+    T read(DataInputStream in, StateStrings strings, byte version) throws IOException;
+  }
+
+  /** A value's bytes: {@code version}, then what {@code body} writes, its strings each once; {@code size} is a first guess. */
+  public static byte[] writeValue(byte version, int size, Writer body) {
+    ValueBytes bytes = new ValueBytes(size);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(version);
+      body.write(out, new StateStrings());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e); // a byte array does not fail
+    }
+    return bytes.toByteArray();
+  }
+
+  /**
+   * The value {@code bytes} hold: their version byte, which must be one of {@code versions}, then
+   * what {@code body} reads, which must be every byte.
+   */
+  public static <T> T readValue(byte[] bytes, Reader<T> body, byte... versions) throws IOException {
+    DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes));
+    byte version = in.readByte();
+    boolean known = false;
+    for (byte v : versions) {
+      known |= v == version;
+    }
+    if (!known) {
+      throw new IOException("unknown format version " + version);
+    }
+    T value = body.read(in, new StateStrings(), version);
+    if (in.available() != 0) {
+      throw new IOException(in.available() + " bytes after the value");
+    }
+    return value;
+  }
 
   /**
    * The strings written or read so far, in their order: searched one by one (most differ in length),

@@ -1,14 +1,9 @@
 package dev.knockwatch.streams.count;
 
 import dev.knockwatch.streams.StateStrings;
-import dev.knockwatch.streams.ValueBytes;
 import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,10 +24,7 @@ public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusa
 
   @Override
   protected byte[] encode(RecentRefusals r) {
-    ValueBytes bytes = new ValueBytes(128);
-    StateStrings strings = new StateStrings();
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
+    return StateStrings.writeValue(VERSION, 128, (out, strings) -> {
       Varints.write(out, r.recent().size());
       long previous = 0;
       for (RecentRefusals.Sighting s : r.recent()) {
@@ -48,44 +40,34 @@ public final class RecentRefusalsSerde extends VersionedBinarySerde<RecentRefusa
         Varints.write(out, episode.length);
         out.write(episode);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return bytes.toByteArray();
+    });
   }
 
   @Override
   protected RecentRefusals decode(byte[] bytes) throws IOException {
-    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
-    StateStrings strings = new StateStrings();
-    byte version = in.readByte();
-    if (version != VERSION && version != FIRST_VERSION) {
-      throw new IOException("unknown format version " + version);
-    }
-    boolean first = version == FIRST_VERSION;
-    int n = WindowCountSerde.size(in, first);
-    if (n < 0 || n > bytes.length) {
-      throw new IOException("a count of " + n + " sightings");
-    }
-    List<RecentRefusals.Sighting> recent = new ArrayList<>(n);
-    long at = 0;
-    for (int i = 0; i < n; i++) {
-      at = first ? in.readLong() : at + Varints.read(in);
-      recent.add(new RecentRefusals.Sighting(at, strings.read(in), strings.read(in), strings.read(in)));
-    }
-    WindowCount episode = null;
-    if (in.readBoolean()) {
-      int length = WindowCountSerde.size(in, first);
-      if (length < 0 || length > in.available()) {
-        throw new IOException("an episode of " + length + " bytes in " + in.available());
+    return StateStrings.readValue(bytes, (in, strings, version) -> {
+      boolean first = version == FIRST_VERSION;
+      int n = WindowCountSerde.size(in, first);
+      if (n < 0 || n > bytes.length) {
+        throw new IOException("a count of " + n + " sightings");
       }
-      byte[] e = new byte[length];
-      in.readFully(e);
-      episode = WindowCountSerde.read(e);
-    }
-    if (in.available() != 0) {
-      throw new IOException(in.available() + " bytes after the value");
-    }
-    return new RecentRefusals(List.copyOf(recent), episode);
+      List<RecentRefusals.Sighting> recent = new ArrayList<>(n);
+      long at = 0;
+      for (int i = 0; i < n; i++) {
+        at = first ? in.readLong() : at + Varints.read(in);
+        recent.add(new RecentRefusals.Sighting(at, strings.read(in), strings.read(in), strings.read(in)));
+      }
+      WindowCount episode = null;
+      if (in.readBoolean()) {
+        int length = WindowCountSerde.size(in, first);
+        if (length < 0 || length > in.available()) {
+          throw new IOException("an episode of " + length + " bytes in " + in.available());
+        }
+        byte[] e = new byte[length];
+        in.readFully(e);
+        episode = WindowCountSerde.read(e);
+      }
+      return new RecentRefusals(List.copyOf(recent), episode);
+    }, VERSION, FIRST_VERSION);
   }
 }

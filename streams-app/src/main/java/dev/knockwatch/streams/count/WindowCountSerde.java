@@ -1,14 +1,10 @@
 package dev.knockwatch.streams.count;
 
 import dev.knockwatch.streams.StateStrings;
-import dev.knockwatch.streams.ValueBytes;
 import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
-import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,10 +36,7 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
   }
 
   static byte[] write(WindowCount c) {
-    ValueBytes bytes = new ValueBytes(128);
-    StateStrings strings = new StateStrings();
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
+    return StateStrings.writeValue(VERSION, 128, (out, strings) -> {
       Varints.write(out, c.count());
       Varints.write(out, c.firstSeen());
       Varints.write(out, c.lastSeen());
@@ -51,46 +44,36 @@ public final class WindowCountSerde extends VersionedBinarySerde<WindowCount> {
       strings.write(out, c.lastTarget());
       strings.writeList(out, c.sampleEventIds());
       strings.writeCounts(out, c.targets());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return bytes.toByteArray();
+    });
   }
 
   static WindowCount read(byte[] bytes) throws IOException {
-    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
-    StateStrings strings = new StateStrings();
-    byte version = in.readByte();
-    if (version != VERSION && version != FIRST_VERSION) {
-      throw new IOException("unknown format version " + version);
-    }
-    boolean first = version == FIRST_VERSION;
-    long count = number(in, first);
-    Instant firstSeen = instant(in, first);
-    Instant lastSeen = instant(in, first);
-    String agent = strings.read(in);
-    String lastTarget = strings.read(in);
-    int n = size(in, first);
-    List<String> samples = null;
-    if (n >= 0) {
-      samples = new ArrayList<>(Math.min(n, 64));
-      for (int i = 0; i < n; i++) {
-        samples.add(strings.read(in));
+    return StateStrings.readValue(bytes, (in, strings, version) -> {
+      boolean first = version == FIRST_VERSION;
+      long count = number(in, first);
+      Instant firstSeen = instant(in, first);
+      Instant lastSeen = instant(in, first);
+      String agent = strings.read(in);
+      String lastTarget = strings.read(in);
+      int n = size(in, first);
+      List<String> samples = null;
+      if (n >= 0) {
+        samples = new ArrayList<>(Math.min(n, 64));
+        for (int i = 0; i < n; i++) {
+          samples.add(strings.read(in));
+        }
+        samples = List.copyOf(samples);
       }
-      samples = List.copyOf(samples);
-    }
-    int m = size(in, first);
-    Map<String, Long> targets = null;
-    if (m >= 0) {
-      targets = new LinkedHashMap<>();
-      for (int i = 0; i < m; i++) {
-        targets.put(strings.read(in), number(in, first));
+      int m = size(in, first);
+      Map<String, Long> targets = null;
+      if (m >= 0) {
+        targets = new LinkedHashMap<>();
+        for (int i = 0; i < m; i++) {
+          targets.put(strings.read(in), number(in, first));
+        }
       }
-    }
-    if (in.available() != 0) {
-      throw new IOException(in.available() + " bytes after the value");
-    }
-    return new WindowCount(count, firstSeen, lastSeen, agent, lastTarget, samples, targets);
+      return new WindowCount(count, firstSeen, lastSeen, agent, lastTarget, samples, targets);
+    }, VERSION, FIRST_VERSION);
   }
 
   /** A number as version 1 wrote it (8 bytes) or as the current version does (a varint). */

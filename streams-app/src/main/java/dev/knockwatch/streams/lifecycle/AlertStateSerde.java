@@ -4,15 +4,12 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.StateStrings;
-import dev.knockwatch.streams.ValueBytes;
 import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import dev.knockwatch.streams.count.DistinctCount;
-import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,10 +34,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
 
   @Override
   protected byte[] encode(AlertState s) {
-    ValueBytes bytes = new ValueBytes(512);
-    StateStrings strings = new StateStrings();
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
+    return StateStrings.writeValue(VERSION, 512, (out, strings) -> {
       alert(out, strings, s.alert());
       Varints.write(out, s.lastHitMs());
       Varints.write(out, s.lastEmittedMs());
@@ -56,40 +50,30 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
         }
         strings.write(out, t.last());
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return bytes.toByteArray();
+    });
   }
 
   @Override
   protected AlertState decode(byte[] bytes) throws IOException {
-    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
-    StateStrings strings = new StateStrings();
-    byte version = in.readByte();
-    if (version != VERSION) {
-      throw new IOException("unknown format version " + version);
-    }
-    Alert alert = alert(in, strings);
-    long lastHit = Varints.read(in);
-    long lastEmitted = Varints.read(in);
-    boolean pending = in.readBoolean();
-    long resolveAfter = Varints.read(in);
-    EpisodeTargets targets = null;
-    if (in.readBoolean()) {
-      Map<String, Long> tally = strings.readCounts(in);
-      DistinctCount distinct = null;
+    return StateStrings.readValue(bytes, (in, strings, version) -> {
+      Alert alert = alert(in, strings);
+      long lastHit = Varints.read(in);
+      long lastEmitted = Varints.read(in);
+      boolean pending = in.readBoolean();
+      long resolveAfter = Varints.read(in);
+      EpisodeTargets targets = null;
       if (in.readBoolean()) {
-        byte[] sketch = new byte[DistinctCount.BYTES];
-        in.readFully(sketch);
-        distinct = DistinctCount.of(sketch);
+        Map<String, Long> tally = strings.readCounts(in);
+        DistinctCount distinct = null;
+        if (in.readBoolean()) {
+          byte[] sketch = new byte[DistinctCount.BYTES];
+          in.readFully(sketch);
+          distinct = DistinctCount.of(sketch);
+        }
+        targets = new EpisodeTargets(tally, distinct, strings.read(in));
       }
-      targets = new EpisodeTargets(tally, distinct, strings.read(in));
-    }
-    if (in.available() != 0) {
-      throw new IOException(in.available() + " bytes after the value");
-    }
-    return new AlertState(alert, lastHit, lastEmitted, pending, resolveAfter, targets);
+      return new AlertState(alert, lastHit, lastEmitted, pending, resolveAfter, targets);
+    }, VERSION);
   }
 
   private static void alert(DataOutputStream out, StateStrings strings, Alert a) throws IOException {
