@@ -183,7 +183,7 @@ class ExactDuplicateTest {
       }
       String h = i < hostile.length ? hostile[i] : junk.toString();
       ViolationEvent e = refusal("hostile/" + CMD + ".violations.jsonl", i, T0.plusMillis(i)).toBuilder()
-          .commandId("HostileHostileHostile1").host(h).path(h).commandText(h).reason(h).build();
+          .commandId("HostileHostileHostile1").eventId(h + "@" + i).host(h).path(h).commandText(h).reason(h).build();
       violations.pipeInput("HostileHostileHostile1", e, T0.plusMillis(i));
     }
     for (int i = 0; i < 5; i++) {
