@@ -4,6 +4,7 @@ import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
+import dev.knockwatch.ingest.RawTopicIngest;
 import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.ingest.config.SourcesConfig;
 import io.prometheus.client.exporter.HTTPServer;
@@ -43,6 +44,16 @@ final class IngestCommand implements Callable<Integer> {
       description = "Sources as YAML (path globs with {agentId} and {commandId} in them, type, fields, logformat, mapping); replaces --logs.")
   Path config;
 
+  @Option(names = "--raw-topic", paramLabel = "TOPIC",
+      description = "Read the raw lines your log shipper (rsyslog, syslog-ng, Vector, Fluent Bit, Filebeat) puts on TOPIC "
+          + "instead of files (e.g. knockwatch.raw); their paths are read against --logs, made absolute: the layout's "
+          + "root as the shipper sees it. Exactly once from line to event (docs/FORMATS.md \"Raw lines from your shipper\").")
+  String rawTopic;
+
+  @Option(names = "--raw-group", paramLabel = "ID", defaultValue = RawTopicIngest.DEFAULT_GROUP,
+      description = "With --raw-topic: the consumer group the instances share the partitions in (default: ${DEFAULT-VALUE}).")
+  String rawGroup;
+
   @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_METRICS_PORT:-0}",
       description = "Serve /metrics on port N (default: ${DEFAULT-VALUE}, off; env KNOCKWATCH_METRICS_PORT).")
   int metricsPort;
@@ -53,6 +64,9 @@ final class IngestCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (metricsPort < 0 || metricsPort > 65535) {
       throw new UsageException("--metrics-port " + metricsPort + " is not a port (0-65535)");
+    }
+    if (rawTopic != null) {
+      return raw();
     }
     List<IngestAgent.Feed> feeds = null;
     if (config != null) {
@@ -91,6 +105,41 @@ final class IngestCommand implements Callable<Integer> {
     out.println("knockwatch ingest: watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.namesBySuffix() + ")")
         + " -> " + cluster.bootstrapServers
         + (metrics == null ? "" : "; metrics on " + MetricsEndpoint.url(metricsBind.address, metrics)));
+    out.flush();
+    stopped.await();
+    return Knockwatch.OK;
+  }
+
+  /** {@code --raw-topic}: the raw lines a shipper carried, instead of files. */
+  private int raw() throws Exception {
+    if (config != null) {
+      throw new UsageException("--raw-topic reads a topic, --config files: give one of them");
+    }
+    if (rawTopic.isBlank()) {
+      throw new UsageException("--raw-topic needs a topic name");
+    }
+    String root = logs.toAbsolutePath().normalize().toString();
+    cluster.awaitReady();
+    StageAccess.rawIngest(rawTopic, rawGroup).require(cluster.bootstrapServers, cluster.clientProps());
+    HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind.address, metricsPort, false);
+    RawTopicIngest stage = new RawTopicIngest(cluster.bootstrapServers, cluster.clientProps(), rawTopic, rawGroup,
+        rawGroup + "-" + InstanceId.of(var.resolve("ingest")), root, Clock.systemUTC());
+    KafkaWatch watch = new KafkaWatch("ingest", cluster.bootstrapServers, cluster.clientProps(),
+        () -> "raw lines from " + rawTopic, IngestAgent::kafkaAnswers);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      watch.close();
+      stage.close();
+      if (metrics != null) {
+        metrics.close();
+      }
+      stopped.countDown();
+    }, "knockwatch-ingest-shutdown"));
+    Thread worker = new Thread(stage, "knockwatch-ingest-raw");
+    worker.start();
+    PrintWriter out = spec.commandLine().getOut();
+    out.println("knockwatch ingest: reading raw lines from " + rawTopic + " (paths under " + root + ") -> "
+        + cluster.bootstrapServers + (metrics == null ? "" : "; metrics on " + MetricsEndpoint.url(metricsBind.address, metrics)));
     out.flush();
     stopped.await();
     return Knockwatch.OK;

@@ -19,6 +19,14 @@ final class StageAccess {
       .topic(Topics.VIOLATIONS, WRITE)
       .topic(Topics.REJECTED, WRITE);
 
+  /** {@code ingest --raw-topic}: read the raw lines in a group, write what the agent writes. */
+  static ClusterAccess rawIngest(String rawTopic, String group) {
+    return INGEST.plus(ClusterAccess.none()
+        .topic(new Topics.Topic(rawTopic, Topics.RAW.partitions(), Topics.RAW.configs(), Topics.RAW.key(),
+            Topics.RAW.value()), READ)
+        .group(group));
+  }
+
   static final ClusterAccess STREAMS = ClusterAccess.none()
       .topic(Topics.VIOLATIONS, READ)
       .topic(Topics.BY_GRAIN, READ, WRITE)

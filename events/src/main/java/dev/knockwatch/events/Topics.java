@@ -25,6 +25,13 @@ public final class Topics {
       "grain key (task:agent/session/task, session:agent/session, agent:agent)", "ViolationEvent JSON (schema 1)");
   public static final Topic REJECTED = new Topic("knockwatch.violations.rejected", 1, Map.of(),
       "source file:offset", "RejectedLine JSON: the line, the reason, where it came from");
+  /**
+   * Raw lines as a log shipper (rsyslog, syslog-ng, Vector, Fluent Bit, Filebeat) carries them,
+   * keyed by the file's path so one file's lines stay in order on one partition; read by
+   * {@code ingest --raw-topic} (docs/FORMATS.md "Raw lines from your shipper").
+   */
+  public static final Topic RAW = new Topic("knockwatch.raw", DEFAULT_KEYED_PARTITIONS, Map.of(),
+      "the file's path", "a JSON object: the line, its file's path, the host, the shipper's offset");
   public static final Topic POLICY = new Topic("knockwatch.policy", 1, COMPACTED,
       "role or agent pattern", "role definitions");
   public static final Topic ALERTS = new Topic("knockwatch.alerts", DEFAULT_KEYED_PARTITIONS, Map.of(),
@@ -36,7 +43,7 @@ public final class Topics {
       "receiver, alert fingerprint and kind (sent, intent, other)", "delivery record");
 
   public static final List<Topic> ALL =
-      List.of(VIOLATIONS, BY_GRAIN, REJECTED, POLICY, ALERTS, SILENCES, NOTIFICATIONS);
+      List.of(VIOLATIONS, BY_GRAIN, REJECTED, RAW, POLICY, ALERTS, SILENCES, NOTIFICATIONS);
 
   private Topics() {}
 }

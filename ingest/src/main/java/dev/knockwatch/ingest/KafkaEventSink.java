@@ -72,6 +72,12 @@ public final class KafkaEventSink implements EventSink {
 
   /** A publisher with an idempotent producer that waits for every replica (acks=all). */
   public static KafkaEventSink create(String bootstrapServers, Map<String, Object> clientProps) {
+    return new KafkaEventSink(new KafkaProducer<>(producerProps(bootstrapServers, clientProps), new StringSerializer(),
+        VALUES));
+  }
+
+  /** The producer's settings: idempotent, acks=all, batched and compressed for ingest's records. */
+  static Map<String, Object> producerProps(String bootstrapServers, Map<String, Object> clientProps) {
     Map<String, Object> p = new HashMap<>(clientProps);
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -94,21 +100,23 @@ public final class KafkaEventSink implements EventSink {
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
-    Serializer<Object> json = (topic, value) -> {
-      if (value instanceof byte[] bytes) { // prepared
-        return bytes;
-      }
-      if (value instanceof ViolationEvent event) {
-        return EventWriter.toBytes(event); // the mapper's bytes, without its per-value lookups
-      }
-      try {
-        return Json.MAPPER.writeValueAsBytes(value);
-      } catch (JsonProcessingException e) {
-        throw new SerializationException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
-      }
-    };
-    return new KafkaEventSink(new KafkaProducer<>(p, new StringSerializer(), json));
+    return p;
   }
+
+  /** The values' bytes: a prepared record's own, an event's as {@link EventWriter} writes it, anything else the mapper's. */
+  static final Serializer<Object> VALUES = (topic, value) -> {
+    if (value instanceof byte[] bytes) { // prepared
+      return bytes;
+    }
+    if (value instanceof ViolationEvent event) {
+      return EventWriter.toBytes(event); // the mapper's bytes, without its per-value lookups
+    }
+    try {
+      return Json.MAPPER.writeValueAsBytes(value);
+    } catch (JsonProcessingException e) {
+      throw new SerializationException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+    }
+  };
 
   @Override
   public void publish(ViolationEvent event) {
@@ -172,7 +180,7 @@ public final class KafkaEventSink implements EventSink {
     return new ProducerRecord<>(Topics.VIOLATIONS.name(), null, timestamp(event), event.commandId(), event);
   }
 
-  private static ProducerRecord<String, Object> record(RejectedLine rejected) {
+  static ProducerRecord<String, Object> record(RejectedLine rejected) {
     return new ProducerRecord<>(Topics.REJECTED.name(), null, rejected.rejectedAt().toEpochMilli(), rejected.key(), rejected);
   }
 

@@ -36,18 +36,30 @@ public final class LogLayout {
     FileTailer tailer = new FileTailer(root,
         p -> SourceType.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
         checkpointFile, IngestAgent.MAX_LINE_BYTES);
-    Function<String, FileContext> context = cached(rel -> {
-      SourceType type = SourceType.ofFileName(fileName(rel)).orElseThrow();
-      String commandId = commandIdOf(type, fileName(rel));
-      Supplier<LineParser> parsers = type::newParser;
-      // the srt bridge writes a command's records and, at its end, its stderr with srt's restatement of them
-      Path records = root.resolve(rel).resolveSibling(commandId + SrtViolationParser.FILE_SUFFIX);
-      if (type == SourceType.PROXY_403 && Files.exists(records)) {
-        parsers = () -> new CurlTranscriptParser().restatedByRecords();
-      }
-      return new FileContext(type, parsers, agentIdOf(rel), commandId);
-    });
+    Function<String, FileContext> context = cached(rel -> contextOf(rel, records -> Files.exists(root.resolve(records))));
     return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), pollInterval);
+  }
+
+  /**
+   * What a file of the layout is, from its path relative to the root: its format (null when its
+   * name tells none), its parsers, its agent and its command. {@code exists} tells whether a file
+   * (relative to the root) exists: a proxy transcript beside the srt bridge's records of the same
+   * command only restates them.
+   */
+  public static FileContext contextOf(String rel, Predicate<String> exists) {
+    SourceType type = SourceType.ofFileName(fileName(rel)).orElse(null);
+    if (type == null) {
+      return new FileContext(null, null, agentIdOf(rel), null);
+    }
+    String commandId = commandIdOf(type, fileName(rel));
+    Supplier<LineParser> parsers = type::newParser;
+    // the srt bridge writes a command's records and, at its end, its stderr with srt's restatement of them
+    int slash = rel.lastIndexOf('/');
+    String records = rel.substring(0, slash + 1) + commandId + SrtViolationParser.FILE_SUFFIX;
+    if (type == SourceType.PROXY_403 && exists.test(records)) {
+      parsers = () -> new CurlTranscriptParser().restatedByRecords();
+    }
+    return new FileContext(type, parsers, agentIdOf(rel), commandId);
   }
 
   /** An agent that reads every file under {@code root} as {@code type}, whatever its name, with these parsers. */

@@ -25,7 +25,11 @@ public enum Rejection {
   /** The format's parser failed on it (a bug the line met): kept with the parser's error. */
   PARSER_ERROR,
   /** Its event could not be written, or Kafka refused its record for itself (never for an outage). */
-  UNPUBLISHABLE;
+  UNPUBLISHABLE,
+  /** A raw-topic record that is no raw line (docs/FORMATS.md "Raw lines from your shipper"): not JSON, no line, no path. */
+  RAW_RECORD,
+  /** A raw line whose path is not under the layout's root: never attributed (docs/TRUST.md). */
+  OUTSIDE_LAYOUT;
 
   public String code() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');

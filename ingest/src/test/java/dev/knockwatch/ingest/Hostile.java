@@ -10,7 +10,7 @@ import java.util.Random;
  * quotes and backslashes; fields from empty to a megabyte; numbers out of range or not digits;
  * and lines of random bytes. The same seed gives the same lines.
  */
-final class Hostile {
+public final class Hostile {
 
   private static final String[] PIECES = {
       "\ud800", "\udfff", "\ud83d", "\ude00", "\uD83D\uDE00", "\u0000", "\u0001", "\u001b[2J", "\u007f", "\u0085",
@@ -74,7 +74,7 @@ final class Hostile {
   }
 
   /** {@code s} as a JSON string, every character outside printable ASCII escaped (so lone surrogates survive as escapes). */
-  static String json(String s) {
+  public static String json(String s) {
     StringBuilder b = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  * Byte scans of the tailer, eight bytes at a time: a line of a busy log is looked at once, for its
  * end and for control bytes together costing less than a look at each byte.
  */
-final class Bytes {
+public final class Bytes {
 
   private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long ONES = 0x0101010101010101L;
@@ -41,7 +41,7 @@ final class Bytes {
    * Not a log line: a NUL byte, or more than a tenth of its {@code chars} characters are control
    * characters other than tab (a control character is one byte in UTF-8).
    */
-  static boolean binary(byte[] b, int from, int to, int chars) {
+  public static boolean binary(byte[] b, int from, int to, int chars) {
     int control = 0;
     int i = from;
     for (; i + 8 <= to; i += 8) {

