@@ -3,6 +3,7 @@ package dev.knockwatch.cli;
 import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
+import dev.knockwatch.ingest.RawTopicIngest;
 import dev.knockwatch.notify.AlertDispatcher;
 import dev.knockwatch.notify.Notifier;
 import dev.knockwatch.notify.config.ReceiversConfig;
@@ -40,10 +41,20 @@ public final class Pipeline implements AutoCloseable {
    * ({@link InstanceId}).
    */
   public record Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir,
-      Policy policy, String applicationId, String notifyGroupId, Duration pollInterval, String instanceId) {}
+      Policy policy, String applicationId, String notifyGroupId, Duration pollInterval, String instanceId,
+      String rawTopic) {
 
+    public Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir, Policy policy,
+        String applicationId, String notifyGroupId, Duration pollInterval, String instanceId) {
+      this(bootstrapServers, clientProps, logsDir, varDir, policy, applicationId, notifyGroupId, pollInterval, instanceId,
+          null);
+    }
+  }
+
+  /** Null with {@code rawTopic}: the raw lines come from a shipper, not from files. */
   private final KafkaEventSink sink;
-  private final IngestAgent ingest;
+  /** The agent on the logs directory, or with {@code rawTopic} the stage on a shipper's raw lines. */
+  private final AutoCloseable ingest;
   private final Settings settings;
   private volatile StreamsApp streams;
   private final AlertDispatcher dispatcher;
@@ -57,10 +68,23 @@ public final class Pipeline implements AutoCloseable {
         notifiers, Backoff.DEFAULT);
     notifyThread = new Thread(dispatcher, "knockwatch-notify");
     notifyThread.start();
-    sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
-    ingest = LogLayout.forLogDirectory(s.logsDir(), p -> true, s.varDir().resolve("ingest").resolve("checkpoints.json"),
-        sink, hostName(), s.pollInterval()).pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
-    ingestThread = new Thread(ingest, "knockwatch-ingest");
+    Runnable stage;
+    if (s.rawTopic() != null) {
+      sink = null;
+      RawTopicIngest raw = new RawTopicIngest(s.bootstrapServers(), s.clientProps(), s.rawTopic(),
+          RawTopicIngest.DEFAULT_GROUP, RawTopicIngest.DEFAULT_GROUP + "-" + (s.instanceId() != null ? s.instanceId()
+          : hostName()), s.logsDir().toAbsolutePath().normalize().toString(), java.time.Clock.systemUTC());
+      ingest = raw;
+      stage = raw;
+    } else {
+      sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
+      IngestAgent agent = LogLayout.forLogDirectory(s.logsDir(), p -> true,
+          s.varDir().resolve("ingest").resolve("checkpoints.json"), sink, hostName(), s.pollInterval())
+          .pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
+      ingest = agent;
+      stage = agent;
+    }
+    ingestThread = new Thread(stage, "knockwatch-ingest");
     ingestThread.start();
   }
 
@@ -140,8 +164,14 @@ public final class Pipeline implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    ingest.close();
-    sink.close();
+    try {
+      ingest.close();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    if (sink != null) {
+      sink.close();
+    }
     streams.close();
     dispatcher.close();
   }

@@ -3,6 +3,7 @@ package dev.knockwatch.cli;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.events.Durations;
+import dev.knockwatch.ingest.RawTopicIngest;
 import dev.knockwatch.ingest.SourceType;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.Receiver;
@@ -75,6 +76,11 @@ final class UpCommand implements Callable<Integer> {
           "for a SIEM's connector, as `knockwatch export` (env KNOCKWATCH_EXPORT; default: off)."})
   String export;
 
+  @Option(names = "--raw-topic", paramLabel = "TOPIC",
+      description = "Ingest the raw lines your log shipper puts on TOPIC (e.g. knockwatch.raw) instead of watching --logs; "
+          + "their paths are read against --logs, made absolute (as `ingest --raw-topic`; config/shippers/).")
+  String rawTopic;
+
   @Option(names = "--fresh", description = "Wipe the broker's data, the ingest checkpoints and the streams state first (not the logs).")
   boolean fresh;
 
@@ -128,7 +134,9 @@ final class UpCommand implements Callable<Integer> {
           + (broker.portWasTaken() ? "; port " + kafkaPort + " was taken, picked " + broker.port() : "") + ")";
     } else {
       TopicCreator.awaitReady(bootstrap, clientProps, Duration.ofSeconds(25));
-      StageAccess.all(NOTIFY_GROUP).require(bootstrap, clientProps);
+      (rawTopic == null ? StageAccess.all(NOTIFY_GROUP)
+          : StageAccess.all(NOTIFY_GROUP).plus(StageAccess.rawIngest(rawTopic, RawTopicIngest.DEFAULT_GROUP)))
+          .require(bootstrap, clientProps);
       kafkaLine = bootstrap + " (external)";
     }
     if (bootstrapServers == null) {
@@ -157,7 +165,7 @@ final class UpCommand implements Callable<Integer> {
     // the timeline starts beside detection, which Pipeline.start waits for
     timeline.launch();
     Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, clientProps, logs, var, policy,
-        DetectionTopology.DEFAULT_APPLICATION_ID, NOTIFY_GROUP, Pipeline.POLL_INTERVAL, instanceId),
+        DetectionTopology.DEFAULT_APPLICATION_ID, NOTIFY_GROUP, Pipeline.POLL_INTERVAL, instanceId, rawTopic),
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
     queryApi.readyAlso(pipeline::detectionNotRunning);
@@ -188,7 +196,10 @@ final class UpCommand implements Callable<Integer> {
 
     out.println("knockwatch is up");
     out.println("  kafka    " + kafkaLine);
-    out.println("  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.namesBySuffix() + ")");
+    out.println(rawTopic != null
+        ? "  ingest   reading the raw lines your shipper puts on " + rawTopic + " (paths under "
+            + logs.toAbsolutePath().normalize() + "/<agentId>/<commandId>.<suffix>; config/shippers/)"
+        : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.namesBySuffix() + ")");
     out.println("  rules    " + rulesOption.dir + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"
         + " watched for changes");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");

@@ -251,6 +251,9 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
     if (line.truncated()) {
       IngestMetrics.LONG_LINES.labels(open.sourceLabel).inc();
     }
+    if (line.invalidUtf8() && !line.binary()) {
+      IngestMetrics.INVALID_UTF8.labels(open.sourceLabel).inc();
+    }
     boolean held = open.parser != null && open.parser.pending();
     Parsed parsed = sender.outcome(open.parser, open.ctx, open.sourceLabel, line, now);
     if (parsed instanceof Parsed.Rejected rej && line.truncated()) {
@@ -289,13 +292,16 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
   }
 
   /**
-   * The line as the agent would have read it from the file: lone surrogates (which JSON can carry
+   * The line as the agent would have read it from the file: a CR before its end dropped, lone surrogates (which JSON can carry
    * and UTF-8 cannot) replaced as invalid bytes are, a line over {@link IngestAgent#MAX_LINE_BYTES}
    * kept by its start and end, and told whether it is text at all.
    */
   private static TailedLine line(String rel, RawRecord raw) {
     String text = raw.line();
-    boolean invalid = false;
+    boolean invalid = raw.invalidUtf8();
+    if (text.endsWith("\r")) {
+      text = text.substring(0, text.length() - 1); // a CRLF line, as the agent reads it
+    }
     StringBuilder fixed = null;
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

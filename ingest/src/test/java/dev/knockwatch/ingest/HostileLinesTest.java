@@ -52,20 +52,9 @@ class HostileLinesTest {
     Hostile h = new Hostile(seed);
     String prefix = "hostile-" + seed + "-" + System.nanoTime();
     Path logs = dir.resolve("logs");
-    List<Path> srtFiles = new ArrayList<>();
-    for (int f = 0; f < FILES_PER_FORMAT; f++) {
-      String agent = prefix + "-" + f;
-      String id = CommandId.random();
-      srtFiles.add(write(logs.resolve(agent).resolve(id + ".violations.jsonl"), () -> srtRecord(h, id)));
-      write(logs.resolve(agent).resolve(id + ".stderr.log"), () -> transcriptLine(h));
-      write(logs.resolve(agent).resolve(id + ".strace"), () -> straceLine(h));
-      write(logs.resolve(agent).resolve(id + ".probe.jsonl"), () -> probeLine(h, id));
-      write(logs.resolve(agent).resolve("access.log"), () -> squidLine(h, id));
-    }
-    String control = ("HostileControl" + seed + "xxxxxxxxxxxxxxxxxxxx").substring(0, 22);
-    Files.writeString(Files.createDirectories(logs.resolve(prefix + "-control")).resolve(control + ".violations.jsonl"),
-        "{\"line\":\"deny network-outbound pastebin.com:443 (host is not on the allow list)\",\"commandId\":\""
-            + control + "\",\"timestamp\":\"2026-11-29T18:45:32.887Z\"}\n");
+    Tree tree = tree(h, logs, prefix);
+    List<Path> srtFiles = tree.srtFiles();
+    String control = tree.control();
     Path jsonLogs = dir.resolve("json");
     Path jsonFile = write(jsonLogs.resolve(prefix + "-json").resolve("envoy.log"), () -> envoyLine(h));
 
@@ -136,7 +125,34 @@ class HostileLinesTest {
     assertThat(jsonFile).exists();
   }
 
-  private static void assertSafe(String s, int max, Object in) {
+  /**
+   * A hostile agent's log tree under {@code logs}: {@value #FILES_PER_FORMAT} agents (named
+   * {@code prefix-N}) with a file of each per-command format, and a control command's
+   * well-formed refusal under {@code prefix-control}.
+   *
+   * @param srtFiles the srt record files, every line of which must come back as an event or a rejected line
+   */
+  record Tree(List<Path> srtFiles, String control) {}
+
+  static Tree tree(Hostile h, Path logs, String prefix) throws IOException {
+    List<Path> srtFiles = new ArrayList<>();
+    for (int f = 0; f < FILES_PER_FORMAT; f++) {
+      String agent = prefix + "-" + f;
+      String id = CommandId.random();
+      srtFiles.add(write(logs.resolve(agent).resolve(id + ".violations.jsonl"), () -> srtRecord(h, id)));
+      write(logs.resolve(agent).resolve(id + ".stderr.log"), () -> transcriptLine(h));
+      write(logs.resolve(agent).resolve(id + ".strace"), () -> straceLine(h));
+      write(logs.resolve(agent).resolve(id + ".probe.jsonl"), () -> probeLine(h, id));
+      write(logs.resolve(agent).resolve("access.log"), () -> squidLine(h, id));
+    }
+    String control = ("HostileControl" + h.random().nextInt(1000) + "xxxxxxxxxxxxxxxxxxxx").substring(0, 22);
+    Files.writeString(Files.createDirectories(logs.resolve(prefix + "-control")).resolve(control + ".violations.jsonl"),
+        "{\"line\":\"deny network-outbound pastebin.com:443 (host is not on the allow list)\",\"commandId\":\""
+            + control + "\",\"timestamp\":\"2026-11-29T18:45:32.887Z\"}\n");
+    return new Tree(srtFiles, control);
+  }
+
+  static void assertSafe(String s, int max, Object in) {
     if (s == null) {
       return;
     }
@@ -155,7 +171,7 @@ class HostileLinesTest {
   }
 
   /** Writes {@link #LINES_PER_FILE} lines, each from {@code line} (text, or bytes one in eight). */
-  private Path write(Path file, Supplier<Object> line) throws IOException {
+  private static Path write(Path file, Supplier<Object> line) throws IOException {
     Files.createDirectories(file.getParent());
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (int i = 0; i < LINES_PER_FILE; i++) {
@@ -168,7 +184,7 @@ class HostileLinesTest {
     return Files.write(file, out.toByteArray());
   }
 
-  private static List<byte[]> lines(byte[] all) {
+  static List<byte[]> lines(byte[] all) {
     List<byte[]> out = new ArrayList<>();
     int start = 0;
     for (int i = 0; i < all.length; i++) {

@@ -68,6 +68,12 @@ class RawTopicIngestTest {
 
   /** Every line of {@code file} as a shipper with offsets sends it (Vector's shape), keyed by its path. */
   static void ship(KafkaProducer<String, String> shipper, String topic, Path file, String host) throws IOException {
+    ship(shipper, topic, file, host, true);
+  }
+
+  /** As {@link #ship}; without the empty lines where {@code empty} is false (rsyslog sends none). */
+  static void ship(KafkaProducer<String, String> shipper, String topic, Path file, String host, boolean empty)
+      throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     String path = file.toAbsolutePath().toString();
     int start = 0;
@@ -78,7 +84,7 @@ class RawTopicIngestTest {
           if (line.endsWith("\r")) {
             line = line.substring(0, line.length() - 1);
           }
-          if (!(i == bytes.length && line.isEmpty())) {
+          if (!(i == bytes.length && line.isEmpty()) && (empty || !line.isEmpty())) {
             shipper.send(new ProducerRecord<>(topic, path, "{\"message\":" + Hostile.json(line) + ",\"file\":"
                 + Hostile.json(path) + ",\"host\":\"" + host + "\",\"offset\":" + start + "}"));
           }
@@ -96,11 +102,16 @@ class RawTopicIngestTest {
 
   /** What an event says, but its id and the times ingest read it (the agent and the stage read at other times). */
   static String said(ViolationEvent e) {
+    return said(e, true) + "|" + e.origin().ingestHost();
+  }
+
+  /** As {@link #said(ViolationEvent)} without the host; without the line's offset where {@code offsets} is false (a shipper that has none). */
+  static String said(ViolationEvent e, boolean offsets) {
     return String.join("|", e.commandId(), String.valueOf(e.agentId()), String.valueOf(e.source()),
         String.valueOf(e.host()), String.valueOf(e.port()), String.valueOf(e.path()), String.valueOf(e.reason()),
         // a line's own time; one without takes the ingest clock's (the time source says which)
-        e.timeSource() == null ? String.valueOf(e.observedAt()) : e.timeSource(), String.valueOf(e.commandText()), e.origin().file() + ":" + e.origin().offset(),
-        String.valueOf(e.origin().ingestHost()), String.valueOf(e.identityConflict()));
+        e.timeSource() == null ? String.valueOf(e.observedAt()) : e.timeSource(), String.valueOf(e.commandText()), e.origin().file() + (offsets ? ":" + e.origin().offset() : ""),
+        String.valueOf(e.identityConflict()));
   }
 
   void copy(String resource, Path to) throws IOException {
@@ -151,6 +162,40 @@ class RawTopicIngestTest {
           Json.serde(RejectedLine.class).deserializer(), r -> r.key().startsWith("raw-agent/" + srt), 1);
       assertThat(rejected).extracting(r -> r.value().code()).containsExactly("unparseable");
       assertThat(rejected).extracting(r -> r.value().ingestHost()).containsOnly("host-a");
+    }
+  }
+
+  @Test
+  void aRawAnswerShippedWithoutItsEmptyLinesGivesTheAgentsEvent(EmbeddedKafkaBroker broker) throws Exception {
+    String id = "RawNoEmptyLines0000001";
+    Path dir = Files.createDirectories(logs.resolve("raw-empty"));
+    copy("/fixtures/srt-0.0.83/transcripts/b3-connect-raw-403.bin", dir.resolve(id + ".stderr.log"));
+    // as LF lines: a CRLF file's empty line is "\r", which rsyslog sends
+    Path file = dir.resolve(id + ".stderr.log");
+    Files.writeString(file, Files.readString(file).replace("\r\n", "\n"));
+    assertThat(Files.readString(file)).contains("\n\n");
+    ListSink agentSink = new ListSink();
+    IngestAgent agent = LogLayout.forLogDirectory(logs, p -> p.toString().contains("raw-empty"), null, agentSink,
+        "host-a", Duration.ZERO).wholeFiles();
+    while (agent.pollOnce() > 0) {
+      // to the end
+    }
+    // the same refusal, once; its origin is another line of the same answer (the agent's ends at the empty line)
+    List<String> byAgent = agentSink.events.stream().map(e -> said(e, false)).sorted().toList();
+    assertThat(byAgent).isNotEmpty();
+    String topic = "raw-no-empty-lines";
+    createTopic(broker, topic);
+    try (KafkaProducer<String, String> shipper = shipper(broker)) {
+      ship(shipper, topic, dir.resolve(id + ".stderr.log"), "host-a", false);
+    }
+    try (RawTopicIngest stage = stage(broker, topic, "no-empty", logs)) {
+      new Thread(stage, "raw-test").start();
+      List<ConsumerRecord<String, ViolationEvent>> got = TopicReader.readUntil(broker, Topics.VIOLATIONS.name(),
+          Json.serde(ViolationEvent.class).deserializer(), r -> id.equals(r.key()), byAgent.size());
+      Thread.sleep(1_000); // a second event, had the answer been ended twice
+      got = TopicReader.readToEnd(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
+          r -> id.equals(r.key()));
+      assertThat(got.stream().map(r -> said(r.value(), false)).sorted().toList()).isEqualTo(byAgent);
     }
   }
 

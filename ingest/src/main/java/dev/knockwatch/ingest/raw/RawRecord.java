@@ -4,6 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -29,9 +33,17 @@ import java.util.regex.Pattern;
  * refused, never guessed. The line is the agent's text (the shipper JSON-escaped it); the path,
  * host and offset are the shipper's (docs/TRUST.md).
  *
+ * <p>A shipper writes the file's bytes as they are into its JSON (rsyslog does): bytes that are not
+ * UTF-8 are read as U+FFFD, as the agent reads them from a file, and the record says so.
+ *
  * @param offset the line's byte offset in its file, or null where the shipper gives none
+ * @param invalidUtf8 whether the value held bytes that are not UTF-8 (each read as U+FFFD)
  */
-public record RawRecord(String line, String path, String host, Long offset) {
+public record RawRecord(String line, String path, String host, Long offset, boolean invalidUtf8) {
+
+  public RawRecord(String line, String path, String host, Long offset) {
+    this(line, path, host, offset, false);
+  }
 
   static final List<String> LINE = List.of("line", "msg", "message", "MESSAGE", "log");
   static final List<String> PATH = List.of("path", "filename", "metadata.filename", "file", "FILE_NAME",
@@ -56,9 +68,18 @@ public record RawRecord(String line, String path, String host, Long offset) {
     if (value == null) {
       return new Problem("the record has no value");
     }
+    boolean invalid = false;
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(value)).toString();
+    } catch (CharacterCodingException e) {
+      text = new String(value, StandardCharsets.UTF_8); // each bad sequence as U+FFFD
+      invalid = true;
+    }
     JsonNode root;
     try {
-      root = Json.MAPPER.readTree(value);
+      root = Json.MAPPER.readTree(text);
     } catch (JsonProcessingException e) {
       return new Problem("the value is not JSON");
     } catch (IOException e) {
@@ -83,7 +104,7 @@ public record RawRecord(String line, String path, String host, Long offset) {
       if (host != null && !HOST_NAME.matcher(host).matches()) {
         return new Problem("the host is no host name (letters, digits, . _ : -, at most 253)");
       }
-      return new Line(new RawRecord(line, path, host, offset(root)));
+      return new Line(new RawRecord(line, path, host, offset(root), invalid));
     } catch (Ambiguous e) {
       return new Problem(e.getMessage());
     }

@@ -70,6 +70,19 @@ class RawRecordTest {
   }
 
   @Test
+  void bytesThatAreNotUtf8AreReadAsTheAgentReadsThemFromAFile() {
+    // rsyslog writes a line's bytes as they are into its JSON
+    byte[] value = ("{\"line\":\"invalid \u00ff\u00fe utf8\",\"path\":\"" + PATH + "\"}")
+        .getBytes(StandardCharsets.ISO_8859_1);
+    RawRecord.Read r = RawRecord.read(value);
+    assertThat(r).isInstanceOf(RawRecord.Line.class);
+    RawRecord raw = ((RawRecord.Line) r).record();
+    assertThat(raw.line()).isEqualTo("invalid \uFFFD\uFFFD utf8");
+    assertThat(raw.invalidUtf8()).isTrue();
+    assertThat(ok("{\"line\":\"\uFFFD as written\",\"path\":\"" + PATH + "\"}").invalidUtf8()).isFalse();
+  }
+
+  @Test
   void twoNamesOfOnePartThatDisagreeAreRefusedNeverGuessed() {
     assertThat(problem("{\"line\":\"a\",\"msg\":\"b\",\"path\":\"" + PATH + "\"}"))
         .isEqualTo("two different lines, under line and msg");
