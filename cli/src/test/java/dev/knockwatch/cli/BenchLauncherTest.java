@@ -85,6 +85,27 @@ class BenchLauncherTest {
     }
   }
 
+  /** The agent or your shipper: each as deployed through the same phases, every record counted, and the stage after. */
+  @Test
+  void benchShippersRunsTheAgentRsyslogSyslogNgAndTheStage() throws Exception {
+    JsonNode r = run("shippers", "bench", "shippers", "--lines", "2000", "--steady-rate", "200", "--steady-seconds", "2",
+        "--idle-seconds", "2", "--json");
+    for (String who : new String[] {"agent", "rsyslog", "syslogNg"}) {
+      // two backlogs, the steady phase's lines (about 400) and the 1,000 idle files' lines, each counted exactly
+      assertThat(r.path(who + "RecordsVerified").asLong()).as("%s", r).isBetween(2 * 2000L + 1000 + 380, 2 * 2000L + 1000 + 420);
+      assertThat(r.path(who + "IdleWatchedFiles").asLong()).as("%s", r).isEqualTo(1203);
+      for (String f : new String[] {"ColdLinesPerCpuSecond", "WarmLinesPerCpuSecond", "SteadyCpuPercentOfCore",
+          "SteadyRssMb", "IdleRssMb"}) {
+        assertThat(r.path(who + f).asDouble()).as(who + f + " in %s", r).isPositive();
+      }
+    }
+    assertThat(r.path("stageRecordsVerified").asLong()).isEqualTo(4000);
+    assertThat(r.path("stageColdLinesPerCpuSecond").asDouble())
+        .isCloseTo(2000 / r.path("stageColdCpuSeconds").asDouble(), withinPercentage(2));
+    assertThat(r.path("stageColdCpuVsAgent").asDouble()).isCloseTo(
+        r.path("agentColdCpuSeconds").asDouble() / r.path("stageColdCpuSeconds").asDouble(), offset(0.01));
+  }
+
   @Test
   void benchStreamsRunsBothTopologiesOverEveryEvent() throws Exception {
     JsonNode r = run("streams", "bench", "streams", "--events", "3000", "--rounds", "1", "--latency-seconds", "0", "--json");

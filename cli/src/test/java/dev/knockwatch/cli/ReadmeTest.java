@@ -30,7 +30,9 @@ class ReadmeTest {
           + " commands on a SASL_SSL broker with the documented ACLs",
       "cp alert-rules/receivers.example.yaml", "posts to hooks.slack.com and PagerDuty: NotifyCrashTest and the notify"
           + " module's tests run the receivers against local stand-ins",
-      "(cd probes/srt-bridge && npm ci)", "./knockwatch test runs it before any test (need_test_packages)");
+      "(cd probes/srt-bridge && npm ci)", "./knockwatch test runs it before any test (need_test_packages)",
+      "mkdir -p var/logs var/rsyslog", "ShipperFirstRunTest runs it verbatim (the real rsyslog as rsyslogd) beside"
+          + " up --raw-topic, then the \"Try it\" block, and awaits both alerts");
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 

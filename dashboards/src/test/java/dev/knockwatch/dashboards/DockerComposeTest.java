@@ -54,7 +54,11 @@ class DockerComposeTest {
   void theStackHasEveryPart() {
     assertThat(services).containsKeys("kafka-1", "kafka-2", "kafka-3", "topics", "ingest", "streams", "notify",
         "prometheus", "alertmanager", "grafana");
-    assertThat(knockwatchServices()).containsExactly("export", "ingest", "notify", "streams", "topics");
+    assertThat(knockwatchServices()).containsExactly("export", "ingest", "ingest-raw", "notify", "streams", "topics");
+    assertThat(services.get("ingest-raw").get("profiles")).as("the shipper's stage only when asked for")
+        .isEqualTo(List.of("shipper"));
+    assertThat(services.get("ingest-raw").get("command")).isEqualTo(List.of("ingest", "--raw-topic", "knockwatch.raw",
+        "--var", "/var/lib/knockwatch"));
     assertThat(services.get("export").get("profiles")).as("the export stage only when asked for").isEqualTo(List.of("export"));
     assertThat(services.get("export").get("command")).isEqualTo(List.of("export"));
     assertThat(env("export")).containsEntry("KNOCKWATCH_EXPORT_FORMAT", "${KNOCKWATCH_EXPORT_FORMAT:-ocsf}");

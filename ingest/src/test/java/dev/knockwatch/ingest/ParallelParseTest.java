@@ -62,7 +62,18 @@ class ParallelParseTest {
   void longestPiecesAreTakenFirst() {
     try (ParallelParse parse = new ParallelParse(2)) {
       List<Integer> started = new java.util.concurrent.CopyOnWriteArrayList<>();
-      parse.forEach(List.of(1, 9, 4, 7), i -> i, false, started::add);
+      // each holds its piece until two have started, so that what a thread records is what it took
+      // first (without it, one thread could finish 9 and record 4 before the other recorded 7)
+      CountDownLatch firstTwo = new CountDownLatch(2);
+      parse.forEach(List.of(1, 9, 4, 7), i -> i, false, i -> {
+        started.add(i);
+        firstTwo.countDown();
+        try {
+          firstTwo.await(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
       // two threads take from one list: the first two taken are the two longest
       assertThat(started.subList(0, 2)).containsExactlyInAnyOrder(9, 7);
     }

@@ -243,6 +243,52 @@ class RawTopicIngestTest {
   }
 
   @Test
+  void twoInstancesInOneGroupShareThePartitionsAndReadEveryLineOnce(EmbeddedKafkaBroker broker) throws Exception {
+    String topic = "raw-two-instances";
+    createTopic(broker, topic);
+    Path root = logs.resolve("two");
+    List<String> ids = new ArrayList<>();
+    for (int c = 0; c < 30; c++) {
+      ids.add(String.format("RawTwoInstances%07d", c));
+    }
+    Set<String> idSet = Set.copyOf(ids);
+    int lines = 3_000;
+    RawTopicIngest first = new RawTopicIngest(broker.bootstrapServers(), Map.of(), topic, "raw-test-two",
+        "raw-test-two-a", root.toAbsolutePath().toString(), Clock.systemUTC());
+    RawTopicIngest second = new RawTopicIngest(broker.bootstrapServers(), Map.of(), topic, "raw-test-two",
+        "raw-test-two-b", root.toAbsolutePath().toString(), Clock.systemUTC());
+    try (first; second; KafkaProducer<String, String> shipper = shipper(broker)) {
+      new Thread(first, "raw-test-a").start();
+      long[] offsets = new long[ids.size()];
+      for (int i = 0; i < lines; i++) {
+        if (i == lines / 3) {
+          new Thread(second, "raw-test-b").start(); // joins mid-stream: the partitions are shared out again
+        }
+        int c = i % ids.size();
+        String line = srtRecord(ids.get(c), "t" + i + ".evil.test", i);
+        String path = root.toAbsolutePath() + "/agent-two/" + ids.get(c) + ".violations.jsonl";
+        shipper.send(new ProducerRecord<>(topic, path, "{\"line\":" + Hostile.json(line) + ",\"path\":\"" + path
+            + "\",\"offset\":" + offsets[c] + "}"));
+        offsets[c] += line.length() + 1;
+        if (i % 100 == 0) {
+          shipper.flush();
+          Thread.sleep(150); // about 4.5 s of lines: the second joins, and takes its share, meanwhile
+        }
+      }
+      shipper.flush();
+      TopicReader.readUntil(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
+          r -> idSet.contains(r.key()), lines);
+      Thread.sleep(1_000);
+      List<ConsumerRecord<String, ViolationEvent>> got = TopicReader.readToEnd(broker, Topics.VIOLATIONS.name(),
+          Json.serde(ViolationEvent.class).deserializer(), r -> idSet.contains(r.key()));
+      assertThat(got).as("every line once").hasSize(lines);
+      assertThat(got.stream().map(r -> r.value().eventId()).distinct().count()).isEqualTo(lines);
+      assertThat(first.committedTransactions()).as("the first instance's transactions").isPositive();
+      assertThat(second.committedTransactions()).as("the second instance's transactions").isPositive();
+    }
+  }
+
+  @Test
   void aKillNineOfTheStageMidStreamLosesNothingAndCountsNothingTwice(EmbeddedKafkaBroker broker) throws Exception {
     String topic = "raw-kill-nine";
     createTopic(broker, topic);

@@ -70,8 +70,8 @@ final class AsDeployed {
       long base = published.getAsLong();
       List<String> cmd = List.of(launcher.toString(), "ingest", "--logs", logs.toString(), "--var",
           tmp.resolve("deployed-var").toString(), "--bootstrap-servers", broker.bootstrapServers());
-      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(tmp.resolve("deployed-agent.out").toFile());
+      Path agentOut = tmp.resolve("deployed-agent.out");
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(agentOut.toFile());
       pb.environment().remove("KNOCKWATCH_JAVA_OPTS");
       if (javaOpts != null) {
         pb.environment().put("KNOCKWATCH_JAVA_OPTS", javaOpts);
@@ -81,7 +81,7 @@ final class AsDeployed {
       Process agent = pb.start();
       try {
         // 1. cold: the launcher, the JVM's start, the backlog
-        await(published, base + lines, agent);
+        await(published, base + lines, agent, agentOut);
         double coldSeconds = (System.nanoTime() - t0) / 1e9;
         double coldCpu = cpu(agent);
         out.put("coldSeconds", round(coldSeconds));
@@ -97,7 +97,7 @@ final class AsDeployed {
         long t1 = System.nanoTime();
         Files.move(second.resolve("bench-agent"), logs.resolve("bench-agent-2"));
         Files.move(second.resolve("proxy"), logs.resolve("proxy-2"));
-        await(published, base + 2L * lines, agent);
+        await(published, base + 2L * lines, agent, agentOut);
         double warmSeconds = (System.nanoTime() - t1) / 1e9;
         double warmCpu = cpu(agent) - coldCpu;
         out.put("warmSeconds", round(warmSeconds));
@@ -107,12 +107,12 @@ final class AsDeployed {
 
         // 3. steady: appended at a fixed rate, as sandboxes write
         long steadyLines = steady(logs.resolve("bench-steady"), steadyRate, steadySeconds, agent, published,
-            base + 2L * lines, out);
+            base + 2L * lines, out, agentOut);
 
         // 4. idle: 1,000 more watched files, then nothing
         long before = base + 2L * lines + steadyLines;
         idleFiles(logs);
-        await(published, before + IDLE_FILES, agent);
+        await(published, before + IDLE_FILES, agent, agentOut);
         Thread.sleep(5_000); // the last batch's send and the collector settle
         double idle0 = cpu(agent);
         Map<String, Long> threads0 = CpuAccounting.threadCpu(String.valueOf(agent.pid()));
@@ -139,9 +139,9 @@ final class AsDeployed {
     return out;
   }
 
-  /** Appends srt records at {@code rate} a second for {@code seconds}; the CPU the agent took meanwhile. */
-  private long steady(Path dir, int rate, int seconds, Process agent, LongSupplier published, long before,
-      Map<String, Object> out) throws Exception {
+  /** Appends srt records at {@code rate} a second for {@code seconds}; the CPU {@code agent} took meanwhile. */
+  static long steady(Path dir, int rate, int seconds, Process agent, LongSupplier published, long before,
+      Map<String, Object> out, Path agentOut) throws Exception {
     Files.createDirectories(dir);
     String id = "steady0000000000000000";
     int perTick = Math.max(1, rate / 10);
@@ -161,7 +161,7 @@ final class AsDeployed {
         }
       }
     }
-    await(published, before + n, agent);
+    await(published, before + n, agent, agentOut);
     double secs = (System.nanoTime() - t0) / 1e9;
     double used = cpu(agent) - cpu0;
     out.put("steadyLinesPerSecond", Math.round(n / secs));
@@ -171,7 +171,7 @@ final class AsDeployed {
   }
 
   /** 1,000 files of one srt record each, in 10 agents' directories. */
-  private static void idleFiles(Path logs) throws IOException {
+  static void idleFiles(Path logs) throws IOException {
     Path staging = Files.createDirectories(logs.getParent().resolve("deployed-idle"));
     for (int a = 0; a < 10; a++) {
       Path dir = Files.createDirectories(staging.resolve("idle-agent-" + a));
@@ -184,12 +184,13 @@ final class AsDeployed {
     }
   }
 
-  private void await(LongSupplier published, long target, Process agent) throws Exception {
+  /** Waits until {@code published} reaches {@code target}, exactly; {@code agentOut} is what the process said. */
+  static void await(LongSupplier published, long target, Process agent, Path agentOut) throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(20));
     long seen;
     while ((seen = published.getAsLong()) < target) {
       if (!agent.isAlive()) {
-        throw new IllegalStateException("the agent exited: " + Files.readString(tmp.resolve("deployed-agent.out")));
+        throw new IllegalStateException("the process exited: " + Files.readString(agentOut));
       }
       if (Instant.now().isAfter(deadline)) {
         throw new IllegalStateException("after 20 minutes " + seen + " of " + target + " records");
@@ -235,7 +236,7 @@ final class AsDeployed {
     log.info("{} CPU by thread:{}", phase, by.length() == 0 ? " none" : by);
   }
 
-  private static long files(Path root) throws IOException {
+  static long files(Path root) throws IOException {
     try (var walk = Files.walk(root)) {
       return walk.filter(Files::isRegularFile).count();
     }

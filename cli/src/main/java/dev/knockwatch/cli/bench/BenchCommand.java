@@ -14,7 +14,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure knockwatch on this machine.",
-    subcommands = {IngestBench.class, StreamsBench.class, QueryBench.class, EmitterBench.class, HookBench.class})
+    subcommands = {IngestBench.class, StreamsBench.class, QueryBench.class, EmitterBench.class, HookBench.class,
+        ShippersBench.class})
 public final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;

@@ -46,7 +46,7 @@ final class Syslogs {
 
     final String label;
     /** Its name in the bench's figures: {@code rsyslogLinesPerSecond}, {@code coldCpuVsSyslogNg}. */
-    private final String field;
+    final String field;
     final String binary;
     final String config;
 
@@ -76,6 +76,12 @@ final class Syslogs {
   static final Duration STALL = Duration.ofSeconds(60);
 
   private Syslogs() {}
+
+  /** The libraries the unpacked binaries need (the host has not installed them). */
+  static String libraryPath(Path root) {
+    return String.join(":", root.resolve("usr/lib/x86_64-linux-gnu").toString(),
+        root.resolve("lib/x86_64-linux-gnu").toString(), root.resolve("usr/lib/syslog-ng").toString());
+  }
 
   /** Whether {@code root} holds both, as {@code bench/syslogs.sh} unpacks them. */
   static boolean present(Path root) {
@@ -142,8 +148,7 @@ final class Syslogs {
       admin.createTopics(List.of(new NewTopic(topic.name(), topic.partitions(), (short) 1))).all().get(30, TimeUnit.SECONDS);
       ProcessBuilder pb = new ProcessBuilder(tool.command(root, dir, conf)).redirectErrorStream(true)
           .redirectOutput(dir.resolve("out").toFile());
-      pb.environment().put("LD_LIBRARY_PATH", String.join(":", root.resolve("usr/lib/x86_64-linux-gnu").toString(),
-          root.resolve("lib/x86_64-linux-gnu").toString(), root.resolve("usr/lib/syslog-ng").toString()));
+      pb.environment().put("LD_LIBRARY_PATH", libraryPath(root));
       long t0 = System.nanoTime();
       Process p = pb.start();
       double seconds;
