@@ -294,8 +294,8 @@ class RawTopicIngestTest {
     createTopic(broker, topic);
     Path root = logs.resolve("k9");
     int commands = 20;
-    int perWave = 200;
-    int waves = 30;
+    int perWave = 100;
+    int waves = 60;
     List<String> ids = new ArrayList<>();
     for (int c = 0; c < commands; c++) {
       ids.add(String.format("RawKillNine%011d", c));
@@ -318,18 +318,21 @@ class RawTopicIngestTest {
           }
           shipper.flush();
           try {
-            Thread.sleep(100);
+            Thread.sleep(200); // about 12 s of lines: the kill falls in the middle of them
           } catch (InterruptedException e) {
             return;
           }
         }
       });
       shipping.start();
-      // some transactions committed, the stream still going: kill -9
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (count(broker, idSet) < perWave && System.nanoTime() < deadline) {
-        Thread.sleep(50);
+      // its first transaction committed (its group's offsets moved), the stream still going: kill -9
+      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (committedOffsets(admin, "raw-test-k9") == 0 && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+        }
       }
+      assertThat(shipping.isAlive()).as("lines still being shipped at the kill").isTrue();
       first.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       long atKill = count(broker, idSet);
       assertThat(atKill).as("committed before the kill").isPositive().isLessThan((long) perWave * waves);
@@ -350,6 +353,12 @@ class RawTopicIngestTest {
     List<Long> firstCommand = got.stream().filter(r -> r.key().equals(ids.get(0)))
         .map(r -> r.value().origin().offset()).toList();
     assertThat(firstCommand).isSortedAccordingTo(Comparator.naturalOrder());
+  }
+
+  /** The offsets {@code group} has committed, summed over its partitions. */
+  static long committedOffsets(Admin admin, String group) throws Exception {
+    return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).values()
+        .stream().filter(java.util.Objects::nonNull).mapToLong(o -> o.offset()).sum();
   }
 
   static long count(EmbeddedKafkaBroker broker, Set<String> ids) {
