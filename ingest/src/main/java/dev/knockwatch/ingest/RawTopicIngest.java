@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,8 +84,17 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
   private final Map<String, OpenPath> paths = new LinkedHashMap<>(16, 0.75f, true);
   /** One sender per host: an event's origin names the host its shipper gave. */
   private final Map<String, LineSender> senders = new HashMap<>();
-  /** The srt bridge's record files seen, by host and path: a transcript beside one only restates it. */
-  private final Set<String> recordFiles = new HashSet<>();
+  /**
+   * The srt bridge's record files seen, by host and path (the most recent {@link #MAX_OPEN_PATHS}):
+   * a transcript beside one only restates it.
+   */
+  private final Set<String> recordFiles = java.util.Collections.newSetFromMap(
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+          return size() > MAX_OPEN_PATHS;
+        }
+      });
   private final Map<String, IngestMetrics.PerSource> meters = new HashMap<>();
 
   /**
@@ -231,7 +239,7 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
       return;
     }
     String hostKey = raw.host() == null ? "" : raw.host();
-    if (rel.endsWith(SrtViolationParser.FILE_SUFFIX) && recordFiles.size() < MAX_OPEN_PATHS) {
+    if (rel.endsWith(SrtViolationParser.FILE_SUFFIX)) {
       recordFiles.add(hostKey + "\u0000" + rel);
     }
     String key = hostKey + "\u0000" + rel;

@@ -90,7 +90,7 @@ public final class RuleTestRunner {
   }
 
   /** Every alert record the topology writes for these events, and for time moved past every resolveAfter after them. */
-  private static List<Alert> detect(Policy policy, List<ViolationEvent> events, Path state) {
+  public static List<Alert> detect(Policy policy, List<ViolationEvent> events, Path state) {
     Properties p = DetectionTopology.streamsConfig("knockwatch-rules-test", "unused:9092", state, Map.of());
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
