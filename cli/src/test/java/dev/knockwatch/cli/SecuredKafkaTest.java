@@ -3,6 +3,7 @@ package dev.knockwatch.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.testkit.HttpRecorder;
 import dev.knockwatch.testkit.SelfSignedTls;
@@ -15,9 +16,12 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AccessControlEntryFilter;
 import org.apache.kafka.common.acl.AclBinding;
@@ -27,6 +31,7 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.tools.AclCommand;
 import org.junit.jupiter.api.Tag;
@@ -54,7 +59,9 @@ class SecuredKafkaTest {
   static final String STORE_PASSWORD = "store-Pa55word-d0-not-print";
   static final String WRONG = "wrong-Pa55word-d0-not-print";
   /** Each stage's user, and its password. */
-  static final Map<String, String> USERS = users("admin", "ingest", "streams", "notify", "operator");
+  static final Map<String, String> USERS = users("admin", "ingest", "streams", "notify", "operator", "shipper",
+      "ingest-raw");
+  static final String CMD4 = "SecuredKafkaTestCommand4";
 
   @TempDir Path dir;
 
@@ -138,6 +145,28 @@ class SecuredKafkaTest {
       assertThat(list.awaitExit(Duration.ofSeconds(60))).as(list.err()).isZero();
       assertThat(list.out()).contains(CMD, "triaged");
 
+      // with your shipper: the shipper's user writes a raw line, the stage's user turns it into the page
+      Launched raw = launch(all, checkout, "ingest-raw", Map.of(), "ingest", "--raw-topic", Topics.RAW.name(),
+          "--bootstrap-servers", secured, "--kafka-config", "knockwatch-ingest-raw.properties", "--logs", "raw-root",
+          "--var", "var-raw");
+      raw.awaitLine("knockwatch ingest: reading raw lines", Duration.ofSeconds(120));
+      Properties shipperProps = new Properties();
+      try (var in = Files.newBufferedReader(checkout.resolve("knockwatch-shipper.properties"))) {
+        shipperProps.load(in);
+      }
+      shipperProps.put("ssl.truststore.location", checkout.resolve("truststore.p12").toString());
+      shipperProps.put("bootstrap.servers", secured);
+      String rawPath = checkout.resolve("raw-root/ci-runner-1/" + CMD4 + ".violations.jsonl").toString();
+      try (KafkaProducer<String, String> shipper = new KafkaProducer<>(shipperProps, new StringSerializer(),
+          new StringSerializer())) {
+        shipper.send(new ProducerRecord<>(Topics.RAW.name(), rawPath, "{\"line\":" + Json.MAPPER.writeValueAsString(
+            srtLine(CMD4, "fourth.example").strip()) + ",\"path\":" + Json.MAPPER.writeValueAsString(rawPath)
+            + ",\"host\":\"sandbox-1\",\"offset\":0}")).get(60, TimeUnit.SECONDS);
+      }
+      List<HttpRecorder.Request> shipped = soc.await(r -> r.body().contains(CMD4), 1, Duration.ofSeconds(180));
+      assertThat(shipped).as("the shipped line's page, over SASL_SSL with the documented ACLs\n%s",
+          Launched.tail(raw.err(), 20)).hasSize(1);
+
       // ingest's Write right taken away while it runs: it stops reading and says why; a new agent
       // will not start without it
       AclBinding write = new AclBinding(new ResourcePattern(ResourceType.TOPIC, Topics.VIOLATIONS.name(),
@@ -210,9 +239,14 @@ class SecuredKafkaTest {
     String doc = Files.readString(Launched.REPO.resolve("docs/OPERATIONS.md"));
     int from = doc.indexOf("### The ACLs of each stage");
     assertThat(from).as("docs/OPERATIONS.md has its ACL section").isNotNegative();
-    int start = doc.indexOf("```sh", from);
-    String block = doc.substring(start, doc.indexOf("```", start + 5));
-    List<String> lines = block.lines().filter(l -> l.startsWith("kafka-acls.sh ")).toList();
+    // every sh block of the section: each stage's, then the shipper's and the raw stage's
+    String section = doc.substring(from, doc.indexOf("\n## ", from) < 0 ? doc.length() : doc.indexOf("\n## ", from));
+    List<String> lines = new ArrayList<>();
+    for (int start = section.indexOf("```sh"); start >= 0; start = section.indexOf("```sh", start + 5)) {
+      int end = section.indexOf("```", start + 5);
+      section.substring(start, end).lines().filter(l -> l.startsWith("kafka-acls.sh ")).forEach(lines::add);
+      start = end;
+    }
     Exit.setExitProcedure((code, message) -> {
       if (code != 0) {
         throw new IllegalStateException("kafka-acls.sh exited " + code + ": " + message);
