@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
@@ -86,28 +87,9 @@ final class IngestCommand implements Callable<Integer> {
         : LogLayout.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
             sink, Pipeline.hostName(), Pipeline.POLL_INTERVAL);
     agent.pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
-    KafkaWatch watch = new KafkaWatch("ingest", cluster.bootstrapServers, cluster.clientProps(),
+    return runUntilStopped(agent, sink, metrics,
         () -> String.format("%,d bytes of logs not read yet", MetricsEndpoint.sum("knockwatch_ingest_lag_bytes")),
-        IngestAgent::kafkaAnswers);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      watch.close();
-      agent.close();
-      sink.close();
-      if (metrics != null) {
-        metrics.close();
-      }
-      stopped.countDown();
-    }, "knockwatch-ingest-shutdown"));
-    Thread worker = new Thread(agent, "knockwatch-ingest");
-    worker.start();
-    PrintWriter out = spec.commandLine().getOut();
-    out.println("knockwatch ingest: watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.namesBySuffix() + ")")
-        + " -> " + cluster.bootstrapServers
-        + (metrics == null ? "" : "; metrics on " + MetricsEndpoint.url(metricsBind.address, metrics)));
-    out.flush();
-    stopped.await();
-    return Knockwatch.OK;
+        "watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.namesBySuffix() + ")"));
   }
 
   /** {@code --raw-topic}: the raw lines a shipper carried, instead of files. */
@@ -124,22 +106,39 @@ final class IngestCommand implements Callable<Integer> {
     HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     RawTopicIngest stage = new RawTopicIngest(cluster.bootstrapServers, cluster.clientProps(), rawTopic, rawGroup,
         rawGroup + "-" + InstanceId.of(var.resolve("ingest")), root, Clock.systemUTC());
-    KafkaWatch watch = new KafkaWatch("ingest", cluster.bootstrapServers, cluster.clientProps(),
-        () -> "raw lines from " + rawTopic, IngestAgent::kafkaAnswers);
+    return runUntilStopped(stage, null, metrics, () -> "raw lines from " + rawTopic,
+        "reading raw lines from " + rawTopic + " (paths under " + root + ")");
+  }
+
+  /**
+   * Runs {@code stage} (the agent, or the raw stage) on a thread of its own, says what it reads,
+   * and waits for Ctrl-C / SIGTERM, which close it (its batch published and committed), then
+   * {@code sink} (null: none of its own) and the metrics endpoint.
+   */
+  private <S extends Runnable & AutoCloseable> int runUntilStopped(S stage, KafkaEventSink sink, HTTPServer metrics,
+      Supplier<String> lag, String reads) throws InterruptedException {
+    KafkaWatch watch = new KafkaWatch("ingest", cluster.bootstrapServers, cluster.clientProps(), lag,
+        IngestAgent::kafkaAnswers);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       watch.close();
-      stage.close();
+      try {
+        stage.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+      if (sink != null) {
+        sink.close();
+      }
       if (metrics != null) {
         metrics.close();
       }
       stopped.countDown();
     }, "knockwatch-ingest-shutdown"));
-    Thread worker = new Thread(stage, "knockwatch-ingest-raw");
-    worker.start();
+    new Thread(stage, "knockwatch-ingest").start();
     PrintWriter out = spec.commandLine().getOut();
-    out.println("knockwatch ingest: reading raw lines from " + rawTopic + " (paths under " + root + ") -> "
-        + cluster.bootstrapServers + (metrics == null ? "" : "; metrics on " + MetricsEndpoint.url(metricsBind.address, metrics)));
+    out.println("knockwatch ingest: " + reads + " -> " + cluster.bootstrapServers
+        + (metrics == null ? "" : "; metrics on " + MetricsEndpoint.url(metricsBind.address, metrics)));
     out.flush();
     stopped.await();
     return Knockwatch.OK;

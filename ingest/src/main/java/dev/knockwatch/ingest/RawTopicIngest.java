@@ -158,7 +158,7 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
         }
       } catch (KafkaException | IllegalStateException e) {
         // the transaction, if one was open, ends aborted with the producer; reading resumes at the committed offsets
-        forgetAll();
+        paths.clear();
         backoff = Durations.doubled(backoff, IngestAgent.MIN_BACKOFF, IngestAgent.MAX_BACKOFF);
         log.warn("raw ingest: {}; its transaction is aborted and reading resumes from the committed offsets in {} ms",
             Sanitize.text(e.toString(), 500), backoff.toMillis());
@@ -377,15 +377,15 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
    * record that began a half-read refusal on it, whichever comes first.
    */
   private Map<TopicPartition, OffsetAndMetadata> offsets(KafkaConsumer<byte[], byte[]> c) {
+    Map<TopicPartition, Long> held = new HashMap<>();
+    for (OpenPath open : paths.values()) {
+      if (open.heldFrom >= 0) {
+        held.merge(open.partition, open.heldFrom, Math::min);
+      }
+    }
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (TopicPartition tp : c.assignment()) {
-      long next = c.position(tp);
-      for (OpenPath open : paths.values()) {
-        if (open.heldFrom >= 0 && open.partition.equals(tp)) {
-          next = Math.min(next, open.heldFrom);
-        }
-      }
-      offsets.put(tp, new OffsetAndMetadata(next));
+      offsets.put(tp, new OffsetAndMetadata(Math.min(c.position(tp), held.getOrDefault(tp, Long.MAX_VALUE))));
     }
     return offsets;
   }
@@ -411,10 +411,6 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
       onPartitionsRevoked(partitions);
     }
-  }
-
-  private void forgetAll() {
-    paths.clear();
   }
 
   private void sleep(Duration d) {

@@ -1,12 +1,9 @@
 package dev.knockwatch.ingest.raw;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
+import dev.knockwatch.ingest.tail.Bytes;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -68,20 +65,11 @@ public record RawRecord(String line, String path, String host, Long offset, bool
     if (value == null) {
       return new Problem("the record has no value");
     }
-    boolean invalid = false;
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(value)).toString();
-    } catch (CharacterCodingException e) {
-      text = new String(value, StandardCharsets.UTF_8); // each bad sequence as U+FFFD
-      invalid = true;
-    }
+    String text = new String(value, StandardCharsets.UTF_8); // each bad sequence as U+FFFD
+    boolean invalid = Bytes.invalidUtf8(value, 0, value.length, text);
     JsonNode root;
     try {
       root = Json.MAPPER.readTree(text);
-    } catch (JsonProcessingException e) {
-      return new Problem("the value is not JSON");
     } catch (IOException e) {
       return new Problem("the value is not JSON");
     }

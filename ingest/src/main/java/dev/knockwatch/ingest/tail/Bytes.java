@@ -1,5 +1,10 @@
 package dev.knockwatch.ingest.tail;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -35,6 +40,24 @@ public final class Bytes {
       }
     }
     return to;
+  }
+
+  /**
+   * Whether {@code b[from, from + len)}, which the JDK's decoder (the fast path) turned into
+   * {@code decoded}, held bytes that are not UTF-8: only text that came out with U+FFFD is checked
+   * strictly, to tell invalid bytes from a U+FFFD the writer really wrote.
+   */
+  public static boolean invalidUtf8(byte[] b, int from, int len, String decoded) {
+    if (decoded.indexOf('\uFFFD') < 0) {
+      return false;
+    }
+    try {
+      StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b, from, len));
+      return false;
+    } catch (CharacterCodingException e) {
+      return true;
+    }
   }
 
   /**

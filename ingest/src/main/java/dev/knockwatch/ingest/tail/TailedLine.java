@@ -1,8 +1,5 @@
 package dev.knockwatch.ingest.tail;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
@@ -32,18 +29,8 @@ public record TailedLine(String file, long offset, long end, String text, boolea
   static TailedLine decode(String file, long start, long end, byte[] bytes, int from, int length, boolean cut,
       Instant modified, String idName) {
     int len = length > 0 && bytes[from + length - 1] == '\r' ? length - 1 : length;
-    // The JDK's String decoder is the fast path; only a line that came out with U+FFFD is checked
-    // strictly, to tell invalid bytes from a U+FFFD the writer really wrote.
     String text = new String(bytes, from, len, StandardCharsets.UTF_8);
-    boolean invalid = false;
-    if (text.indexOf('\uFFFD') >= 0) {
-      try {
-        StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes, from, len));
-      } catch (CharacterCodingException e) {
-        invalid = true;
-      }
-    }
+    boolean invalid = Bytes.invalidUtf8(bytes, from, len, text);
     return new TailedLine(file, start, end, text, cut, invalid, Bytes.binary(bytes, from, from + len, text.length()),
         modified, idName);
   }
