@@ -199,7 +199,7 @@ function checkedSeverities() {
 
 // the filters' state as URL parameters (defaults left out), with the command shown, if any
 function state() {
-  const p = new URLSearchParams();
+  const p = new URLSearchParams({ view: 'alerts' });
   if ($('f-status').value !== 'firing') { p.set('status', $('f-status').value || 'any'); }
   const sev = checkedSeverities();
   if (sev.length !== SEVERITIES.length) { p.set('severity', sev.join(',')); }
@@ -385,13 +385,33 @@ function filtered() {
   lists();
 }
 
+// The views: the overview (the landing view), the alerts with a command's timeline, and
+// discovery. #view=NAME names one; a fragment with filters or a command (what pages and Grafana
+// link to) is the alerts view.
+const VIEWS = ['overview', 'alerts', 'discover'];
+function viewOf(p) {
+  if (VIEWS.includes(p.get('view'))) { return p.get('view'); }
+  return [...p.keys()].length > 0 ? 'alerts' : 'overview';
+}
+
+function showView(view) {
+  for (const el of document.querySelectorAll('main > [data-view]')) { el.hidden = el.dataset.view !== view; }
+  for (const a of document.querySelectorAll('#views a')) {
+    if (a.dataset.view === view) { a.setAttribute('aria-current', 'page'); } else { a.removeAttribute('aria-current'); }
+  }
+}
+
 let refresher = null;
 function refreshing() {
   clearInterval(refresher);
   refresher = $('f-refresh').checked ? setInterval(() => {
     if (!token()) { return; }
+    const p = linked();
+    const view = viewOf(p);
+    if (view === 'overview') { overviewView(true); return; }
+    if (view !== 'alerts') { return; }
     lists();
-    const id = linked().get('command');
+    const id = p.get('command');
     if (id && !$('timeline').hidden) { show(id, true); }
   }, 5000) : null;
 }
@@ -399,11 +419,17 @@ function refreshing() {
 function signedIn() {
   $('signin').hidden = true;
   $('search').hidden = false;
+  $('views').hidden = false;
   $('app').hidden = false;
-  restore(linked());
-  lists();
+  const p = linked();
+  const view = viewOf(p);
+  showView(view);
+  restore(p);
   refreshing();
-  const id = linked().get('command');
+  if (view === 'overview') { overviewView(); return; }
+  if (view === 'discover') { discoverView(p); return; }
+  lists();
+  const id = p.get('command');
   if (id) { $('command').value = id; show(id); } else { $('timeline').hidden = true; }
 }
 
@@ -411,6 +437,7 @@ function signOut(why) {
   sessionStorage.removeItem(KEY);
   $('signin').hidden = false;
   $('search').hidden = true;
+  $('views').hidden = true;
   $('app').hidden = true;
   $('message').textContent = why || '';
 }

@@ -10,15 +10,10 @@ import dev.knockwatch.events.export.Ecs;
 import dev.knockwatch.events.export.Ocsf;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -42,12 +37,12 @@ final class QueryCommand implements Callable<Integer> {
   @Parameters(paramLabel = "COMMAND_ID", description = "The command whose timeline to print (22 to 128 characters).")
   String commandId;
 
-  @Option(names = "--api", paramLabel = "URL", defaultValue = "http://127.0.0.1:8080",
-      description = "The query API (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--api", paramLabel = "URL",
+      description = "The query API (default: the one up wrote in var/api-url, else http://127.0.0.1:8080).")
   String api;
 
   @Option(names = "--token-file", paramLabel = "FILE",
-      description = "A file holding the API's bearer token (else KNOCKWATCH_API_TOKEN).")
+      description = "A file holding the API's bearer token (else KNOCKWATCH_API_TOKEN, else the one up generated, var/api-token).")
   Path tokenFile;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
@@ -68,20 +63,8 @@ final class QueryCommand implements Callable<Integer> {
     CommandId.problem(commandId).ifPresent(p -> {
       throw new UsageException("not a command id: " + p);
     });
-    String token = tokenFile != null ? Files.readString(tokenFile, StandardCharsets.UTF_8).strip()
-        : System.getenv("KNOCKWATCH_API_TOKEN");
-    if (token == null || token.isBlank()) {
-      throw new UsageException("no token: give --token-file or set KNOCKWATCH_API_TOKEN (up prints a generated one)");
-    }
-    HttpRequest req = HttpRequest.newBuilder(URI.create(api.replaceAll("/+$", "") + "/api/v1/commands/"
-            + URLEncoder.encode(commandId, StandardCharsets.UTF_8)))
-        .timeout(Duration.ofSeconds(15)).header("Authorization", "Bearer " + token).GET().build();
-    HttpResponse<String> r;
-    try {
-      r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UsageException("no query API at " + api + " (is ./knockwatch up running?)");
-    }
+    HttpResponse<String> r = ApiClient.get(api, tokenFile, "/api/v1/commands/"
+        + URLEncoder.encode(commandId, StandardCharsets.UTF_8));
     PrintWriter out = spec.commandLine().getOut();
     switch (r.statusCode()) {
       case 200 -> out.print(switch (format) {
@@ -96,9 +79,7 @@ final class QueryCommand implements Callable<Integer> {
           }
         }
       });
-      case 401 -> throw new UsageException("the query API refused the token");
       case 404 -> throw new UsageException("unknown command " + commandId);
-      case 503 -> throw new UsageException("the timeline is rebalancing; try again in a moment");
       default -> throw new UsageException("the query API answered " + r.statusCode());
     }
     out.flush();

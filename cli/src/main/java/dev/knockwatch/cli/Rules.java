@@ -28,11 +28,6 @@ public final class Rules {
         .collect(Collectors.joining(", "));
   }
 
-  /** What a role allows, as the policy writes its hosts: what a command's answer shows beside its role. */
-  static java.util.List<String> allowed(Policy policy, String role) {
-    return policy.role(role).hosts().stream().map(dev.knockwatch.streams.rules.Role.HostPattern::text).toList();
-  }
-
   /** One line: each rule and what it does, e.g. {@code persistent-retry: count 5 in any 5m -> warning}. */
   static String describe(Policy policy) {
     return policy.rules().stream().map(Rules::describe).collect(Collectors.joining("; "))

@@ -121,7 +121,7 @@ final class StreamsCommand implements Callable<Integer> {
     QueryApi queryApi = new QueryApi(timeline.streams(), token.value(), api.bind, api.port,
         new HostInfo(advertised, api.port), api.tls.tls());
     queryApi.readyAlso(() -> detection.get().notRunning());
-    queryApi.roleHosts(role -> Rules.allowed(inForce.get(), role));
+    queryApi.policy(inForce::get);
     SilencesApi silences = new SilencesApi(cluster.bootstrapServers, cluster.clientProps());
     queryApi.mount("/api/silences", silences);
     running.add(0, silences);

@@ -156,7 +156,7 @@ final class UpCommand implements Callable<Integer> {
         new HostInfo(api.advertised(null), port), api.tls.tls());
     queryApi.readyAlso(() -> "detection is starting");
     AtomicReference<Policy> inForce = new AtomicReference<>(policy);
-    queryApi.roleHosts(role -> Rules.allowed(inForce.get(), role));
+    queryApi.policy(inForce::get);
     SilencesApi silencesApi = new SilencesApi(bootstrap, clientProps);
     queryApi.mount("/api/silences", silencesApi);
     running.add(0, silencesApi);
@@ -212,6 +212,8 @@ final class UpCommand implements Callable<Integer> {
         + ", idle commands kept " + Durations.format(api.retention()) + ")");
     out.println("  api      " + queryApi.scheme() + "://" + api.bind + ":" + port + "/api/v1/commands/{commandId}"
         + (port != api.port ? " (port " + api.port + " was taken)" : "") + "; bearer token " + token.describe());
+    ApiClient.remember(var, queryApi.scheme() + "://" + (api.bind.equals("0.0.0.0") ? "127.0.0.1" : api.bind) + ":" + port,
+        token.source().equals("generated") ? token.value() : null);
     out.println("  export   " + (exportFormat == null ? "off (--export ocsf|ecs: refusals and alerts for a SIEM)"
         : "refusals and alerts as " + exportFormat.id() + " to " + exportFormat.defaultTopic()));
     if (noProbes) {

@@ -11,22 +11,41 @@ import java.io.OutputStream;
 /**
  * The console's static files at {@code /} (no data in them: the page asks the API, with the
  * token), under a Content-Security-Policy that lets no inline script run, whatever a page shows.
+ * The charting library, uPlot, is served from its WebJar in the jar (pinned in the parent pom):
+ * {@code /vendor/uPlot.iife.min.js} and {@code /vendor/uPlot.min.css}.
  */
 final class ConsoleFiles implements HttpHandler {
+
+  /** Where the WebJar keeps uPlot's files: its version from the WebJar's own pom.properties. */
+  static final String UPLOT = uplot();
+
+  private static String uplot() {
+    java.util.Properties p = new java.util.Properties();
+    try (var in = ConsoleFiles.class.getResourceAsStream("/META-INF/maven/org.webjars.npm/uplot/pom.properties")) {
+      if (in == null) {
+        return null;
+      }
+      p.load(in);
+    } catch (IOException e) {
+      return null;
+    }
+    return "/META-INF/resources/webjars/uplot/" + p.getProperty("version") + "/dist/";
+  }
 
   @Override
   public void handle(HttpExchange ex) throws IOException {
     try {
       String path = ex.getRequestURI().getPath();
       String file = switch (path) {
-        case "/", "/index.html" -> "index.html";
-        case "/console.js" -> "console.js";
-        case "/console.css" -> "console.css";
+        case "/", "/index.html" -> "/console/index.html";
+        case "/console.js", "/console.css", "/overview.js" -> "/console" + path;
+        case "/vendor/uPlot.iife.min.js", "/vendor/uPlot.min.css" -> UPLOT == null ? null
+            : UPLOT + path.substring("/vendor/".length());
         default -> null;
       };
       byte[] body = null;
       if (file != null) {
-        try (var in = ConsoleFiles.class.getResourceAsStream("/console/" + file)) {
+        try (var in = ConsoleFiles.class.getResourceAsStream(file)) {
           body = in == null ? null : in.readAllBytes();
         }
       }

@@ -15,9 +15,18 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.Durations;
+import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.discover.Allowlist;
+import dev.knockwatch.streams.discover.Buckets;
+import dev.knockwatch.streams.discover.DiscoverProcessor;
+import dev.knockwatch.streams.discover.HourOverview;
+import dev.knockwatch.streams.discover.Overview;
+import dev.knockwatch.streams.discover.RoleHour;
+import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.timeline.CommandSummary;
 import dev.knockwatch.streams.timeline.TimelineIndex;
 import dev.knockwatch.streams.timeline.TimelineIndex.AlertRow;
@@ -35,6 +44,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -117,12 +127,12 @@ public final class QueryApi implements AutoCloseable {
   private final Peers peers;
   private final Health health;
 
-  /** A role's allowed hosts as the policy writes them, for a command's answer; none when unset. */
-  private volatile java.util.function.Function<String, List<String>> roleHosts = role -> null;
+  /** The policy in force (reloads included): what a role allows, what a rule detects; null when unset. */
+  private volatile Supplier<Policy> policy = () -> null;
 
-  /** Sets where a command's answer finds what its role allows (the policy in force, reloads included). */
-  public void roleHosts(java.util.function.Function<String, List<String>> hosts) {
-    this.roleHosts = hosts;
+  /** Sets where answers find the policy in force: a command's role's hosts, the allowlist's roles and rules. */
+  public void policy(Supplier<Policy> inForce) {
+    this.policy = inForce;
   }
 
   /**
@@ -279,6 +289,10 @@ public final class QueryApi implements AutoCloseable {
         commands(ex, query);
       } else if (path.equals("/api/alerts")) {
         alerts(ex, query);
+      } else if (path.equals("/api/allowlist")) {
+        allowlist(ex, query);
+      } else if (path.equals("/api/overview")) {
+        overview(ex, query);
       } else {
         send(ex, 404, error("no such endpoint"));
       }
@@ -347,10 +361,10 @@ public final class QueryApi implements AutoCloseable {
       it.forEachRemaining(kv -> events.add(Json.MAPPER.valueToTree(kv.value)));
     }
     out.put("omitted", s.events() - events.size());
-    List<String> allowed = s.role() == null ? null : roleHosts.apply(s.role());
-    if (allowed != null) {
+    Policy inForce = policy.get();
+    if (s.role() != null && inForce != null) {
       ArrayNode hosts = out.putArray("roleAllows");
-      allowed.forEach(hosts::add);
+      inForce.role(s.role()).hosts().forEach(h -> hosts.add(h.text()));
     }
     send(ex, 200, out);
   }
@@ -367,6 +381,78 @@ public final class QueryApi implements AutoCloseable {
     int limit = intParam(q, "limit", Answers.MAX_LIMIT);
     ListFilter filter = ListFilter.of(q);
     list(ex, "alerts", IndexLists.alerts(indexes(), filter, limit), AlertRow.class, ListFilter.ALERT_ORDER, limit);
+  }
+
+  /**
+   * Per role, the refused destinations of a range (default: the last 7 days) with their counts and
+   * risks ({@link Allowlist}): {@code role}, {@code agent} (a glob), {@code since} (an instant or a
+   * duration back from now, e.g. {@code 7d}), {@code until}, {@code limit} per role. Another
+   * instance is asked for its buckets, and every part is merged here.
+   */
+  private void allowlist(HttpExchange ex, Map<String, String> q) throws IOException {
+    Instant[] range = range(q, Duration.ofDays(7));
+    int limit = intParam(q, "limit", 50);
+    String role = blankToNull(q.get("role"));
+    String agent = blankToNull(q.get("agent"));
+    List<RoleHour> buckets = new ArrayList<>(Buckets.read(stores(DiscoverProcessor.ROLE_HOURS), range[0], range[1]));
+    if (Peers.forwarded(ex)) {
+      ObjectNode out = Json.MAPPER.createObjectNode();
+      out.set("buckets", Json.MAPPER.valueToTree(Buckets.encodeRoleHours(buckets)));
+      send(ex, 200, out);
+      return;
+    }
+    peers.fromOthers(ex, "buckets").forEach(b -> buckets.add(Buckets.roleHour(b.asText())));
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    out.put("since", range[0].toString()).put("until", range[1].toString());
+    out.set("roles", Json.MAPPER.valueToTree(Allowlist.suggest(buckets, policy.get(), role,
+        agent == null ? null : Glob.of(agent), range[0], range[1], limit)));
+    send(ex, 200, out);
+  }
+
+  /** The console's overview of a range (default: the last 24 hours; {@code top} of each list, default 10). */
+  private void overview(HttpExchange ex, Map<String, String> q) throws IOException {
+    Instant[] range = range(q, Duration.ofHours(24));
+    int top = intParam(q, "top", 10);
+    List<HourOverview> hours = new ArrayList<>(Buckets.read(stores(DiscoverProcessor.OVERVIEW), range[0], range[1]));
+    List<RoleHour> roleHours = new ArrayList<>(Buckets.read(stores(DiscoverProcessor.ROLE_HOURS), range[0], range[1]));
+    if (Peers.forwarded(ex)) {
+      ObjectNode out = Json.MAPPER.createObjectNode();
+      out.set("hours", Json.MAPPER.valueToTree(Buckets.encodeOverviews(hours)));
+      out.set("roleHours", Json.MAPPER.valueToTree(Buckets.encodeRoleHours(roleHours)));
+      send(ex, 200, out);
+      return;
+    }
+    for (JsonNode b : peers.fromOthers(ex, "hours")) {
+      hours.add(Buckets.overview(b.asText()));
+    }
+    // each peer is asked twice (once per field): the overview is read every 5 s at most, by a person
+    peers.fromOthers(ex, "roleHours").forEach(b -> roleHours.add(Buckets.roleHour(b.asText())));
+    send(ex, 200, Json.MAPPER.valueToTree(Overview.of(hours, roleHours, range[0], range[1], top)));
+  }
+
+  /** [since, until) from the query: an instant, or {@code since} as a duration back from now; at most 31 days. */
+  private static Instant[] range(Map<String, String> q, Duration dflt) {
+    Instant now = Instant.now();
+    Instant until = q.containsKey("until") ? instant(q.get("until"), "until") : now;
+    String since = blankToNull(q.get("since"));
+    Instant from = since == null ? until.minus(dflt)
+        : Durations.parse(since).map(now::minus).orElseGet(() -> instant(since, "since"));
+    if (!from.isBefore(until) || Duration.between(from, until).compareTo(Duration.ofDays(31)) > 0) {
+      throw new Answers.BadRequest("since must be before until, and at most 31 days before it");
+    }
+    return new Instant[] {from, until};
+  }
+
+  private static Instant instant(String v, String name) {
+    try {
+      return Instant.parse(v);
+    } catch (RuntimeException e) {
+      throw new Answers.BadRequest(name + " is an ISO-8601 instant (e.g. 2026-11-30T01:00:00Z) or a duration (7d, 24h)");
+    }
+  }
+
+  private static String blankToNull(String v) {
+    return v == null || v.isBlank() ? null : v;
   }
 
   /** This instance's rows and the other instances' ({@link Peers#fromOthers}), in {@code order}, the first {@code limit} under {@code field}. */
@@ -387,6 +473,17 @@ public final class QueryApi implements AutoCloseable {
    * index is still being built, makes the list 503: a list with a hole would look complete.
    */
   private List<ReadOnlyKeyValueStore<String, String>> indexes() {
+    List<ReadOnlyKeyValueStore<String, String>> out = stores(TimelineIndex.STORE);
+    for (ReadOnlyKeyValueStore<String, String> index : out) {
+      if (index.get(TimelineIndex.BUILT) == null) {
+        throw new IndexBuilding();
+      }
+    }
+    return out;
+  }
+
+  /** The store {@code name} of each partition this instance serves (one still restoring: a 503, never a part left out). */
+  private <V> List<ReadOnlyKeyValueStore<String, V>> stores(String name) {
     if (streams.state() != KafkaStreams.State.RUNNING) {
       throw new InvalidStateStoreException("state " + streams.state());
     }
@@ -397,14 +494,10 @@ public final class QueryApi implements AutoCloseable {
             .forEach(tp -> partitions.add(tp.partition()));
       }
     }
-    List<ReadOnlyKeyValueStore<String, String>> out = new ArrayList<>();
+    List<ReadOnlyKeyValueStore<String, V>> out = new ArrayList<>();
     for (int p : partitions) {
-      ReadOnlyKeyValueStore<String, String> index = streams.store(StoreQueryParameters.fromNameAndType(
-          TimelineIndex.STORE, QueryableStoreTypes.<String, String>keyValueStore()).withPartition(p));
-      if (index.get(TimelineIndex.BUILT) == null) {
-        throw new IndexBuilding();
-      }
-      out.add(index);
+      out.add(streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore())
+          .withPartition(p)));
     }
     return out;
   }

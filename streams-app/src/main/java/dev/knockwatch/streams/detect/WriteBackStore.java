@@ -16,6 +16,7 @@ import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.internals.CacheFlushListener;
@@ -32,9 +33,11 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * in the changelog. A task closed without a commit drops the objects with the store; its next owner
  * restores the underneath store from the changelog and reads it back.
  *
- * <p>Only the processor that owns it reads it: it is no queryable store.
+ * <p>Only the processor that owns it reads its objects. A {@link Queryable} one is also read by
+ * other threads (the query API, through interactive queries): their ranges read the store
+ * underneath, what the last commit wrote.
  */
-public final class WriteBackStore<V> implements StateStore, CachedStateStore<String, V> {
+public class WriteBackStore<V> implements StateStore, CachedStateStore<String, V> {
 
   private final KeyValueStore<String, V> underneath;
   private final Map<String, V> objects = new HashMap<>();
@@ -48,7 +51,44 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
   /** A builder of it over an in-memory store named {@code name}, with its changelog. */
   public static <V> StoreBuilder<WriteBackStore<V>> builder(String name, Serde<V> values) {
     return new Builder<>(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), values)
-        .withCachingDisabled());
+        .withCachingDisabled(), false);
+  }
+
+  /** The same, {@link Queryable}: interactive queries read its ranges as committed. */
+  public static <V> StoreBuilder<WriteBackStore<V>> queryableBuilder(String name, Serde<V> values) {
+    return new Builder<>(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), values)
+        .withCachingDisabled(), true);
+  }
+
+  /**
+   * A store whose key ranges another thread may read (the query API): from the in-memory store
+   * underneath, whose reads are thread-safe, so a reader sees each value as the last commit wrote
+   * it. Its {@link #get} stays the owning processor's (the objects): readers use {@link #range}.
+   */
+  public static final class Queryable<V> extends WriteBackStore<V> implements ReadOnlyKeyValueStore<String, V> {
+
+    Queryable(KeyValueStore<String, V> underneath) {
+      super(underneath);
+    }
+
+    @Override
+    public KeyValueIterator<String, V> range(String from, String to) {
+      return underneath().range(from, to);
+    }
+
+    @Override
+    public KeyValueIterator<String, V> all() {
+      return underneath().all();
+    }
+
+    @Override
+    public long approximateNumEntries() {
+      return underneath().approximateNumEntries();
+    }
+  }
+
+  KeyValueStore<String, V> underneath() {
+    return underneath;
   }
 
   /** The value of {@code key}; null when none. */
@@ -222,9 +262,11 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
   private static final class Builder<V> implements StoreBuilder<WriteBackStore<V>> {
 
     private StoreBuilder<KeyValueStore<String, V>> underneath;
+    private final boolean queryable;
 
-    Builder(StoreBuilder<KeyValueStore<String, V>> underneath) {
+    Builder(StoreBuilder<KeyValueStore<String, V>> underneath, boolean queryable) {
       this.underneath = underneath;
+      this.queryable = queryable;
     }
 
     /** Its own cache is the objects: Kafka's record cache would only add a copy. */
@@ -252,7 +294,7 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
 
     @Override
     public WriteBackStore<V> build() {
-      return new WriteBackStore<>(underneath.build());
+      return queryable ? new Queryable<>(underneath.build()) : new WriteBackStore<>(underneath.build());
     }
 
     @Override

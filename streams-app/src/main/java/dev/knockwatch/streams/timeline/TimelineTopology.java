@@ -6,6 +6,7 @@ import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
+import dev.knockwatch.streams.discover.DiscoverProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import java.time.Duration;
 import org.apache.kafka.common.serialization.Serde;
@@ -25,7 +26,8 @@ import org.apache.kafka.streams.state.Stores;
  * partition, whose RocksDB stores (each with its changelog) answer queries by command id.
  * <pre>
  * timeline-violations → timeline-exact-duplicates ─┐
- * timeline-alerts → alerts-by-command (repartition) ─┴→ merge → timeline (timeline-commands, timeline-events, timeline-index)
+ * timeline-alerts → alerts-by-command (repartition) ─┴→ merge ─┬→ timeline (timeline-commands, timeline-events, timeline-index)
+ *                                                                └→ discover (discover-role-hours, discover-overview)
  * </pre>
  */
 public final class TimelineTopology {
@@ -68,9 +70,12 @@ public final class TimelineTopology {
         .selectKey((k, a) -> a.commandId(), Named.as("timeline-alert-by-command"))
         .repartition(Repartitioned.with(Serdes.String(), ALERT_SERDE).withName("alerts-by-command"))
         .mapValues(a -> new TimelineInput(null, a), Named.as("timeline-alert-input"));
-    events.merge(alerts, Named.as("timeline-merge"))
-        .process(() -> new TimelineProcessor(policy, retention), Named.as("timeline"), TimelineProcessor.COMMANDS,
-            TimelineProcessor.EVENTS, TimelineIndex.STORE);
+    KStream<String, TimelineInput> merged = events.merge(alerts, Named.as("timeline-merge"));
+    merged.process(() -> new TimelineProcessor(policy, retention), Named.as("timeline"), TimelineProcessor.COMMANDS,
+        TimelineProcessor.EVENTS, TimelineIndex.STORE);
+    DiscoverProcessor.stores().forEach(b::addStateStore);
+    merged.process(() -> new DiscoverProcessor(policy, retention), Named.as("discover"), DiscoverProcessor.ROLE_HOURS,
+        DiscoverProcessor.OVERVIEW);
     Topology t = b.build();
     DetectionTopology.addPolicyStore(t);
     return t;
