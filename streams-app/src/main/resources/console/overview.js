@@ -21,11 +21,19 @@ function seriesLabel(name) {
   return kind + ' · ' + cls;
 }
 
+// an agent-written name in a list cell: at most 120 characters shown, the whole in its tooltip
+function bounded(td, text) {
+  const t = text == null ? '-' : String(text);
+  td.textContent = t.length > 120 ? t.slice(0, 120) + '…' : t;
+  if (t.length > 120) { td.title = t; }
+  return td;
+}
+
 function link(td, text, href) {
   td.textContent = '';
   const a = document.createElement('a');
   a.href = href;
-  a.textContent = text;
+  bounded(a, text);
   td.appendChild(a);
 }
 
@@ -124,7 +132,7 @@ async function overviewView(quiet) {
     summaryOf(o);
     rows($('o-agents'), o.agents || [], (tr, a) => { link(cell(tr, ''), a.name, alertsLink({ agent: a.name })); cell(tr, a.count); });
     rows($('o-hosts'), o.hosts || [], (tr, h) => {
-      cell(tr, h.target);
+      bounded(cell(tr, ''), h.target);
       link(cell(tr, ''), h.role, '#' + new URLSearchParams({ view: 'discover', role: h.role }).toString());
       cell(tr, h.refusals); cell(tr, h.commands);
     });
@@ -187,7 +195,7 @@ async function discoverView(p) {
       table.tHead.appendChild(head);
       rows(table, r.hosts || [], (tr, x) => {
         if (!x.proposed) { tr.className = 'never'; }
-        cell(tr, x.target); cell(tr, x.proposed ? (x.inRole ? 'in the role already' : 'yes') : 'never', 'short');
+        bounded(cell(tr, ''), x.target); cell(tr, x.proposed ? (x.inRole ? 'in the role already' : 'yes') : 'never', 'short');
         cell(tr, x.commands); cell(tr, x.tasks); cell(tr, x.agents); cell(tr, x.refusals);
         when(cell(tr, ''), x.firstSeen); when(cell(tr, ''), x.lastSeen); risks(cell(tr, ''), x);
       });

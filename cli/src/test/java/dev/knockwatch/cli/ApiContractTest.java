@@ -46,7 +46,8 @@ class ApiContractTest {
   static final String CMD = "ApiContractTestCommand1";
   /** Statuses the document names that no request can make on demand. */
   static final Set<String> NOT_ON_DEMAND = Set.of("GET /api/v1/commands/{commandId} 503",
-      "GET /api/v1/commands 503", "GET /api/v1/alerts 503"); // a rebalance, or an index built after an upgrade
+      "GET /api/v1/commands 503", "GET /api/v1/alerts 503", "GET /api/v1/allowlist 503", "GET /api/v1/overview 503");
+      // a rebalance, or an index built after an upgrade
   static final HttpClient HTTP = HttpClient.newHttpClient();
 
   @TempDir Path dir;
@@ -95,6 +96,12 @@ class ApiContractTest {
       answers.put("GET /api/v1/alerts 200", send("GET", "/api/v1/alerts?status=firing", TOKEN, null));
       answers.put("GET /api/v1/alerts 400", send("GET", "/api/v1/alerts?status=maybe", TOKEN, null));
       answers.put("GET /api/v1/alerts 401", send("GET", "/api/v1/alerts", null, null));
+      answers.put("GET /api/v1/allowlist 200", send("GET", "/api/v1/allowlist?since=7d&role=ci", TOKEN, null));
+      answers.put("GET /api/v1/allowlist 400", send("GET", "/api/v1/allowlist?since=a-while", TOKEN, null));
+      answers.put("GET /api/v1/allowlist 401", send("GET", "/api/v1/allowlist", null, null));
+      answers.put("GET /api/v1/overview 200", send("GET", "/api/v1/overview?since=24h", TOKEN, null));
+      answers.put("GET /api/v1/overview 400", send("GET", "/api/v1/overview?top=0", TOKEN, null));
+      answers.put("GET /api/v1/overview 401", send("GET", "/api/v1/overview", "wrong", null));
       HttpResponse<String> created = send("POST", "/api/v1/silences", TOKEN,
           "{\"matchers\":{\"commandId\":\"" + CMD + "\"},\"duration\":\"PT1H\",\"comment\":\"contract\"}");
       answers.put("POST /api/v1/silences 201", created);

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.cli.Knockwatch;
 import dev.knockwatch.cli.UsageException;
@@ -42,8 +43,10 @@ import picocli.CommandLine.Option;
 
 @Command(name = "query", mixinStandardHelpOptions = true,
     description = {"Latency of GET /api/commands/{id} with N commands in the timeline store: loads N commands (one",
-        "event each, an alert for one in a hundred, a fifth of those firing) through the timeline app, then times random queries one after another, and the two lists",
-        "the console reads every 5 s (GET /api/v1/commands?limit=50, GET /api/v1/alerts?status=firing)."})
+        "event each, spread over the last 6 days, each refused one of 2,000 hosts; an alert for one in a hundred, a fifth",
+        "of those firing) through the timeline app, then times random queries one after another, the two lists",
+        "the console reads every 5 s (GET /api/v1/commands?limit=50, GET /api/v1/alerts?status=firing), the",
+        "overview (GET /api/v1/overview, the last 24 h) and allowlist discovery (GET /api/v1/allowlist, 7 days)."})
 final class QueryBench implements Callable<Integer> {
 
   @Mixin Report report;
@@ -58,6 +61,12 @@ final class QueryBench implements Callable<Integer> {
       description = "Requests of each list endpoint to time, after 3 not counted (default: ${DEFAULT-VALUE}).")
   int listQueries;
 
+  /** The host command {@code i} was refused: one of 2,000, some far more often than others. */
+  static String host(int i) {
+    int h = (int) ((long) i * i % 2000);
+    return "h" + h + ".bench.example";
+  }
+
   static String id(int i) {
     return String.format("BenchQueryCommand%05d", i);
   }
@@ -71,13 +80,16 @@ final class QueryBench implements Callable<Integer> {
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
       broker.createTopics();
       long t0 = System.nanoTime();
-      Instant base = Instant.parse("2026-11-30T00:00:00Z");
+      // spread over the 6 days before now (the broker's default retention, 7 days, would delete older
+      // records at once), so that discovery's 7 days read 144 hours' buckets
+      Instant base = Instant.now().minus(Duration.ofDays(6)).truncatedTo(java.time.temporal.ChronoUnit.HOURS);
+      long spacing = Math.max(1, Duration.ofDays(6).toMillis() / commands);
       try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
         for (int i = 0; i < commands; i++) {
           sink.publish(ViolationEvent.builder().eventId("q" + i).commandId(id(i))
               .agentId("ci-runner-" + (i % 100)).source(Source.SRT_VIOLATION)
-              .kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
-              .reason("host is not on the allow list").observedAt(base.plusMillis(i)).ingestedAt(base).build());
+              .kind(Kind.NETWORK).action("network-outbound").host(host(i)).port(443)
+              .reason("host is not on the allow list").observedAt(base.plusMillis(i * spacing)).ingestedAt(base).build());
         }
         sink.flush();
       }
@@ -86,7 +98,7 @@ final class QueryBench implements Callable<Integer> {
       try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
           broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
         for (int i = 0; i < commands; i += 100, alerts++) {
-          Instant at = base.plusMillis(i);
+          Instant at = base.plusMillis(i * spacing);
           Alert a = new Alert(Alert.fingerprintOf("bench-rule", id(i)), "bench-rule",
               alerts % 2 == 0 ? Alert.Severity.PAGE : Alert.Severity.WARNING,
               alerts % 5 == 0 ? Alert.Status.FIRING : Alert.Status.RESOLVED, id(i), "ci-runner-" + (i % 100), null,
@@ -141,10 +153,14 @@ final class QueryBench implements Callable<Integer> {
             {"listAlerts", "/api/v1/alerts?status=firing&probes=false&limit=500"},
             {"listAgentCommands", "/api/v1/commands?limit=50&agent=ci-runner-7"},
             {"listResolvedInRange", "/api/v1/alerts?status=resolved&limit=500&since="
-                + base.plusMillis(commands / 2) + "&until=" + base.plusMillis(commands / 2 + 60_000)}}) {
+                + base.plusMillis(commands / 2 * spacing) + "&until=" + base.plusMillis(commands / 2 * spacing + 60_000)},
+            {"overview", "/api/v1/overview?since=24h"},
+            {"allowlistRole", "/api/v1/allowlist?since=7d&role=" + Policy.DEFAULT_ROLE},
+            {"allowlistAll", "/api/v1/allowlist?since=7d&limit=1000"}}) {
           List<Long> listMicros = new ArrayList<>();
           int rows = 0;
-          for (int q = -3; q < listQueries; q++) {
+          int timed = list[0].startsWith("allowlist") || list[0].equals("overview") ? Math.max(listQueries, 100) : listQueries;
+          for (int q = -3; q < timed; q++) {
             HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + list[1]))
                 .header("Authorization", "Bearer " + token).GET().build();
             long s0 = System.nanoTime();
@@ -155,7 +171,10 @@ final class QueryBench implements Callable<Integer> {
             if (q >= 0) {
               listMicros.add((System.nanoTime() - s0) / 1000);
             }
-            rows = Json.MAPPER.readTree(r.body()).path(list[1].contains("/alerts") ? "alerts" : "commands").size();
+            JsonNode body = Json.MAPPER.readTree(r.body());
+            rows = list[1].contains("/allowlist") ? body.path("roles").path(0).path("hosts").size()
+                : list[1].contains("/overview") ? body.path("minutes").asInt()
+                : body.path(list[1].contains("/alerts") ? "alerts" : "commands").size();
           }
           Collections.sort(listMicros);
           result.put(list[0] + "P50Ms", Stats.percentile(listMicros, 50) / 1000.0);

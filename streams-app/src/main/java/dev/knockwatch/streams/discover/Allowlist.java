@@ -144,7 +144,7 @@ public final class Allowlist {
       risks.add(new Risk("in-role", "roles.yaml allows it already: the sandbox's own allowlist lags (config drift)"));
     }
     return new Host(t.target(), h, port, t.refusals, commands, t.tasks.estimate(), t.agents.estimate(),
-        List.copyOf(t.agentNames), Instant.ofEpochMilli(t.firstSeen), Instant.ofEpochMilli(t.lastSeen),
+        t.agentNames.stream().sorted().toList(), Instant.ofEpochMilli(t.firstSeen), Instant.ofEpochMilli(t.lastSeen),
         cls == null ? null : cls.wireName(), inRole, proposed, List.copyOf(risks));
   }
 

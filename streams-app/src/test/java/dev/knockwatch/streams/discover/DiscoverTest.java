@@ -182,6 +182,30 @@ class DiscoverTest {
   }
 
   @Test
+  void anHourTheAgentStampedFarAheadOrBehindIsCountedNowSoBucketsStayBounded() {
+    for (int i = 0; i < 200; i++) {
+      Instant at = i % 2 == 0 ? Instant.parse("2999-01-01T00:00:00Z").plus(Duration.ofHours(i))
+          : Instant.parse("1971-01-01T00:00:00Z").plus(Duration.ofHours(i));
+      violations.pipeInput("StampedCommand00000001", Sanitize.event(ViolationEvent.builder().eventId("t" + i)
+          .commandId("StampedCommand00000001").agentId("ci-runner-1").source(Source.SRT_VIOLATION).kind(Kind.NETWORK)
+          .action("network-outbound").host("stamped.example").port(443).observedAt(at).build()), at);
+    }
+    List<String> keys = new java.util.ArrayList<>();
+    ReadOnlyKeyValueStore<String, RoleHour> store = store(DiscoverProcessor.ROLE_HOURS);
+    store.all().forEachRemaining(kv -> keys.add(kv.key));
+    long now = Math.floorDiv(T0.plusSeconds(3600).toEpochMilli(), DiscoverProcessor.HOUR_MS);
+    assertThat(keys).containsExactly(DiscoverProcessor.roleHourKey(now, "ci"));
+    ReadOnlyKeyValueStore<String, HourOverview> hours = store(DiscoverProcessor.OVERVIEW);
+    List<String> hourKeys = new java.util.ArrayList<>();
+    hours.all().forEachRemaining(kv -> hourKeys.add(kv.key));
+    assertThat(hourKeys).containsExactly(DiscoverProcessor.hourKey(now));
+    // past the retention (30 days here), the sweep removes them
+    driver.advanceWallClockTime(Duration.ofDays(31));
+    assertThat(store.all().hasNext()).isFalse();
+    assertThat(hours.all().hasNext()).isFalse();
+  }
+
+  @Test
   void hostileHostsAreKeptBoundedAndNeverProposedUnlessTheyAreNames() {
     Random r = new Random(48);
     String[] pieces = {"\u202e", "\u0000", "\ud800", "<img src=x onerror=alert(1)>", "*", " ", "..", "\n", "ÿ", "a"};

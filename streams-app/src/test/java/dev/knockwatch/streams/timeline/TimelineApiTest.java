@@ -286,6 +286,41 @@ class TimelineApiTest {
     }
   }
 
+  /**
+   * Discovery and the overview merge both instances' buckets, each asked of the other: either
+   * instance gives the same answer, every refusal counted once, the probe's left out.
+   */
+  @Test
+  void discoveryAndTheOverviewGatherBothInstancesBuckets() throws Exception {
+    String range = "since=" + T0.minusSeconds(3600) + "&until=" + T0.plusSeconds(86_400);
+    List<JsonNode> answers = new ArrayList<>();
+    for (QueryApi api : apis) {
+      Instant deadline = Instant.now().plusSeconds(90);
+      JsonNode evil;
+      do {
+        JsonNode roles = await(api, "/api/v1/allowlist?" + range).get("roles");
+        evil = null;
+        for (JsonNode h : roles.path(0).path("hosts")) {
+          evil = h.path("target").asText().equals("evil.example:443") ? h : evil;
+        }
+        if (evil != null && evil.path("refusals").asLong() == 45) {
+          assertThat(roles).hasSize(1); // every agent's role is the default; the probe's refusal is left out
+          answers.add(roles);
+          break;
+        }
+        Thread.sleep(200);
+      } while (Instant.now().isBefore(deadline));
+      assertThat(evil).as("evil.example:443, its 45 refusals from 23 commands of both instances").isNotNull();
+      assertThat(evil.path("refusals").asLong()).isEqualTo(45);
+      assertThat(evil.path("commands").asLong()).isBetween(12L, 46L); // 23, estimated past the sketch's 15 exact
+      assertThat(evil.path("agents").asLong()).isEqualTo(2);
+      JsonNode overview = await(api, "/api/v1/overview?" + range);
+      assertThat(overview.path("refusals").asLong()).isEqualTo(48);
+      assertThat(overview.path("agents").toString()).contains("ci-runner-0", "ci-runner-1").doesNotContain("knockwatch-limit");
+    }
+    assertThat(answers.get(0)).isEqualTo(answers.get(1));
+  }
+
   @Test
   void eachInstanceHoldsSomeOfTheCommands() {
     long local = apps.get(0).streams().metadataForLocalThreads().stream()
