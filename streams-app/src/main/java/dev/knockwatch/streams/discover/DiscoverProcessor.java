@@ -10,7 +10,9 @@ import dev.knockwatch.streams.detect.WriteBackStore;
 import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;
+import dev.knockwatch.streams.timeline.CommandSummary;
 import dev.knockwatch.streams.timeline.TimelineInput;
+import dev.knockwatch.streams.timeline.TimelineProcessor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +21,7 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 
 /**
@@ -29,7 +32,9 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * what the last commit wrote. An hour is the refusal's observed time, clamped to the last
  * {@code retention} and no later than five minutes ahead of this clock (the agent writes the
  * timestamp: a far past or future hour would be a bucket nobody sweeps). Buckets older than the
- * retention are removed every ten minutes. Knockwatch's own probes are left out.
+ * retention are removed every ten minutes. Knockwatch's own probes are left out. An alert counts
+ * once, when its command's timeline does not hold it yet: this processor runs before the timeline's,
+ * on the same records, and reads its commands store.
  */
 public final class DiscoverProcessor implements Processor<String, TimelineInput, Void, Void> {
 
@@ -43,6 +48,7 @@ public final class DiscoverProcessor implements Processor<String, TimelineInput,
   private ProcessorContext<Void, Void> context;
   private WriteBackStore<RoleHour> roleHours;
   private WriteBackStore<HourOverview> overview;
+  private ReadOnlyKeyValueStore<String, CommandSummary> commands;
   private PolicyView view;
 
   public DiscoverProcessor(Policy policy, Duration retention) {
@@ -70,6 +76,7 @@ public final class DiscoverProcessor implements Processor<String, TimelineInput,
     this.context = context;
     this.roleHours = context.getStateStore(ROLE_HOURS);
     this.overview = context.getStateStore(OVERVIEW);
+    this.commands = context.getStateStore(TimelineProcessor.COMMANDS);
     this.view = PolicyView.of(policy, context);
     context.schedule(Duration.ofMinutes(10), PunctuationType.WALL_CLOCK_TIME, this::sweep);
   }
@@ -84,7 +91,11 @@ public final class DiscoverProcessor implements Processor<String, TimelineInput,
     if (in.event() != null) {
       event(record.key(), in.event(), clamp(record.timestamp(), now));
     } else if (in.alert() != null) {
-      alert(in.alert(), now);
+      // a new alert of its command: the timeline (which this processor runs before) has not seen it
+      CommandSummary s = commands.get(record.key());
+      if (s == null || s.alerts() == null || !s.alerts().containsKey(in.alert().fingerprint())) {
+        alert(in.alert(), now);
+      }
     }
   }
 
@@ -139,9 +150,7 @@ public final class DiscoverProcessor implements Processor<String, TimelineInput,
       o = new HourOverview(hour);
     }
     String rule = Sanitize.text(String.valueOf(a.rule()), Sanitize.MAX_WORD_CHARS);
-    if (!o.alerted(a.fingerprint(), rule, a.severity() == null ? "none" : a.severity().name().toLowerCase(Locale.ROOT))) {
-      return; // counted already: an update of the same alert
-    }
+    o.alerted(rule, a.severity() == null ? "none" : a.severity().name().toLowerCase(Locale.ROOT));
     overview.put(hourKey(hour), o);
     if (a.host() != null && !a.host().isEmpty()) {
       String key = roleHourKey(hour, roleOf(a.role(), a.agentId()));

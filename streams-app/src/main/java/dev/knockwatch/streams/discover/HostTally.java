@@ -22,6 +22,7 @@ final class HostTally {
   final String host;
   /** -1: the refusal named no port. */
   final int port;
+  private final String target;
   AddressClass addressClass;
   long refusals;
   long firstSeen;
@@ -41,6 +42,7 @@ final class HostTally {
       Kmv commands, Kmv tasks, Kmv agents, List<String> agentNames, List<String> alertRules) {
     this.host = host;
     this.port = port;
+    this.target = target(host, port);
     this.addressClass = addressClass;
     this.refusals = refusals;
     this.firstSeen = firstSeen;
@@ -61,7 +63,7 @@ final class HostTally {
   }
 
   String target() {
-    return target(host, port);
+    return target;
   }
 
   void refused(long at, String commandId, String task, String agent, AddressClass cls) {
@@ -128,7 +130,12 @@ final class HostTally {
     Varints.write(out, firstSeen);
     Varints.write(out, lastSeen);
     commands.write(out);
-    tasks.write(out);
+    // a refusal with no task is its command's task: then the sketches are the same, written once
+    boolean sameTasks = tasks.sameAs(commands);
+    out.writeBoolean(sameTasks);
+    if (!sameTasks) {
+      tasks.write(out);
+    }
     agents.write(out);
     strings.writeList(out, agentNames);
     strings.writeList(out, alertRules);
@@ -145,7 +152,7 @@ final class HostTally {
     long first = Varints.read(in);
     long last = Varints.read(in);
     Kmv commands = Kmv.read(in);
-    Kmv tasks = Kmv.read(in);
+    Kmv tasks = in.readBoolean() ? commands.copy() : Kmv.read(in);
     Kmv agents = Kmv.read(in);
     List<String> names = strings.readList(in);
     List<String> rules = strings.readList(in);

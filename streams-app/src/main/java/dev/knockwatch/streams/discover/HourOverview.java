@@ -5,26 +5,23 @@ import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * One hour of the console's overview (of one partition): refusals per minute by kind and address
  * class, the agents refused most, and the alerts first seen in the hour by rule and severity.
  * Bounded: at most {@value #MAX_SERIES} kind/class series, {@value #MAX_AGENTS} agents (a new one
  * takes the place only of an agent refused once; else it is counted in {@link #otherAgents}),
- * {@value #MAX_RULES} rules (the rest under {@value #OTHER}), and {@value #MAX_FINGERPRINTS} alert
- * fingerprints remembered so that an alert's updates count once.
+ * {@value #MAX_RULES} rules (the rest under {@value #OTHER}). An alert is counted at its first
+ * sighting ({@link DiscoverProcessor} asks its command's timeline), so its updates count nothing.
  */
 public final class HourOverview {
 
   static final int MAX_SERIES = 64;
   static final int MAX_AGENTS = 32;
   static final int MAX_RULES = 64;
-  static final int MAX_FINGERPRINTS = 4096;
   static final String OTHER = "(other)";
 
   final long hour;
@@ -34,22 +31,19 @@ public final class HourOverview {
   long otherAgents;
   final Map<String, Long> rules;
   final Map<String, Long> severities;
-  final Set<Long> fingerprints;
 
   HourOverview(long hour) {
-    this(hour, new LinkedHashMap<>(), new LinkedHashMap<>(), 0, new LinkedHashMap<>(), new LinkedHashMap<>(),
-        new HashSet<>());
+    this(hour, new LinkedHashMap<>(), new LinkedHashMap<>(), 0, new LinkedHashMap<>(), new LinkedHashMap<>());
   }
 
   private HourOverview(long hour, Map<String, long[]> perMinute, Map<String, Long> agents, long otherAgents,
-      Map<String, Long> rules, Map<String, Long> severities, Set<Long> fingerprints) {
+      Map<String, Long> rules, Map<String, Long> severities) {
     this.hour = hour;
     this.perMinute = perMinute;
     this.agents = agents;
     this.otherAgents = otherAgents;
     this.rules = rules;
     this.severities = severities;
-    this.fingerprints = fingerprints;
   }
 
   void refused(int minute, String series, String agent) {
@@ -69,32 +63,32 @@ public final class HourOverview {
     }
     Long n = agents.get(agent);
     if (n == null && agents.size() >= MAX_AGENTS) {
-      String once = agents.entrySet().stream().filter(e -> e.getValue() <= 1).map(Map.Entry::getKey).findFirst()
-          .orElse(null);
+      String once = null;
+      for (Map.Entry<String, Long> e : agents.entrySet()) {
+        if (e.getValue() <= 1) {
+          once = e.getKey();
+          break;
+        }
+      }
+      otherAgents++;
       if (once == null) {
-        otherAgents++;
         return;
       }
       agents.remove(once);
-      otherAgents++;
     }
     agents.merge(agent, 1L, Long::sum);
   }
 
-  /** Counts an alert once per fingerprint: false when it was counted (or when the hour remembers too many). */
-  boolean alerted(String fingerprint, String rule, String severity) {
-    if (fingerprints.size() >= MAX_FINGERPRINTS || !fingerprints.add(Kmv.hash(fingerprint))) {
-      return false;
-    }
+  /** Counts a new alert. */
+  void alerted(String rule, String severity) {
     String r = rules.containsKey(rule) || rules.size() < MAX_RULES ? rule : OTHER;
     rules.merge(r, 1L, Long::sum);
     severities.merge(severity, 1L, Long::sum);
-    return true;
   }
 
   static final Serde SERDE = new Serde();
 
-  /** Version 1: hour, the series (name, 60 counts), agents, others, rules, severities, fingerprints. */
+  /** Version 1: hour, the series (name, 60 counts), agents, others, rules, severities. */
   static final class Serde extends VersionedBinarySerde<HourOverview> {
     private static final byte V1 = 1;
 
@@ -104,7 +98,7 @@ public final class HourOverview {
 
     @Override
     protected byte[] encode(HourOverview v) {
-      return StateStrings.writeValue(V1, 256 + v.perMinute.size() * 80 + v.fingerprints.size() * 8, (out, strings) -> {
+      return StateStrings.writeValue(V1, 256 + v.perMinute.size() * 80, (out, strings) -> {
         Varints.write(out, v.hour);
         Varints.write(out, v.perMinute.size());
         for (Map.Entry<String, long[]> e : v.perMinute.entrySet()) {
@@ -117,10 +111,6 @@ public final class HourOverview {
         Varints.write(out, v.otherAgents);
         strings.writeCounts(out, v.rules);
         strings.writeCounts(out, v.severities);
-        Varints.write(out, v.fingerprints.size());
-        for (long f : v.fingerprints) {
-          out.writeLong(f);
-        }
       });
     }
 
@@ -145,15 +135,10 @@ public final class HourOverview {
         long other = Varints.read(in);
         Map<String, Long> rules = strings.readCounts(in);
         Map<String, Long> severities = strings.readCounts(in);
-        int f = Varints.readInt(in, 0);
-        if (agents == null || rules == null || severities == null || f > MAX_FINGERPRINTS) {
+        if (agents == null || rules == null || severities == null) {
           throw new IOException("not an hour overview");
         }
-        Set<Long> fingerprints = new HashSet<>(f * 2);
-        for (int i = 0; i < f; i++) {
-          fingerprints.add(in.readLong());
-        }
-        return new HourOverview(hour, perMinute, agents, other, rules, severities, fingerprints);
+        return new HourOverview(hour, perMinute, agents, other, rules, severities);
       }, V1);
     }
   }

@@ -62,11 +62,34 @@ final class Kmv {
     return true;
   }
 
-  /** Adds every name of {@code other}. */
+  /** Adds every name of {@code other}: the two sorted lists merged, the K smallest kept. */
   void merge(Kmv other) {
-    for (int i = 0; i < other.n; i++) {
-      addHash(other.hashes[i]);
+    if (other.n == 0) {
+      return;
     }
+    long[] out = new long[Math.min(K, n + other.n)];
+    int i = 0;
+    int j = 0;
+    int m = 0;
+    while (m < out.length && (i < n || j < other.n)) {
+      long next;
+      if (j >= other.n || i < n && Long.compareUnsigned(hashes[i], other.hashes[j]) <= 0) {
+        next = hashes[i++];
+        if (j < other.n && other.hashes[j] == next) {
+          j++;
+        }
+      } else {
+        next = other.hashes[j++];
+      }
+      out[m++] = next;
+    }
+    hashes = out;
+    n = m;
+  }
+
+  /** Whether both hold the same names (a task sketch that is its commands', for a value's bytes). */
+  boolean sameAs(Kmv other) {
+    return n == other.n && java.util.Arrays.equals(hashes, 0, n, other.hashes, 0, n);
   }
 
   /** Distinct names: exact below K, else (K-1) over the K-th smallest hash as a fraction of 2^64. */

@@ -26,8 +26,8 @@ import org.apache.kafka.streams.state.Stores;
  * partition, whose RocksDB stores (each with its changelog) answer queries by command id.
  * <pre>
  * timeline-violations → timeline-exact-duplicates ─┐
- * timeline-alerts → alerts-by-command (repartition) ─┴→ merge ─┬→ timeline (timeline-commands, timeline-events, timeline-index)
- *                                                                └→ discover (discover-role-hours, discover-overview)
+ * timeline-alerts → alerts-by-command (repartition) ─┴→ merge ─┬→ discover (discover-role-hours, discover-overview; reads timeline-commands)
+ *                                                                └→ timeline (timeline-commands, timeline-events, timeline-index)
  * </pre>
  */
 public final class TimelineTopology {
@@ -71,11 +71,12 @@ public final class TimelineTopology {
         .repartition(Repartitioned.with(Serdes.String(), ALERT_SERDE).withName("alerts-by-command"))
         .mapValues(a -> new TimelineInput(null, a), Named.as("timeline-alert-input"));
     KStream<String, TimelineInput> merged = events.merge(alerts, Named.as("timeline-merge"));
-    merged.process(() -> new TimelineProcessor(policy, retention), Named.as("timeline"), TimelineProcessor.COMMANDS,
-        TimelineProcessor.EVENTS, TimelineIndex.STORE);
+    // discovery first: it asks the commands store whether an alert is new, before the timeline adds it
     DiscoverProcessor.stores().forEach(b::addStateStore);
     merged.process(() -> new DiscoverProcessor(policy, retention), Named.as("discover"), DiscoverProcessor.ROLE_HOURS,
-        DiscoverProcessor.OVERVIEW);
+        DiscoverProcessor.OVERVIEW, TimelineProcessor.COMMANDS);
+    merged.process(() -> new TimelineProcessor(policy, retention), Named.as("timeline"), TimelineProcessor.COMMANDS,
+        TimelineProcessor.EVENTS, TimelineIndex.STORE);
     Topology t = b.build();
     DetectionTopology.addPolicyStore(t);
     return t;
