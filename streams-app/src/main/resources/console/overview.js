@@ -157,7 +157,7 @@ function risks(td, h) {
 
 async function discoverView(p) {
   const role = p.get('role') || '';
-  const since = ['24h', '7d', '31d'].includes(p.get('since')) ? p.get('since') : '7d';
+  const since = ['24h', '7d', '8d'].includes(p.get('since')) ? p.get('since') : '7d';
   $('d-since').value = since;
   try {
     const q = new URLSearchParams({ since, limit: '100' });

@@ -53,7 +53,7 @@ final class AllowlistCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true) Scope scope = new Scope();
 
     @Option(names = "--since", paramLabel = "DURATION", defaultValue = "7d",
-        description = "How far back (default: ${DEFAULT-VALUE}; at most 31d).")
+        description = "How far back (default: ${DEFAULT-VALUE}; at most 8d, what the aggregate keeps).")
     String since;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "roles",

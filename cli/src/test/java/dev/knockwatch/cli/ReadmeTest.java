@@ -32,7 +32,9 @@ class ReadmeTest {
           + " module's tests run the receivers against local stand-ins",
       "(cd probes/srt-bridge && npm ci)", "./knockwatch test runs it before any test (need_test_packages)",
       "mkdir -p var/logs var/rsyslog", "ShipperFirstRunTest runs it verbatim (the real rsyslog as rsyslogd) beside"
-          + " up --raw-topic, then the \"Try it\" block, and awaits both alerts");
+          + " up --raw-topic, then the \"Try it\" block, and awaits both alerts",
+      "mkdir -p var/logs/ci-runner-2", "DiscoverJourneyTest runs it verbatim beside up, after \"Try it\"",
+      "./knockwatch allowlist suggest", "DiscoverJourneyTest runs it verbatim and checks the narrow list it prints");
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 

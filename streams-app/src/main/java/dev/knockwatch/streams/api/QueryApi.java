@@ -430,15 +430,15 @@ public final class QueryApi implements AutoCloseable {
     send(ex, 200, Json.MAPPER.valueToTree(Overview.of(hours, roleHours, range[0], range[1], top)));
   }
 
-  /** [since, until) from the query: an instant, or {@code since} as a duration back from now; at most 31 days. */
+  /** [since, until) from the query: an instant, or {@code since} as a duration back from now; at most the buckets' 8 days. */
   private static Instant[] range(Map<String, String> q, Duration dflt) {
     Instant now = Instant.now();
     Instant until = q.containsKey("until") ? instant(q.get("until"), "until") : now;
     String since = blankToNull(q.get("since"));
     Instant from = since == null ? until.minus(dflt)
         : Durations.parse(since).map(now::minus).orElseGet(() -> instant(since, "since"));
-    if (!from.isBefore(until) || Duration.between(from, until).compareTo(Duration.ofDays(31)) > 0) {
-      throw new Answers.BadRequest("since must be before until, and at most 31 days before it");
+    if (!from.isBefore(until) || Duration.between(from, until).compareTo(DiscoverProcessor.MAX_RETENTION) > 0) {
+      throw new Answers.BadRequest("since must be before until, and at most 8 days before it (what discovery keeps)");
     }
     return new Instant[] {from, until};
   }

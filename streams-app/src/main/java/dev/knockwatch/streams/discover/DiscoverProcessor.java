@@ -32,7 +32,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * what the last commit wrote. An hour is the refusal's observed time, clamped to the last
  * {@code retention} and no later than five minutes ahead of this clock (the agent writes the
  * timestamp: a far past or future hour would be a bucket nobody sweeps). Buckets older than the
- * retention are removed every ten minutes. Knockwatch's own probes are left out. An alert counts
+ * retention (at most {@link #MAX_RETENTION}) are removed every ten minutes. Knockwatch's own probes are left out. An alert counts
  * once, when its command's timeline does not hold it yet: this processor runs before the timeline's,
  * on the same records, and reads its commands store.
  */
@@ -42,6 +42,11 @@ public final class DiscoverProcessor implements Processor<String, TimelineInput,
   public static final String OVERVIEW = "discover-overview";
   static final long HOUR_MS = Duration.ofHours(1).toMillis();
   static final long AHEAD_MS = Duration.ofMinutes(5).toMillis();
+  /**
+   * How long the buckets are kept: a week and a day, whatever the timeline keeps (its commands, 30
+   * days by default). At the bound, a role's hours of one partition hold at most 192 × 48 destinations.
+   */
+  public static final Duration MAX_RETENTION = Duration.ofDays(8);
 
   private final Policy policy;
   private final Duration retention;
@@ -53,7 +58,7 @@ public final class DiscoverProcessor implements Processor<String, TimelineInput,
 
   public DiscoverProcessor(Policy policy, Duration retention) {
     this.policy = policy;
-    this.retention = retention;
+    this.retention = retention.compareTo(MAX_RETENTION) < 0 ? retention : MAX_RETENTION;
   }
 
   public static List<StoreBuilder<?>> stores() {
