@@ -126,17 +126,6 @@ class BenchLauncherTest {
   }
 
   @Test
-  void benchQueryTimesTheTimelineTheListsTheOverviewAndDiscovery() throws Exception {
-    JsonNode r = run("query", "bench", "query", "--commands", "500", "--week-hours", "2", "--queries", "5",
-        "--list-queries", "1", "--json");
-    assertThat(r.path("weekRefusals").asInt()).isEqualTo(2 * 400);
-    assertThat(r.path("p99Ms").asDouble()).isPositive();
-    assertThat(r.path("overviewRows").asInt()).isBetween(24 * 60, 24 * 60 + 1); // a count a minute over 24 h
-    assertThat(r.path("allowlistRoleRows").asInt()).isEqualTo(50); // the role's 50 most needed of 2,000 hosts
-    assertThat(r.path("allowlistRoleP99Ms").asDouble()).isPositive();
-  }
-
-  @Test
   void aBenchWithoutWorkIsAUsageError() throws Exception {
     try (Launched bench = Launched.start(checkout, dir.resolve("usage"), Map.of(), "bench", "ingest", "--lines", "0")) {
       assertThat(bench.awaitExit(Duration.ofMinutes(1))).isEqualTo(Knockwatch.USAGE);
