@@ -99,7 +99,7 @@ public final class CommandText {
       why = "names the cloud metadata service " + host;
     } else if (literal) {
       why = "names the IP literal " + host;
-    } else if (HostClassifier.SHORTENERS.contains(host)) {
+    } else if (dev.knockwatch.events.KnownHosts.SHORTENERS.contains(host)) {
       why = "names the URL shortener " + host;
     } else if (isUrl && (noProxy || socks)) {
       why = null;

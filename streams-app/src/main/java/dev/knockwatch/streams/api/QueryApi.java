@@ -15,17 +15,9 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.knockwatch.events.CommandId;
-import dev.knockwatch.events.Durations;
-import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.discover.Allowlist;
-import dev.knockwatch.streams.discover.Buckets;
-import dev.knockwatch.streams.discover.DiscoverProcessor;
-import dev.knockwatch.streams.discover.HourOverview;
-import dev.knockwatch.streams.discover.Overview;
-import dev.knockwatch.streams.discover.RoleHour;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.timeline.CommandSummary;
 import dev.knockwatch.streams.timeline.TimelineIndex;
@@ -44,7 +36,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -79,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * instance's part. This class routes the requests, checks the token and reads the stores; the
  * rest is by concern: {@link Peers} (a command another instance owns, a list's other parts),
  * {@link ConsoleFiles} (the console's static files at {@code /}), {@link Health} ({@code /-/}),
- * {@link Answers} (how an answer is written). Every request needs {@code Authorization: Bearer <token>},
+ * {@link Answers} (how an answer is written), {@link DiscoveryAnswers} (the allowlist and the overview). Every request needs {@code Authorization: Bearer <token>},
  * compared in constant time; the token is never logged. During a rebalance the answer is 503
  * with {@code Retry-After}, never a wrong empty one.
  */
@@ -125,6 +116,7 @@ public final class QueryApi implements AutoCloseable {
   /** https when this API serves TLS. */
   private final String scheme;
   private final Peers peers;
+  private final DiscoveryAnswers discovery;
   private final Health health;
 
   /** The policy in force (reloads included): what a role allows, what a rule detects; null when unset. */
@@ -163,6 +155,7 @@ public final class QueryApi implements AutoCloseable {
       client.sslContext(tls.client());
     }
     this.peers = new Peers(streams, self, scheme, client.build());
+    this.discovery = new DiscoveryAnswers(peers, this::stores, () -> policy.get());
     this.health = new Health(streams, () -> commandsStore(null).approximateNumEntries());
     server.createContext("/api/", this::handle).getFilters().add(perClient);
     server.createContext("/-/", health).getFilters().add(perClient);
@@ -290,9 +283,9 @@ public final class QueryApi implements AutoCloseable {
       } else if (path.equals("/api/alerts")) {
         alerts(ex, query);
       } else if (path.equals("/api/allowlist")) {
-        allowlist(ex, query);
+        discovery.allowlist(ex, query);
       } else if (path.equals("/api/overview")) {
-        overview(ex, query);
+        discovery.overview(ex, query);
       } else {
         send(ex, 404, error("no such endpoint"));
       }
@@ -383,78 +376,6 @@ public final class QueryApi implements AutoCloseable {
     list(ex, "alerts", IndexLists.alerts(indexes(), filter, limit), AlertRow.class, ListFilter.ALERT_ORDER, limit);
   }
 
-  /**
-   * Per role, the refused destinations of a range (default: the last 7 days) with their counts and
-   * risks ({@link Allowlist}): {@code role}, {@code agent} (a glob), {@code since} (an instant or a
-   * duration back from now, e.g. {@code 7d}), {@code until}, {@code limit} per role. Another
-   * instance is asked for its buckets, and every part is merged here.
-   */
-  private void allowlist(HttpExchange ex, Map<String, String> q) throws IOException {
-    Instant[] range = range(q, Duration.ofDays(7));
-    int limit = intParam(q, "limit", 50);
-    String role = blankToNull(q.get("role"));
-    String agent = blankToNull(q.get("agent"));
-    List<RoleHour> buckets = new ArrayList<>(Buckets.read(stores(DiscoverProcessor.ROLE_HOURS), range[0], range[1]));
-    if (Peers.forwarded(ex)) {
-      ObjectNode out = Json.MAPPER.createObjectNode();
-      out.set("buckets", Json.MAPPER.valueToTree(Buckets.encodeRoleHours(buckets)));
-      send(ex, 200, out);
-      return;
-    }
-    peers.fromOthers(ex, "buckets").forEach(b -> buckets.add(Buckets.roleHour(b.asText())));
-    ObjectNode out = Json.MAPPER.createObjectNode();
-    out.put("since", range[0].toString()).put("until", range[1].toString());
-    out.set("roles", Json.MAPPER.valueToTree(Allowlist.suggest(buckets, policy.get(), role,
-        agent == null ? null : Glob.of(agent), range[0], range[1], limit)));
-    send(ex, 200, out);
-  }
-
-  /** The console's overview of a range (default: the last 24 hours; {@code top} of each list, default 10). */
-  private void overview(HttpExchange ex, Map<String, String> q) throws IOException {
-    Instant[] range = range(q, Duration.ofHours(24));
-    int top = intParam(q, "top", 10);
-    List<HourOverview> hours = new ArrayList<>(Buckets.read(stores(DiscoverProcessor.OVERVIEW), range[0], range[1]));
-    List<RoleHour> roleHours = new ArrayList<>(Buckets.read(stores(DiscoverProcessor.ROLE_HOURS), range[0], range[1]));
-    if (Peers.forwarded(ex)) {
-      ObjectNode out = Json.MAPPER.createObjectNode();
-      out.set("hours", Json.MAPPER.valueToTree(Buckets.encodeOverviews(hours)));
-      out.set("roleHours", Json.MAPPER.valueToTree(Buckets.encodeRoleHours(roleHours)));
-      send(ex, 200, out);
-      return;
-    }
-    for (JsonNode b : peers.fromOthers(ex, "hours")) {
-      hours.add(Buckets.overview(b.asText()));
-    }
-    // each peer is asked twice (once per field): the overview is read every 5 s at most, by a person
-    peers.fromOthers(ex, "roleHours").forEach(b -> roleHours.add(Buckets.roleHour(b.asText())));
-    send(ex, 200, Json.MAPPER.valueToTree(Overview.of(hours, roleHours, range[0], range[1], top)));
-  }
-
-  /** [since, until) from the query: an instant, or {@code since} as a duration back from now; at most the buckets' 8 days. */
-  private static Instant[] range(Map<String, String> q, Duration dflt) {
-    Instant now = Instant.now();
-    Instant until = q.containsKey("until") ? instant(q.get("until"), "until") : now;
-    String since = blankToNull(q.get("since"));
-    Instant from = since == null ? until.minus(dflt)
-        : Durations.parse(since).map(now::minus).orElseGet(() -> instant(since, "since"));
-    if (!from.isBefore(until) || Duration.between(from, until).compareTo(DiscoverProcessor.MAX_RETENTION) > 0) {
-      throw new Answers.BadRequest("since must be before until, and at most 8 days before it (what discovery keeps)");
-    }
-    return new Instant[] {from, until};
-  }
-
-  private static Instant instant(String v, String name) {
-    try {
-      return Instant.parse(v);
-    } catch (RuntimeException e) {
-      throw new Answers.BadRequest(name + " is an ISO-8601 instant (e.g. 2026-11-30T01:00:00Z) or a duration (7d, 24h)");
-    }
-  }
-
-  private static String blankToNull(String v) {
-    return v == null || v.isBlank() ? null : v;
-  }
-
   /** This instance's rows and the other instances' ({@link Peers#fromOthers}), in {@code order}, the first {@code limit} under {@code field}. */
   private <T> void list(HttpExchange ex, String field, List<T> local, Class<T> type, Comparator<T> order, int limit)
       throws IOException {
@@ -483,7 +404,7 @@ public final class QueryApi implements AutoCloseable {
   }
 
   /** The store {@code name} of each partition this instance serves (one still restoring: a 503, never a part left out). */
-  private <V> List<ReadOnlyKeyValueStore<String, V>> stores(String name) {
+  <V> List<ReadOnlyKeyValueStore<String, V>> stores(String name) {
     if (streams.state() != KafkaStreams.State.RUNNING) {
       throw new InvalidStateStoreException("state " + streams.state());
     }

@@ -29,7 +29,7 @@ import java.time.Duration;
  */
 public final class BypassDetector implements Detector.Stateful<BypassDetector.Settings, BypassDetector.ProxyRefusal> {
 
-  static final Set<String> SHORTENERS = HostClassifier.SHORTENERS;
+  static final Set<String> SHORTENERS = dev.knockwatch.events.KnownHosts.SHORTENERS;
   static final Duration REFRESH = Duration.ofSeconds(1);
   private static final Serde<ProxyRefusal> SERDE = new ProxyRefusalSerde();
 

@@ -3,6 +3,7 @@ package dev.knockwatch.streams.discover;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.KnownHosts;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Role;
 import dev.knockwatch.streams.rules.Rule;
@@ -117,11 +118,11 @@ public final class Allowlist {
       risks.add(new Risk("not-a-name", "not a host name (a pattern, spaces or other characters a name cannot hold):"
           + " never proposed"));
     }
-    if (HostClassifier.isOrUnder(h, HostClassifier.SHORTENERS)) {
+    if (KnownHosts.isOrUnder(h, KnownHosts.SHORTENERS)) {
       proposed = false;
       risks.add(new Risk("shortener", "a URL shortener: it leads anywhere, so it opens the whole wall"));
     }
-    if (HostClassifier.isOrUnder(h, HostClassifier.PASTE_SITES)) {
+    if (KnownHosts.isOrUnder(h, KnownHosts.PASTE_SITES)) {
       proposed = false;
       risks.add(new Risk("paste-site", "a paste, file-drop or request-catcher site: a place to leave data for anyone"));
     }
