@@ -8,7 +8,7 @@ import dev.knockwatch.streams.detect.Detector;
 import dev.knockwatch.streams.detect.ValueCountDetector;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
+import dev.knockwatch.events.config.Key;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -105,8 +105,8 @@ public record SlidingCount(Duration window, int threshold, Duration grace, Value
     String summary = (field == null
         ? rule.nounOf(key, e) + " refused " + c.count() + " times in " + span(c) + " (threshold " + threshold
         : rule.nounOf(key, e) + " tried " + threshold + " distinct " + field.wireName() + " values within "
-            + Setting.human(window) + " (" + c.count() + " refusals in " + span(c) + " so far; threshold " + threshold)
-        + " within " + Setting.human(window) + ")"
+            + Key.human(window) + " (" + c.count() + " refusals in " + span(c) + " so far; threshold " + threshold)
+        + " within " + Key.human(window) + ")"
         + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
     return new Hit(rule, Alert.fingerprintOf(rule.id(), key), rule.commandOf(key, e), c.agentId(), seen.role(), null,
         null, e.source(), c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(), c.firstSeen(),

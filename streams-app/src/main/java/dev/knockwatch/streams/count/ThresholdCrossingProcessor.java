@@ -8,7 +8,7 @@ import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.detect.CountDetector;
 import dev.knockwatch.streams.detect.RuleProcessor;
-import dev.knockwatch.streams.rules.Setting;
+import dev.knockwatch.events.config.Key;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -166,7 +166,7 @@ public final class ThresholdCrossingProcessor extends RuleProcessor {
   }
 
   private Hit hit(String commandId, String role, ViolationEvent e, WindowCount c, long windowStart, long windowEnd) {
-    String summary = rule.nounOf(commandId, e) + " refused " + c.count() + " times within " + Setting.human(settings.window())
+    String summary = rule.nounOf(commandId, e) + " refused " + c.count() + " times within " + Key.human(settings.window())
         + " (threshold " + settings.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
     return new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), rule.commandOf(commandId, e), c.agentId(), role,
         null, null, e.source(),

@@ -1,18 +1,19 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import java.util.Locale;
 import java.util.Set;
 
 /** {@code address-class}: a refusal of a sensitive class of address (loopback, cloud metadata, ...). */
 public final class AddressClassDetector implements Detector<AddressClassDetector.Settings> {
 
-  static final Setting<Set<AddressClass>> CLASSES = Setting.setOf("classes", AddressClass.class,
+  static final Key<Set<AddressClass>> CLASSES = Key.setOf("classes", AddressClass.class,
       AddressClassDetector::wireName, "an address class", "the classes that page");
 
   /** @param classes the address classes that page */
@@ -21,11 +22,11 @@ public final class AddressClassDetector implements Detector<AddressClassDetector
   @Override
   public Spec spec() {
     return Spec.of("address-class", "a refusal of an address of one of `classes` (what the sandbox said it "
-        + "resolved to, else the host's own)", CLASSES, Setting.PER);
+        + "resolved to, else the host's own)", CLASSES, Grain.PER);
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     Set<AddressClass> classes = v.get(CLASSES);
     return new Settings(classes == null ? Set.of() : classes);
   }

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.HostClassifier;
@@ -14,8 +15,8 @@ import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.Serde;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import java.time.Duration;
 
 /**
@@ -38,7 +39,7 @@ public final class BypassDetector implements Detector.Stateful<BypassDetector.Se
 
   public static final Duration DEFAULT_WITHIN = Duration.ofMinutes(2);
 
-  static final Setting<Duration> WITHIN = Setting.duration("within", DEFAULT_WITHIN, false,
+  static final Key<Duration> WITHIN = Key.duration("within", DEFAULT_WITHIN, false,
       "how soon after a proxy refusal another door counts");
 
   public record Settings(Duration within) implements Detector.Settings {}
@@ -47,17 +48,17 @@ public final class BypassDetector implements Detector.Stateful<BypassDetector.Se
   public Spec spec() {
     return Spec.of("bypass", "after the proxy refused a name, another door within `within`: a direct dial, an IP"
         + " literal, another port, a SOCKS tunnel, a name resolved outside the proxy, a URL shortener", WITHIN,
-        Setting.PER);
+        Grain.PER);
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     return new Settings(v.get(WITHIN));
   }
 
   @Override
   public String describe(Settings s) {
-    return spec().name() + " within " + Setting.human(s.within());
+    return spec().name() + " within " + Key.human(s.within());
   }
 
   @Override

@@ -1,11 +1,12 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.streams.count.SlidingCount;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import java.time.Duration;
 import org.apache.kafka.streams.Topology;
 
@@ -16,13 +17,13 @@ public final class CountDetector extends SlidingCountDetector<CountDetector.Sett
   public static final int DEFAULT_THRESHOLD = 5;
   public static final Duration DEFAULT_GRACE = Duration.ofMinutes(1);
 
-  static final Setting<Duration> WINDOW = Setting.duration("window", DEFAULT_WINDOW, false,
+  static final Key<Duration> WINDOW = Key.duration("window", DEFAULT_WINDOW, false,
       "the span the threshold's refusals must fall within: any span of this length, or aligned windows with hop");
-  static final Setting<Duration> GRACE = Setting.duration("grace", DEFAULT_GRACE, true,
+  static final Key<Duration> GRACE = Key.duration("grace", DEFAULT_GRACE, true,
       "how late a refusal may arrive and still count in its window");
-  static final Setting<Duration> HOP = Setting.duration("hop", null, false,
+  static final Key<Duration> HOP = Key.duration("hop", null, false,
       "count in aligned windows that advance by this much (the window: tumbling) instead of in any span");
-  static final Setting<Integer> THRESHOLD = Setting.wholeNumber("threshold", Integer.MAX_VALUE, null,
+  static final Key<Integer> THRESHOLD = Key.wholeNumber("threshold", Integer.MAX_VALUE, null,
       "refusals within the window that page");
 
   /**
@@ -40,11 +41,11 @@ public final class CountDetector extends SlidingCountDetector<CountDetector.Sett
   @Override
   public Spec spec() {
     return Spec.of("count", "refused `threshold` times within `window` (a model that does not "
-        + "accept no); fires at the first crossing", WINDOW, GRACE, HOP, THRESHOLD, Setting.PER);
+        + "accept no); fires at the first crossing", WINDOW, GRACE, HOP, THRESHOLD, Grain.PER);
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     Duration window = v.get(WINDOW);
     Duration hop = v.get(HOP);
     if (hop != null && window != null && hop.compareTo(window) > 0) {
@@ -56,8 +57,8 @@ public final class CountDetector extends SlidingCountDetector<CountDetector.Sett
 
   @Override
   public String describe(Settings s) {
-    return "count " + s.threshold() + " in " + (s.hop() == null ? "any " + Setting.human(s.window())
-        : Setting.human(s.window()) + " windows every " + Setting.human(s.hop()));
+    return "count " + s.threshold() + " in " + (s.hop() == null ? "any " + Key.human(s.window())
+        : Key.human(s.window()) + " windows every " + Key.human(s.hop()));
   }
 
 

@@ -4,8 +4,8 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -14,7 +14,7 @@ import dev.knockwatch.streams.lifecycle.Hit;
 import org.apache.kafka.streams.Topology;
 
 /**
- * A detector: what rules.yaml calls it, the keys its rules take ({@link Setting}s, each declared
+ * A detector: what rules.yaml calls it, the keys its rules take ({@link Key}s, each declared
  * once), the settings record a rule of it holds, and what it does with one event. A detector is one
  * file; it is registered by naming its settings record in {@link Settings}'s {@code permits}
  * (docs/ARCHITECTURE.md, "How to add a detector"). {@code PolicyLoader} reads its rules from
@@ -109,10 +109,10 @@ public interface Detector<S extends Detector.Settings> {
    * keys its rules take beside the ones every rule has (in the order they are read), which events
    * it judges, and whether its rules need roles.yaml.
    */
-  record Spec(String name, String doc, List<Setting<?>> keys, Reads reads, boolean needsRoles) {
+  record Spec(String name, String doc, List<Key<?>> keys, Reads reads, boolean needsRoles) {
 
     /** A detector of refusals that needs no roles. */
-    public static Spec of(String name, String doc, Setting<?>... keys) {
+    public static Spec of(String name, String doc, Key<?>... keys) {
       return new Spec(name, doc, List.of(keys), Reads.REFUSALS, false);
     }
 
@@ -127,8 +127,8 @@ public interface Detector<S extends Detector.Settings> {
 
   Spec spec();
 
-  /** A rule's settings from its keys' values; a check across keys reports with {@link Values#problem}. */
-  S settings(Values values);
+  /** A rule's settings from its keys' values; a check across keys reports with {@link KeyValues#problem}. */
+  S settings(KeyValues values);
 
   /** What {@code rules check} and {@code up}'s banner say a rule of it does ({@code count 5 in any 5m}). */
   default String describe(S settings) {

@@ -1,10 +1,11 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import java.util.List;
 
 /**
@@ -19,7 +20,7 @@ public final class FsGuardDetector implements Detector<FsGuardDetector.Settings>
       ".git/hooks/", ".git/config", ".ripgreprc", ".mcp.json", ".vscode/", ".idea/", ".claude/commands/",
       ".claude/agents/", "~/.ssh/", "~/.aws/credentials", ".env");
 
-  static final Setting<List<String>> PATHS = Setting.strings("paths", "list of path patterns", DEFAULT_PATHS,
+  static final Key<List<String>> PATHS = Key.strings("paths", "list of path patterns", DEFAULT_PATHS,
       "shell start-up files, git hooks and config, editor and agent settings, `~/.ssh/`, `~/.aws/credentials`, `.env`",
       "the guarded paths: a name matches in any directory, a trailing `/` guards a directory, `~/` is the home");
 
@@ -28,11 +29,11 @@ public final class FsGuardDetector implements Detector<FsGuardDetector.Settings>
   @Override
   public Spec spec() {
     return Spec.of("fs-guard", "a refused access to a guarded path (either path of a rename or link)", PATHS,
-        Setting.PER);
+        Grain.PER);
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     return new Settings(v.get(PATHS));
   }
 

@@ -2,7 +2,7 @@ package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.KeyValues;
 
 /**
  * {@code identity-conflict}: a line that claimed another agent or command than its log layout; the layout's
@@ -19,7 +19,7 @@ public final class IdentityConflictDetector implements Detector<IdentityConflict
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     return new Settings();
   }
 

@@ -2,7 +2,7 @@ package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.KeyValues;
 
 /**
  * {@code ingest-rejects}: ingest's notice of a refusal it read but could not attribute (docs/TRUST.md), per
@@ -20,7 +20,7 @@ public final class IngestRejectsDetector implements Detector<IngestRejectsDetect
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     return new Settings();
   }
 

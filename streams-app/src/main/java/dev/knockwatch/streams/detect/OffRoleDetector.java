@@ -1,12 +1,13 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsMetrics;
 import dev.knockwatch.streams.rules.Role;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 
 /**
  * {@code off-role}: a refused host outside the agent's role (roles.yaml); agents no glob matches get {@code
@@ -19,11 +20,11 @@ public final class OffRoleDetector implements Detector<OffRoleDetector.Settings>
   @Override
   public Spec spec() {
     return Spec.of("off-role", "a refused host outside the agent's role in roles.yaml (agents no glob "
-        + "matches get `defaultRole`)", Setting.PER).needingRoles();
+        + "matches get `defaultRole`)", Grain.PER).needingRoles();
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     return new Settings();
   }
 

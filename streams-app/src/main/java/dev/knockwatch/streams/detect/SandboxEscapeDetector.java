@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.lifecycle.Hit;
@@ -9,8 +10,8 @@ import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import java.time.Duration;
 
 /**
@@ -24,7 +25,7 @@ import java.time.Duration;
  */
 public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEscapeDetector.Settings, Long> {
 
-  static final Setting<Duration> WITHIN = Setting.duration("within", BypassDetector.DEFAULT_WITHIN, false,
+  static final Key<Duration> WITHIN = Key.duration("within", BypassDetector.DEFAULT_WITHIN, false,
       "how soon after a refusal a request to leave the sandbox is critical");
 
   public record Settings(Duration within) implements Detector.Settings {}
@@ -33,17 +34,17 @@ public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEsc
   public Spec spec() {
     return Spec.of("sandbox-escape", "a call that asked to run outside the sandbox (`dangerouslyDisableSandbox`);"
         + " critical within `within` after a refusal, or when its output shows no mark of the sandbox", WITHIN,
-        Setting.PER).reading(Reads.REFUSALS_AND_SANDBOX_REQUESTS);
+        Grain.PER).reading(Reads.REFUSALS_AND_SANDBOX_REQUESTS);
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     return new Settings(v.get(WITHIN));
   }
 
   @Override
   public String describe(Settings s) {
-    return spec().name() + " within " + Setting.human(s.within());
+    return spec().name() + " within " + Key.human(s.within());
   }
 
   @Override

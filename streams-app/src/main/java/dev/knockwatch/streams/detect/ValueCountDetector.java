@@ -1,9 +1,10 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.count.SlidingCount;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import java.time.Duration;
 import java.util.List;
 
@@ -40,9 +41,9 @@ public final class ValueCountDetector extends SlidingCountDetector<ValueCountDet
     }
   }
 
-  static final Setting<Field> FIELD = Setting.oneOf("field", List.of(Field.values()), Field::wireName, Field.HOST,
+  static final Key<Field> FIELD = Key.oneOf("field", List.of(Field.values()), Field::wireName, Field.HOST,
       "which value of a refusal is counted distinct");
-  static final Setting<Integer> THRESHOLD = Setting.wholeNumber("threshold", MAX_DISTINCT_THRESHOLD,
+  static final Key<Integer> THRESHOLD = Key.wholeNumber("threshold", MAX_DISTINCT_THRESHOLD,
       "a value-count rule keeps that many values of each command", "distinct values within the window that page");
 
   public record Settings(Duration window, int threshold, Duration grace, Field field) implements Detector.Settings {}
@@ -50,11 +51,11 @@ public final class ValueCountDetector extends SlidingCountDetector<ValueCountDet
   @Override
   public Spec spec() {
     return Spec.of("value-count", "`threshold` distinct values of `field` within `window` (a scan); fires "
-        + "at the first crossing like count", CountDetector.WINDOW, CountDetector.GRACE, FIELD, THRESHOLD, Setting.PER);
+        + "at the first crossing like count", CountDetector.WINDOW, CountDetector.GRACE, FIELD, THRESHOLD, Grain.PER);
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     Integer threshold = v.get(THRESHOLD);
     return new Settings(v.get(CountDetector.WINDOW), threshold == null ? 0 : threshold, v.get(CountDetector.GRACE),
         v.get(FIELD));
@@ -63,7 +64,7 @@ public final class ValueCountDetector extends SlidingCountDetector<ValueCountDet
   @Override
   public String describe(Settings s) {
     return "value-count " + s.threshold() + " distinct " + s.field().wireName() + " values in any "
-        + Setting.human(s.window());
+        + Key.human(s.window());
   }
 
 

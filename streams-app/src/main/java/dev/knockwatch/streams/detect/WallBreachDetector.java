@@ -2,7 +2,7 @@ package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.KeyValues;
 
 /** {@code wall-breach}: a guard probe the sandbox did not refuse (a hole in the wall). */
 public final class WallBreachDetector implements Detector<WallBreachDetector.Settings> {
@@ -16,7 +16,7 @@ public final class WallBreachDetector implements Detector<WallBreachDetector.Set
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     return new Settings();
   }
 

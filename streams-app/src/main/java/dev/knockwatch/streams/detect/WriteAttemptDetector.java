@@ -1,10 +1,11 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.streams.rules.Setting;
-import dev.knockwatch.streams.rules.Values;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,10 +21,10 @@ import java.util.Locale;
  */
 public final class WriteAttemptDetector implements Detector<WriteAttemptDetector.Settings> {
 
-  static final Setting<List<String>> METHODS = Setting.strings("methods", "list of HTTP methods",
+  static final Key<List<String>> METHODS = Key.strings("methods", "list of HTTP methods",
       List.of("POST", "PUT", "PATCH", "DELETE"), "POST, PUT, PATCH, DELETE",
       "the refused requests' methods that page (any case)");
-  static final Setting<List<String>> TOOLS = Setting.strings("tools", "list of `tool [flag [value]]`",
+  static final Key<List<String>> TOOLS = Key.strings("tools", "list of `tool [flag [value]]`",
       List.of("curl -d", "curl --data", "curl --data-binary", "curl --data-raw", "curl --data-urlencode",
           "curl --json", "curl -F", "curl --form", "curl -T", "curl --upload-file", "curl -X POST", "curl -X PUT",
           "curl --request POST", "curl --request PUT", "wget --post-data", "wget --post-file", "wget --body-data",
@@ -42,11 +43,11 @@ public final class WriteAttemptDetector implements Detector<WriteAttemptDetector
   public Spec spec() {
     return Spec.of("write-attempt", "a refused request whose method carries a body (`methods`), or a refused"
         + " connection of a command running an upload tool (`tools`): submitting a form, uploading a file", METHODS,
-        TOOLS, Setting.PER);
+        TOOLS, Grain.PER);
   }
 
   @Override
-  public Settings settings(Values v) {
+  public Settings settings(KeyValues v) {
     List<List<String>> tools = new ArrayList<>();
     for (String t : v.get(TOOLS)) {
       List<String> words = List.of(t.split("\\s+"));

@@ -21,7 +21,7 @@ import java.util.Map;
  * second, and as JSON it was the largest part of detection's changelog (docs/PERFORMANCE.md). Its
  * fields in the order of {@link Alert} and {@link AlertState}, strings once each
  * ({@link StateStrings}: an alert's host is also its target and its last target), numbers as
- * varints ({@link Varints}). Values earlier
+ * varints ({@link Varints}). KeyValues earlier
  * versions wrote as JSON still read ({@link VersionedBinarySerde}).
  */
 public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {

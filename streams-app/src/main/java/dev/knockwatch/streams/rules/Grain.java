@@ -1,6 +1,8 @@
 package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.events.config.Key;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -13,6 +15,10 @@ import java.util.Locale;
  */
 public enum Grain {
   COMMAND, TASK, SESSION, AGENT;
+
+  /** {@code per}: what a rule counts and groups by. Every detector whose state or alerts a task could share takes it. */
+  public static final Key<Grain> PER = Key.oneOf("per", List.of(values()), Grain::wireName, COMMAND,
+      "what the rule counts and raises one alert per: a tool call's command, the task (one prompt), the session, the agent");
 
   public String wireName() {
     return name().toLowerCase(Locale.ROOT);

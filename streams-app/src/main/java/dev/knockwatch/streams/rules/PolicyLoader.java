@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.config.KeyValues;
 import dev.knockwatch.events.config.ConfigException;
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
@@ -281,11 +282,11 @@ public final class PolicyLoader {
     if (detector != null) {
       Map<String, YamlNode> given = new HashMap<>();
       keys.forEach((k, e) -> given.put(k, e.value()));
-      Values values = new Values(where, node, given);
+      KeyValues values = new KeyValues(where, node, given);
       detector.spec().keys().forEach(values::read);
       settings = detector.settings(values);
-      if (detector.spec().keys().contains(Setting.PER)) {
-        per = values.get(Setting.PER);
+      if (detector.spec().keys().contains(Grain.PER)) {
+        per = values.get(Grain.PER);
       }
       if (detector.spec().needsRoles() && roles == null) {
         detectorNode.problem(where + ": " + detector.spec().name() + " rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.config.Key;
 import dev.knockwatch.streams.detect.Detector;
 import dev.knockwatch.streams.detect.Detectors;
 
@@ -23,7 +24,7 @@ public final class RulesReference {
       Detector.Spec d = detector.spec();
       b.append("- `").append(d.name()).append("`: ").append(d.doc()).append(d.needsRoles() ? " (needs roles.yaml)" : "")
           .append('\n');
-      for (Setting<?> s : d.keys()) {
+      for (Key<?> s : d.keys()) {
         b.append("  - `").append(s.name()).append("` (").append(s.type()).append("; default ").append(s.defaultText())
             .append("): ").append(s.doc()).append('\n');
       }

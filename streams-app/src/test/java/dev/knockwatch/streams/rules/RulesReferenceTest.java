@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.config.Key;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.streams.detect.Detector;
@@ -35,7 +36,7 @@ class RulesReferenceTest {
         .allMatch(n -> n.matches("[a-z][a-z-]*"));
     for (Detector.Spec d : Detectors.ALL.stream().map(Detector::spec).toList()) {
       assertThat(d.doc()).as(d.name()).isNotBlank().doesNotContain("\n");
-      assertThat(d.keys()).as(d.name()).extracting(Setting::name).doesNotHaveDuplicates();
+      assertThat(d.keys()).as(d.name()).extracting(Key::name).doesNotHaveDuplicates();
       d.keys().forEach(s -> assertThat(s.doc()).as(d.name() + "." + s.name()).isNotBlank());
     }
   }
