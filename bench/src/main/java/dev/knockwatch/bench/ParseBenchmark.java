@@ -1,9 +1,9 @@
 package dev.knockwatch.bench;
 
-import dev.knockwatch.ingest.Parsed;
-import dev.knockwatch.ingest.SourceLine;
-import dev.knockwatch.ingest.squid.SquidAccessLogParser;
-import dev.knockwatch.ingest.srt.SrtViolationParser;
+import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.SourceLine;
+import dev.knockwatch.ingest.formats.squid.SquidAccessLogParser;
+import dev.knockwatch.ingest.formats.srt.SrtViolationParser;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -3,7 +3,6 @@ package dev.knockwatch.bench;
 import dev.knockwatch.events.EventWriter;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import java.time.Instant;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -23,7 +22,7 @@ public class WriteBenchmark extends OneThread {
   public WriteBenchmark() {
     for (int i = 0; i < events.length; i++) {
       events[i] = ViolationEvent.builder().eventId(String.format("3f0a5c9485b29ddf%016x", i * 65536L))
-          .commandId("xhfHytmXL-L6RsYw2CrSjA").agentId("ci-1").source(Source.SRT_VIOLATION).kind(Kind.NETWORK)
+          .commandId("xhfHytmXL-L6RsYw2CrSjA").agentId("ci-1").source("srt-violation").kind(Kind.NETWORK)
           .action("network-outbound").host("example.com").port(443).reason("host is not on the allow list")
           .observedAt(AT.plusMillis(i)).ingestedAt(AT.plusMillis(i + 5))
           .commandText("curl -s https://example.com/path?token=[REDACTED]&n=" + i)

@@ -5,7 +5,7 @@ import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.ingest.RawTopicIngest;
-import dev.knockwatch.ingest.SourceType;
+import dev.knockwatch.ingest.Formats;
 import dev.knockwatch.ingest.config.SourcesConfig;
 import io.prometheus.client.exporter.HTTPServer;
 import java.io.PrintWriter;
@@ -89,7 +89,7 @@ final class IngestCommand implements Callable<Integer> {
     agent.pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
     return runUntilStopped(agent, sink, metrics,
         () -> String.format("%,d bytes of logs not read yet", MetricsEndpoint.sum("knockwatch_ingest_lag_bytes")),
-        "watching " + (config != null ? "the sources of " + config : logs + " (" + SourceType.namesBySuffix() + ")"));
+        "watching " + (config != null ? "the sources of " + config : logs + " (" + Formats.namesBySuffix() + ")"));
   }
 
   /** {@code --raw-topic}: the raw lines a shipper carried, instead of files. */

@@ -7,17 +7,18 @@ import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink;
 import dev.knockwatch.ingest.IngestAgent;
-import dev.knockwatch.ingest.SourceType;
+import dev.knockwatch.events.config.KeyValues;
+import dev.knockwatch.events.config.YamlFile;
+import dev.knockwatch.ingest.Formats;
+import dev.knockwatch.ingest.spi.FileOptions;
+import dev.knockwatch.ingest.spi.SourceFormat;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import dev.knockwatch.ingest.LineParser;
-import dev.knockwatch.ingest.json.JsonAccessLogParser;
-import dev.knockwatch.ingest.squid.SquidAccessLogParser;
-import dev.knockwatch.ingest.squid.SquidLogFormat;
+import dev.knockwatch.ingest.spi.LineParser;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
@@ -39,13 +40,10 @@ final class ParseCommand implements Callable<Integer> {
       description = "The format (default: from the file name's suffix).")
   String type;
 
-  @Option(names = "--mapping", paramLabel = "FIELD=PATH",
-      description = "For --type json: which JSON path holds each event field, e.g. commandId=request_headers.x-command-id.")
-  Map<String, String> mapping;
-
-  @Option(names = "--logformat", paramLabel = "FORMAT",
-      description = "For --type squid: squid, combined, knock, or a logformat string (default: each line tried as all three).")
-  String logformat;
+  @Option(names = "--with", paramLabel = "KEY=VALUE",
+      description = "A key of the format, as a source of it takes it in sources.yaml, its value in YAML:"
+          + " --with logformat=knock, --with 'mapping={commandId: cmd, status: code}' (docs/FORMATS.md lists each format's keys).")
+  Map<String, String> with;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json",
       description = "json (knockwatch's event, the default), ocsf (OCSF " + dev.knockwatch.events.export.Ocsf.VERSION + ": Network Activity or File System Activity with the security-control profile) or ecs (Elastic Common Schema).")
@@ -60,11 +58,11 @@ final class ParseCommand implements Callable<Integer> {
       throw new UsageException("file " + file + " does not exist");
     }
     String name = file.getFileName().toString();
-    SourceType t = type != null
-        ? SourceType.byName(type).orElseThrow(() -> new UsageException(
-            "unknown --type " + type + " (known: " + SourceType.names() + ")"))
-        : SourceType.ofFileName(name).orElseThrow(() -> new UsageException(
-            "cannot tell the format of " + name + " from its name: give --type (" + SourceType.names() + ")"));
+    SourceFormat t = type != null
+        ? Formats.named(type).orElseThrow(() -> new UsageException(
+            "unknown --type " + type + " (known: " + Formats.names() + ")"))
+        : Formats.ofFileName(name).orElseThrow(() -> new UsageException(
+            "cannot tell the format of " + name + " from its name: give --type (" + Formats.names() + ")"));
     InputTree tree = InputTree.of(file);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
@@ -75,7 +73,7 @@ final class ParseCommand implements Callable<Integer> {
       default -> throw new UsageException("--format " + format + " is not one of json, ocsf, ecs");
     };
     try (EventSink printing = new PrintingSink(out, err, writer)) {
-      IngestAgent agent = LogLayout.forType(tree.root(), tree.only(), t, parsers(t),
+      IngestAgent agent = LogLayout.forFormat(tree.root(), tree.only(), t, parsers(t),
           printing, "parse").wholeFiles();
       while (agent.pollOnce() > 0) {
         // to the end of the file
@@ -86,25 +84,23 @@ final class ParseCommand implements Callable<Integer> {
     return Knockwatch.OK;
   }
 
-  private Supplier<LineParser> parsers(SourceType t) {
-    try {
-      if (t == SourceType.JSON) {
-        if (mapping == null || mapping.isEmpty()) {
-          throw new UsageException("--type json needs --mapping FIELD=PATH (fields: "
-              + String.join(", ", new TreeSet<>(JsonAccessLogParser.FIELDS)) + ")");
-        }
-        new JsonAccessLogParser(mapping, Set.of(403, 407));
-        return () -> new JsonAccessLogParser(mapping, Set.of(403, 407));
-      }
-      if (t == SourceType.SQUID && logformat != null) {
-        SquidLogFormat.of(logformat);
-        return () -> new SquidAccessLogParser(logformat);
-      }
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
+  /** The file's parsers, with the format's keys as {@code --with} gives them (each checked as sources.yaml's are). */
+  private Supplier<LineParser> parsers(SourceFormat t) {
+    StringBuilder yaml = new StringBuilder("{");
+    (with == null ? Map.<String, String>of() : with).forEach((k, v) -> yaml.append(Json.write(k)).append(": ").append(v).append(", "));
+    List<String> problems = new ArrayList<>();
+    YamlFile given = new YamlFile(WITH, problems);
+    KeyValues values = given.parse(yaml.append("}").toString())
+        .flatMap(root -> KeyValues.of(root, "--type " + t.wireName(), t.keys())).orElse(null);
+    if (!problems.isEmpty()) {
+      throw new UsageException(String.join("; ", problems.stream().map(p -> p.replaceFirst("^" + WITH + ":\\d+: ", "")).toList()));
     }
-    return t::newParser;
+    String name = file.getFileName().toString();
+    FileOptions options = new FileOptions(values, name, Formats.stem(t, name), sibling -> false);
+    return () -> t.parser(options);
   }
+
+  private static final String WITH = "--with";
 
   /** Events to stdout as JSON lines, rejected lines to stderr as {@code file:offset: code: reason}. */
   private record PrintingSink(PrintWriter out, PrintWriter err, java.util.function.Function<ViolationEvent, String> writer)

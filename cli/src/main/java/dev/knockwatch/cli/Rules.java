@@ -78,7 +78,7 @@ public final class Rules {
   private static String describe(RuleMatch m) {
     java.util.List<String> parts = new java.util.ArrayList<>();
     if (!m.sources().isEmpty()) {
-      parts.add("source " + m.sources().stream().map(dev.knockwatch.events.Source::wireName).sorted()
+      parts.add("source " + m.sources().stream().sorted()
           .collect(Collectors.joining("|")));
     }
     if (!m.kinds().isEmpty()) {

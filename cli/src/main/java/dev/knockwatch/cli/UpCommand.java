@@ -4,7 +4,7 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.ingest.RawTopicIngest;
-import dev.knockwatch.ingest.SourceType;
+import dev.knockwatch.ingest.Formats;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
@@ -199,7 +199,7 @@ final class UpCommand implements Callable<Integer> {
     out.println(rawTopic != null
         ? "  ingest   reading the raw lines your shipper puts on " + rawTopic + " (paths under "
             + logs.toAbsolutePath().normalize() + "/<agentId>/<commandId>.<suffix>; config/shippers/)"
-        : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + SourceType.namesBySuffix() + ")");
+        : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + Formats.namesBySuffix() + ")");
     out.println("  rules    " + rulesOption.dir + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"
         + " watched for changes");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");

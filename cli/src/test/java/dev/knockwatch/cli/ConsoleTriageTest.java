@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import java.net.URI;
@@ -96,7 +95,7 @@ class ConsoleTriageTest {
         // whatever reached the topics, the console shows as text: markup, a bidi override, 64 KiB without a space
         String huge = "W".repeat(64 * 1024);
         ViolationEvent hostile = ViolationEvent.builder().eventId("triage-hostile-1").commandId(HOSTILE).agentId("hostile-agent-6")
-            .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+            .source("srt-violation").kind(Kind.NETWORK).action("network-outbound")
             .host("<img src=x onerror=alert(1)>").port(443).reason("\u202e" + huge)
             .commandText("<script>alert(2)</script> " + huge).observedAt(Instant.now()).build();
         p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), HOSTILE, Json.write(hostile))).get();

@@ -7,7 +7,6 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import java.net.URI;
@@ -106,7 +105,7 @@ class DiscoverJourneyTest {
           "127.0.0.1:" + kafka), new StringSerializer(), new StringSerializer())) {
         for (int i = 0; i < 8; i++) {
           ViolationEvent hostile = Sanitize.event(ViolationEvent.builder().eventId("discover-hostile-" + i)
-              .commandId("DiscoverHostileCommand").agentId("hostile-agent-6").source(Source.SRT_VIOLATION)
+              .commandId("DiscoverHostileCommand").agentId("hostile-agent-6").source("srt-violation")
               .kind(Kind.NETWORK).action("network-outbound").host(HOSTILE + "W".repeat(300)).port(443)
               .reason("host is not on the allow list").observedAt(Instant.now().plusMillis(i)).build());
           p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), hostile.commandId(), Json.write(hostile))).get();

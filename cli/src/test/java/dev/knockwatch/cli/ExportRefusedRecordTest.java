@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.testkit.TopicReader;
@@ -55,7 +54,7 @@ class ExportRefusedRecordTest {
   @TempDir Path dir;
 
   private static ViolationEvent event(String id, String commandText) {
-    return ViolationEvent.builder().eventId(id).commandId(CMD).agentId("ci-runner-1").source(Source.SRT_VIOLATION)
+    return ViolationEvent.builder().eventId(id).commandId(CMD).agentId("ci-runner-1").source("srt-violation")
         .kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443).observedAt(T0)
         .commandText(commandText).build();
   }

@@ -7,7 +7,6 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.testkit.TopicReader;
@@ -53,7 +52,7 @@ class ExportTest {
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       ViolationEvent net = ViolationEvent.builder().eventId("x-net").commandId(CMD).agentId("ci-runner-1")
-          .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
+          .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
           .observedAt(T0).build();
       ViolationEvent file = net.toBuilder().eventId("x-file").kind(Kind.FILESYSTEM).action("openat").host(null).port(null)
           .path("/home/agent/.bashrc").build();

@@ -6,7 +6,6 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.notify.config.ReceiversConfig;
@@ -96,7 +95,7 @@ class GuardProbesPipelineTest {
     // the ten probe results (each written after its probe's refusals), then everything of those commands
     Set<String> commands = Set.copyOf(ids.values());
     assertThat(TopicReader.readUntil(broker, Topics.VIOLATIONS.name(), Json.serde(ViolationEvent.class).deserializer(),
-        r -> commands.contains(r.key()) && r.value().source() == Source.PROBE_RESULT, 10)).hasSize(10)
+        r -> commands.contains(r.key()) && "probe-result".equals(r.value().source()), 10)).hasSize(10)
         .allSatisfy(r -> {
           assertThat(r.value().probe().refused()).isTrue();
           assertThat(r.value().agentId()).isEqualTo(GuardRunner.AGENT_ID);
@@ -107,15 +106,15 @@ class GuardProbesPipelineTest {
     Map<String, List<ViolationEvent>> byProbe = ids.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey,
         e -> events.stream().filter(v -> v.commandId().equals(e.getValue())).toList()));
     Function<String, List<ViolationEvent>> refusals = probe -> byProbe.get(probe).stream()
-        .filter(v -> v.source() != Source.PROBE_RESULT).toList();
+        .filter(v -> v.source() != "probe-result").toList();
 
     assertThat(refusals.apply("plain-http")).anySatisfy(v -> {
-      assertThat(v.source()).isEqualTo(Source.SRT_VIOLATION);
+      assertThat(v.source()).isEqualTo("srt-violation");
       assertThat(v.host()).isEqualTo("localhost");
       assertThat(v.port()).isEqualTo(GuardProbes.CANARY_PORT);
       assertThat(v.reason()).isEqualTo("host is not on the allow list");
     }).anySatisfy(v -> {
-      assertThat(v.source()).isEqualTo(Source.PROXY_403);
+      assertThat(v.source()).isEqualTo("proxy-403");
       assertThat(v.proxyError()).isEqualTo("blocked-by-allowlist");
     });
     assertThat(refusals.apply("https-connect")).anySatisfy(v -> assertThat(v.port()).isEqualTo(GuardProbes.CANARY_PORT));
@@ -124,7 +123,7 @@ class GuardProbesPipelineTest {
       assertThat(v.reason()).isEqualTo("URL shorteners are blocked; use the full destination URL");
     });
     assertThat(refusals.apply("noproxy-direct")).anySatisfy(v -> {
-      assertThat(v.source()).isEqualTo(Source.PROXY_403);
+      assertThat(v.source()).isEqualTo("proxy-403");
       assertThat(v.host()).isEqualTo("knockwatch-canary.invalid");
     });
     assertThat(refusals.apply("ip-literal-direct")).anySatisfy(v -> assertThat(v.host()).isEqualTo("192.0.2.10"));

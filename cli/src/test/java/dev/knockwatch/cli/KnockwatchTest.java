@@ -153,7 +153,7 @@ class KnockwatchTest {
     Path file = Files.writeString(dir.resolve("a.log"), "x\n");
     Run r = run("parse", "--type", "nope", file.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: srt-violation, proxy-403, squid, json, strace, claude-code, probe-result)" + System.lineSeparator());
+    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: claude-code, json, probe-result, proxy-403, squid, srt-violation, strace)" + System.lineSeparator());
   }
 
   @Test
@@ -161,9 +161,12 @@ class KnockwatchTest {
     Path file = Files.writeString(dir.resolve("envoy.json"),
         "{\"code\":403,\"cmd\":\"xhfHytmXL-L6RsYw2CrSjA\",\"authority\":\"evil.test:443\"}\n{\"code\":200}\n");
     assertThat(run("parse", "--type", "json", file.toString()).err())
-        .startsWith("knockwatch: --type json needs --mapping FIELD=PATH (fields: agentId, authority, commandId,");
-    Run r = run("parse", "--type", "json", "--mapping", "commandId=cmd", "--mapping", "authority=authority",
-        "--mapping", "status=code", file.toString());
+        .isEqualTo("knockwatch: --type json: mapping is missing: a json source needs a \"mapping\" of event fields to JSON paths"
+            + System.lineSeparator());
+    assertThat(run("parse", "--type", "json", "--with", "mapping={hostname: h}", file.toString()).err())
+        .startsWith("knockwatch: --type json: mapping: unknown mapping field \"hostname\" (known: agentId, authority, commandId,");
+    Run r = run("parse", "--type", "json", "--with", "mapping={commandId: cmd, authority: authority, status: code}",
+        file.toString());
     assertThat(r.code()).isZero();
     assertThat(r.out().lines().toList()).singleElement().asString()
         .contains("\"source\":\"json\"", "\"host\":\"evil.test\"", "\"port\":443");
@@ -175,7 +178,7 @@ class KnockwatchTest {
     Run r = run("ingest", "--config", config.toString(), "--var", dir.resolve("var").toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("knockwatch: " + config
-        + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, claude-code, probe-result" + System.lineSeparator());
+        + ":3: source 1: type \"syslog\" is not one of claude-code, json, probe-result, proxy-403, squid, srt-violation, strace" + System.lineSeparator());
   }
 
   @Test

@@ -7,7 +7,6 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import java.io.IOException;
@@ -113,7 +112,7 @@ class ScanFloodTest {
   }
 
   private static ViolationEvent refusal(String cmd, String id, String host) {
-    return ViolationEvent.builder().eventId(id).commandId(cmd).agentId("ci-runner-1").source(Source.SRT_VIOLATION)
+    return ViolationEvent.builder().eventId(id).commandId(cmd).agentId("ci-runner-1").source("srt-violation")
         .kind(Kind.NETWORK).action("network-outbound").host(host).port(443).reason("host is not on the allow list")
         .observedAt(Instant.now()).build();
   }

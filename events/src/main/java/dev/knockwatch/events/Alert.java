@@ -38,7 +38,7 @@ public record Alert(
     Instant lastSeen,
     String summary,
     List<String> sampleEventIds,
-    List<Source> sources,
+    List<String> sources,
     String policyVersion,
     Boolean shadow,
     List<Target> targets,
@@ -74,7 +74,7 @@ public record Alert(
   /** An alert of a rule that says nothing of itself. */
   public Alert(String fingerprint, String rule, Severity severity, Status status, String commandId, String agentId,
       String role, String host, Integer port, long count, Instant windowStart, Instant windowEnd, Instant firstSeen,
-      Instant lastSeen, String summary, List<String> sampleEventIds, List<Source> sources, String policyVersion,
+      Instant lastSeen, String summary, List<String> sampleEventIds, List<String> sources, String policyVersion,
       Boolean shadow, List<Target> targets, Long distinctTargets, String lastTarget) {
     this(fingerprint, rule, severity, status, commandId, agentId, role, host, port, count, windowStart, windowEnd,
         firstSeen, lastSeen, summary, sampleEventIds, sources, policyVersion, shadow, targets, distinctTargets, lastTarget,
@@ -139,7 +139,7 @@ public record Alert(
     private Instant lastSeen;
     private String summary;
     private List<String> sampleEventIds;
-    private List<Source> sources;
+    private List<String> sources;
     private String policyVersion;
     private Boolean shadow;
     private List<Target> targets;
@@ -229,7 +229,7 @@ public record Alert(
       return this;
     }
 
-    public Builder sources(List<Source> sources) {
+    public Builder sources(List<String> sources) {
       this.sources = sources;
       return this;
     }
@@ -288,7 +288,7 @@ public record Alert(
 
   /** This alert with what later hits changed. */
   public Alert updated(long newCount, Instant newLastSeen, String newSummary, List<String> samples,
-      List<Source> newSources, List<Target> newTargets) {
+      List<String> newSources, List<Target> newTargets) {
     return new Alert(fingerprint, rule, severity, status, commandId, agentId, role, host, port, newCount,
         windowStart, windowEnd, firstSeen, newLastSeen, newSummary, samples, newSources, policyVersion, shadow, newTargets,
         distinctTargets, lastTarget, meta);

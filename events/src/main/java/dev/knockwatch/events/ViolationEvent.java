@@ -17,7 +17,7 @@ public record ViolationEvent(
     String commandId,
     String agentId,
     String role,
-    Source source,
+    String source,
     Kind kind,
     String action,
     String host,
@@ -167,7 +167,7 @@ public record ViolationEvent(
     private String commandId;
     private String agentId;
     private String role;
-    private Source source;
+    private String source;
     private Kind kind;
     private String action;
     private String host;
@@ -201,7 +201,7 @@ public record ViolationEvent(
     public Builder commandId(String v) { commandId = v; return this; }
     public Builder agentId(String v) { agentId = v; return this; }
     public Builder role(String v) { role = v; return this; }
-    public Builder source(Source v) { source = v; return this; }
+    public Builder source(String v) { source = v; return this; }
     public Builder kind(Kind v) { kind = v; return this; }
     public Builder action(String v) { action = v; return this; }
     public Builder host(String v) { host = v; return this; }

@@ -28,7 +28,7 @@ class EventWriterTest {
     String hostile = "\"quote\\ back\u0001ctl\u2028sep é 😀 </script> ";
     return ViolationEvent.builder()
         .eventId(maybe(r, "e")).commandId(maybe(r, "xhfHytmXL-L6RsYw2CrSjA")).agentId(maybe(r, hostile))
-        .role(maybe(r, "ci")).source(maybe(r, Source.class)).kind(maybe(r, Kind.class)).action(maybe(r, "connect"))
+        .role(maybe(r, "ci")).source(maybe(r, "squid")).kind(maybe(r, Kind.class)).action(maybe(r, "connect"))
         .host(maybe(r, "example.com")).port(r.nextBoolean() ? null : r.nextInt(65536)).method(maybe(r, "GET"))
         .url(maybe(r, "http://h/?q=" + hostile)).targetUnknown(r.nextBoolean() ? null : Boolean.TRUE).path(maybe(r, "/root/.ssh/é\n😀")).newPath(maybe(r, "/w/.git/config" + hostile))
         .rawPath(maybe(r, "/root/./.ssh//é")).rawNewPath(maybe(r, ".git/./config")).addressClass(maybe(r, AddressClass.class))
@@ -79,7 +79,7 @@ class EventWriterTest {
           r.nextInt(3) == 0 ? 0 : r.nextInt(3) == 0 ? 1_000_000L * r.nextInt(1000) : r.nextInt(1_000_000_000));
       Instant ingested = Instant.ofEpochSecond(seconds[r.nextInt(2)], r.nextInt(1_000_000_000));
       ViolationEvent e = ViolationEvent.builder().eventId("e" + n).commandId("xhfHytmXL-L6RsYw2CrSjA")
-          .source(Source.SRT_VIOLATION).observedAt(observed).ingestedAt(r.nextBoolean() ? ingested : observed).build();
+          .source("srt-violation").observedAt(observed).ingestedAt(r.nextBoolean() ? ingested : observed).build();
       assertThat(new String(EventWriter.toBytes(e), java.nio.charset.StandardCharsets.UTF_8))
           .isEqualTo(new String(Json.MAPPER.writeValueAsBytes(e), java.nio.charset.StandardCharsets.UTF_8));
     }

@@ -19,7 +19,7 @@ class JsonTest {
         .eventId("0fca5e915d66332ec62055ef63a14398")
         .commandId("xhfHytmXL-L6RsYw2CrSjA")
         .agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION)
+        .source("srt-violation")
         .kind(Kind.NETWORK)
         .action("network-outbound")
         .host("example.com")

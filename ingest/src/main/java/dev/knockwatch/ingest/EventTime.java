@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest;
 
 import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.ingest.spi.SourceLine;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -13,8 +14,6 @@ import java.time.Instant;
  */
 public final class EventTime {
 
-  /** What a parser sets {@code observedAt} to when the line has a time it cannot read. */
-  public static final Instant UNREADABLE = Instant.MIN;
   public static final Duration DEFAULT_MAX_AHEAD = Duration.ofMinutes(5);
   private static final Instant EARLIEST = Instant.EPOCH;
   private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999999Z");
@@ -29,7 +28,7 @@ public final class EventTime {
       String insteadSource, String sourceLabel) {
     Instant t = e.observedAt();
     String why = t == null ? "missing"
-        : t == UNREADABLE ? "unreadable"
+        : t == SourceLine.UNREADABLE_TIME ? "unreadable"
         : t.isBefore(EARLIEST) || t.isAfter(LATEST) ? "out-of-range"
         : t.isAfter(ingestedAt.plus(maxAhead)) ? "ahead"
         : null;

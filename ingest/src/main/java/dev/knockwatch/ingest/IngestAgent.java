@@ -1,7 +1,11 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.ingest.spi.Rejection;
+import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.ingest.EventSink.PublishException;
+import dev.knockwatch.ingest.spi.SourceFormat;
 import dev.knockwatch.ingest.tail.FileTailer;
 import dev.knockwatch.ingest.tail.TailedLine;
 import io.prometheus.client.Counter;
@@ -54,7 +58,18 @@ public final class IngestAgent implements Runnable, AutoCloseable {
    * What a file is: its format (with a parser factory carrying any per-source options) and the
    * ids its path gives; a null type means nothing tells the format, and its lines are rejected.
    */
-  public record FileContext(SourceType type, Supplier<LineParser> parsers, String agentId, String commandId) {}
+  public record FileContext(SourceFormat format, Supplier<LineParser> parsers, String agentId, String commandId) {
+
+    /** The format's name, the {@code source} label of its metrics; "unknown" while it cannot be told. */
+    public String sourceLabel() {
+      return format == null ? "unknown" : format.wireName();
+    }
+
+    /** The format's name as its events' and notices' {@code source}; null while it cannot be told. */
+    public String source() {
+      return format == null ? null : format.wireName();
+    }
+  }
 
   private final List<Feed> feeds;
   private final Map<String, LineParser> parsers = new LinkedHashMap<>(16, 0.75f, true) {
@@ -147,14 +162,14 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   public static final int PER_COMMAND_LINES_PER_SECOND = 5_000;
 
   /**
-   * Reads each one-command file ({@link SourceType#perCommand}) at {@code linesPerSecond} at most,
+   * Reads each one-command file ({@link SourceFormat#perCommand}) at {@code linesPerSecond} at most,
    * so that a flood of one command cannot fill the pipeline ahead of another command's page.
    * Shared logs (Squid, JSON) are not paced: they carry many commands.
    */
   public IngestAgent pacePerCommand(int linesPerSecond) {
     for (Feed f : feeds) {
-      f.tailer().pace(p -> SourceType.ofFileName(LogLayout.fileName(p.getFileName().toString()))
-          .map(SourceType::perCommand).orElse(false), linesPerSecond);
+      f.tailer().pace(p -> Formats.ofFileName(LogLayout.fileName(p.getFileName().toString()))
+          .map(SourceFormat::perCommand).orElse(false), linesPerSecond);
     }
     return this;
   }
@@ -326,7 +341,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
         List<TailedLine> lines = feed.tailer().poll(BATCH - handled, everyFile);
         sawEveryFile &= feed.tailer().lastPollSawEveryFile();
         if (lagDue) {
-          feed.tailer().lagBytes(rel -> sourceLabel(feed.context().apply(rel).type()), lag);
+          feed.tailer().lagBytes(rel -> feed.context().apply(rel).sourceLabel(), lag);
         }
         parse(feed, lines, records, published);
         handled += lines.size();
@@ -358,11 +373,6 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       published.computeIfAbsent(meters.computeIfAbsent(q.sourceLabel(), IngestMetrics.PerSource::of).published(),
           m -> new int[1])[0] += prepared;
     });
-  }
-
-  /** The {@code source} label: the format's name, "unknown" while it cannot be told. */
-  private static String sourceLabel(SourceType type) {
-    return type == null ? "unknown" : type.wireName();
   }
 
   /**
@@ -415,7 +425,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       if (run.parser() != null && run.parser().pending()) {
         List<TailedLine> read = run.lines();
         quietFiles.held(feed.namePrefix() + read.get(0).file(), read.get(read.size() - 1), run.sourceLabel(),
-            run.ctx().type() == null ? null : run.ctx().type().source());
+            run.ctx().source());
       }
     }
     for (Run run : runs) {
@@ -426,8 +436,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
 
   private Run run(Feed feed, String file) {
     FileContext ctx = feed.context().apply(file);
-    String sourceLabel = sourceLabel(ctx.type());
-    LineParser parser = ctx.type() == null ? null
+    String sourceLabel = ctx.sourceLabel();
+    LineParser parser = ctx.format() == null ? null
         : parsers.computeIfAbsent(feed.namePrefix() + file, f -> ctx.parsers().get());
     return new Run(feed, ctx, sourceLabel, meters.computeIfAbsent(sourceLabel, IngestMetrics.PerSource::of), parser,
         new ArrayList<>(), new ArrayList<>(), new int[1]);
@@ -467,8 +477,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
       parsed = Parsed.rejected(Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES
           + " bytes, and its start and end, kept, do not parse: " + r.reason());
     }
-    run.published()[0] += sender.send(parsed, line, ingestedAt, sourceLabel,
-        run.ctx().type() == null ? null : run.ctx().type().source(), run.out());
+    run.published()[0] += sender.send(parsed, line, ingestedAt, sourceLabel, run.ctx().source(), run.out());
   }
 
   /** Stops after the batch in hand is published and committed. */

@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.ingest.spi.Rejection;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.knockwatch.events.EventWriter;
 import dev.knockwatch.events.Json;

@@ -1,10 +1,14 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.ingest.spi.EventIds;
+import dev.knockwatch.ingest.spi.Rejection;
+import dev.knockwatch.ingest.spi.SourceLine;
+import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.tail.TailedLine;
 import java.time.Clock;
@@ -41,7 +45,7 @@ final class LineSender {
   }
 
   /** What a line's outcome sends: its events, or its rejected line (with a notice when it was a refusal); returns the events sent. */
-  int send(Parsed parsed, TailedLine line, Instant ingestedAt, String sourceLabel, Source source, List<Outgoing> out) {
+  int send(Parsed parsed, TailedLine line, Instant ingestedAt, String sourceLabel, String source, List<Outgoing> out) {
     int prepared = 0;
     if (parsed instanceof Parsed.Rejected r) {
       reject(out, line, sourceLabel, r.code(), r.reason());
@@ -62,7 +66,7 @@ final class LineSender {
     if (line.binary()) {
       return Parsed.rejected(Rejection.BINARY, "not text: NUL bytes or mostly control characters");
     }
-    if (ctx.type() == null || parser == null) {
+    if (ctx.format() == null || parser == null) {
       return line.text().isBlank() ? Parsed.skipped("blank") : Parsed.rejected(Rejection.UNPARSEABLE,
           "cannot tell this file's format from its name or first line: give its source a type");
     }
@@ -124,7 +128,7 @@ final class LineSender {
    * which only that rule reads.
    */
   private void unattributed(List<Outgoing> out, TailedLine line, Instant ingestedAt, String sourceLabel, Rejection code,
-      Source source, Instant at) {
+      String source, Instant at) {
     if (!IDENTITY.contains(code)) {
       return;
     }

@@ -1,9 +1,11 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.IngestAgent.Feed;
 import dev.knockwatch.ingest.IngestAgent.FileContext;
-import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
-import dev.knockwatch.ingest.srt.SrtViolationParser;
+import dev.knockwatch.ingest.spi.FileOptions;
+import dev.knockwatch.ingest.spi.LineParser;
+import dev.knockwatch.ingest.spi.SourceFormat;
 import dev.knockwatch.ingest.tail.FileTailer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +36,7 @@ public final class LogLayout {
   public static IngestAgent forLogDirectory(Path root, Predicate<Path> only, Path checkpointFile,
       EventSink sink, String ingestHost, Duration pollInterval) {
     FileTailer tailer = new FileTailer(root,
-        p -> SourceType.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
+        p -> Formats.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
         checkpointFile, IngestAgent.MAX_LINE_BYTES);
     Function<String, FileContext> context = cached(rel -> contextOf(rel, records -> Files.exists(root.resolve(records))));
     return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), pollInterval);
@@ -43,31 +45,25 @@ public final class LogLayout {
   /**
    * What a file of the layout is, from its path relative to the root: its format (null when its
    * name tells none), its parsers, its agent and its command. {@code exists} tells whether a file
-   * (relative to the root) exists: a proxy transcript beside the srt bridge's records of the same
-   * command only restates them.
+   * (relative to the root) exists: a format may read a file differently beside another (a proxy
+   * transcript beside the srt bridge's records of the same command only restates them).
    */
   public static FileContext contextOf(String rel, Predicate<String> exists) {
-    SourceType type = SourceType.ofFileName(fileName(rel)).orElse(null);
-    if (type == null) {
+    SourceFormat format = Formats.ofFileName(fileName(rel)).orElse(null);
+    if (format == null) {
       return new FileContext(null, null, agentIdOf(rel), null);
     }
-    String commandId = commandIdOf(type, fileName(rel));
-    Supplier<LineParser> parsers = type::newParser;
-    // the srt bridge writes a command's records and, at its end, its stderr with srt's restatement of them
-    int slash = rel.lastIndexOf('/');
-    String records = rel.substring(0, slash + 1) + commandId + SrtViolationParser.FILE_SUFFIX;
-    if (type == SourceType.PROXY_403 && exists.test(records)) {
-      parsers = () -> new CurlTranscriptParser().restatedByRecords();
-    }
-    return new FileContext(type, parsers, agentIdOf(rel), commandId);
+    String commandId = Formats.stem(format, fileName(rel));
+    FileOptions options = FileOptions.defaults(format, rel, commandId, exists);
+    return new FileContext(format, () -> format.parser(options), agentIdOf(rel), commandId);
   }
 
-  /** An agent that reads every file under {@code root} as {@code type}, whatever its name, with these parsers. */
-  public static IngestAgent forType(Path root, Predicate<Path> only, SourceType type, Supplier<LineParser> parsers,
+  /** An agent that reads every file under {@code root} as {@code format}, whatever its name, with these parsers. */
+  public static IngestAgent forFormat(Path root, Predicate<Path> only, SourceFormat format, Supplier<LineParser> parsers,
       EventSink sink, String ingestHost) {
     FileTailer tailer = new FileTailer(root, only, null, IngestAgent.MAX_LINE_BYTES);
     Function<String, FileContext> context =
-        cached(rel -> new FileContext(type, parsers, agentIdOf(rel), commandIdOf(type, fileName(rel))));
+        cached(rel -> new FileContext(format, parsers, agentIdOf(rel), Formats.stem(format, fileName(rel))));
     return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), Duration.ZERO);
   }
 
@@ -89,16 +85,6 @@ public final class LogLayout {
   public static String agentIdOf(String relativeFile) {
     String[] parts = relativeFile.split("/");
     return parts.length >= 2 ? parts[parts.length - 2] : null;
-  }
-
-  /** {@code <commandId>.<suffix>}: the type's suffix, else everything from the first dot, is cut. */
-  public static String commandIdOf(SourceType type, String fileName) {
-    String stem = type.stem(fileName);
-    if (stem != null) {
-      return stem;
-    }
-    int dot = fileName.indexOf('.');
-    return dot > 0 ? fileName.substring(0, dot) : fileName;
   }
 
   /**

@@ -1,6 +1,6 @@
 package dev.knockwatch.ingest;
 
-import dev.knockwatch.events.Source;
+import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.tail.TailedLine;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -15,7 +15,7 @@ import java.util.function.Function;
 final class QuietFiles {
 
   /** A file's last line, its source, and when it was read. */
-  record Quiet(TailedLine line, String sourceLabel, Source source, long readAtNanos) {}
+  record Quiet(TailedLine line, String sourceLabel, String source, long readAtNanos) {}
 
   /** What ending one file's held refusal does (publish what its parser ends with). */
   interface Ending {
@@ -26,7 +26,7 @@ final class QuietFiles {
   private final Map<String, Quiet> held = new HashMap<>();
 
   /** The parser of {@code key} holds a refusal after {@code last}, read now. */
-  void held(String key, TailedLine last, String sourceLabel, Source source) {
+  void held(String key, TailedLine last, String sourceLabel, String source) {
     held.put(key, new Quiet(last, sourceLabel, source, System.nanoTime()));
   }
 

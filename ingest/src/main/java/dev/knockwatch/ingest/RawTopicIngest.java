@@ -1,5 +1,8 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.ingest.spi.Rejection;
+import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Hashes;
 import dev.knockwatch.events.Redactor;
@@ -7,7 +10,6 @@ import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.ingest.IngestAgent.FileContext;
 import dev.knockwatch.ingest.raw.RawRecord;
-import dev.knockwatch.ingest.srt.SrtViolationParser;
 import dev.knockwatch.ingest.tail.Bytes;
 import dev.knockwatch.ingest.tail.FileTailer;
 import dev.knockwatch.ingest.tail.TailedLine;
@@ -85,10 +87,11 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
   /** One sender per host: an event's origin names the host its shipper gave. */
   private final Map<String, LineSender> senders = new HashMap<>();
   /**
-   * The srt bridge's record files seen, by host and path (the most recent {@link #MAX_OPEN_PATHS}):
-   * a transcript beside one only restates it.
+   * The files seen, by host and path (the most recent {@link #MAX_OPEN_PATHS}): what a format asks
+   * of a file beside the one it reads ({@code FileOptions.besides}: a transcript beside the srt
+   * bridge's records of its command only restates them).
    */
-  private final Set<String> recordFiles = java.util.Collections.newSetFromMap(
+  private final Set<String> seenFiles = java.util.Collections.newSetFromMap(
       new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
@@ -214,7 +217,7 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
 
     OpenPath(FileContext ctx, String sourceLabel, String host, TopicPartition partition) {
       this.ctx = ctx;
-      this.parser = ctx.type() == null ? null : ctx.parsers().get();
+      this.parser = ctx.format() == null ? null : ctx.parsers().get();
       this.sourceLabel = sourceLabel;
       this.host = host;
       this.partition = partition;
@@ -239,15 +242,13 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
       return;
     }
     String hostKey = raw.host() == null ? "" : raw.host();
-    if (rel.endsWith(SrtViolationParser.FILE_SUFFIX)) {
-      recordFiles.add(hostKey + "\u0000" + rel);
-    }
     String key = hostKey + "\u0000" + rel;
+    seenFiles.add(key);
     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
     OpenPath open = paths.get(key);
     if (open == null || !open.partition.equals(tp)) {
-      FileContext ctx = LogLayout.contextOf(rel, records -> recordFiles.contains(hostKey + "\u0000" + records));
-      open = new OpenPath(ctx, ctx.type() == null ? "unknown" : ctx.type().wireName(), raw.host(), tp);
+      FileContext ctx = LogLayout.contextOf(rel, other -> seenFiles.contains(hostKey + "\u0000" + other));
+      open = new OpenPath(ctx, ctx.sourceLabel(), raw.host(), tp);
       paths.put(key, open);
       evictOldest(sink, now, out);
     }
@@ -268,7 +269,7 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
       parsed = Parsed.rejected(Rejection.LINE_TOO_LONG, "line is longer than " + IngestAgent.MAX_LINE_BYTES
           + " bytes, and its start and end, kept, do not parse: " + rej.reason());
     }
-    sender.send(parsed, line, now, open.sourceLabel, open.ctx.type() == null ? null : open.ctx.type().source(), out);
+    sender.send(parsed, line, now, open.sourceLabel, open.ctx.source(), out);
     boolean holds = open.parser != null && open.parser.pending();
     open.heldFrom = !holds ? -1 : held && open.heldFrom >= 0 ? open.heldFrom : r.offset();
     open.last = line;
@@ -355,7 +356,7 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
   private void end(OpenPath open, Instant now, List<Outgoing> out) {
     LineSender sender = senders.get(open.host == null ? "" : open.host);
     sender.send(open.parser.end(), open.last, now, open.sourceLabel,
-        open.ctx.type() == null ? null : open.ctx.type().source(), out);
+        open.ctx.source(), out);
     open.heldFrom = -1;
   }
 

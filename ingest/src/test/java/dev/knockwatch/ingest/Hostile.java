@@ -29,16 +29,16 @@ public final class Hostile {
 
   private final Random random;
 
-  Hostile(long seed) {
+  public Hostile(long seed) {
     random = new Random(seed);
   }
 
-  Random random() {
+  public Random random() {
     return random;
   }
 
   /** Text an agent chose: short most of the time, sometimes long, now and then a megabyte. */
-  String text() {
+  public String text() {
     int roll = random.nextInt(100);
     int pieces = roll < 80 ? random.nextInt(12) : roll < 98 ? 200 + random.nextInt(2000) : 0;
     StringBuilder b = new StringBuilder();
@@ -56,16 +56,16 @@ public final class Hostile {
   }
 
   /** {@link #text} without spaces, tabs or newlines: one field of a space-separated log line. */
-  String token() {
+  public String token() {
     String t = text().replaceAll("[ \t\n\r\u000b\f]", "_");
     return t.isEmpty() ? "-" : t;
   }
 
-  String time() {
+  public String time() {
     return random.nextInt(4) == 0 ? text() : TIMES[random.nextInt(TIMES.length)];
   }
 
-  String hostPort() {
+  public String hostPort() {
     return random.nextInt(4) == 0 ? text() + ":" + random.nextInt(70_000) : HOSTS[random.nextInt(HOSTS.length)];
   }
 

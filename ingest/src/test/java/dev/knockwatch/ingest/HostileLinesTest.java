@@ -8,7 +8,7 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.json.JsonAccessLogParser;
+import dev.knockwatch.ingest.formats.json.JsonAccessLogParser;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import dev.knockwatch.testkit.TopicReader;
 import java.io.ByteArrayOutputStream;
@@ -60,7 +60,7 @@ class HostileLinesTest {
 
     try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of());
         IngestAgent agent = LogLayout.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO);
-        IngestAgent json = LogLayout.forType(jsonLogs, p -> true, SourceType.JSON, () -> new JsonAccessLogParser(
+        IngestAgent json = LogLayout.forFormat(jsonLogs, p -> true, Formats.named("json").orElseThrow(), () -> new JsonAccessLogParser(
             Map.of("host", "authority", "status", "response_code", "commandId", "x_command_id", "timestamp", "start_time",
                 "url", "path"), Set.of(403, 407)), sink, "host-a")) {
       while (agent.pollOnce() > 0) {

@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.ingest.spi.Parsed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -611,7 +612,7 @@ class IngestAgentTest {
         + " = -1 ENETUNREACH (Network is unreachable)\n");
     assertThat(agent().pollOnce()).isEqualTo(2);
     assertThat(sink.events).singleElement().satisfies(e -> {
-      assertThat(e.source()).isEqualTo(dev.knockwatch.events.Source.STRACE);
+      assertThat(e.source()).isEqualTo("strace");
       assertThat(e.commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
       assertThat(e.agentId()).isEqualTo("ci-7");
       assertThat(e.host()).isEqualTo("93.184.215.14");
@@ -623,9 +624,9 @@ class IngestAgentTest {
   void pathPartsNameTheAgentAndTheCommand() {
     assertThat(LogLayout.agentIdOf("ci-1/abc.violations.jsonl")).isEqualTo("ci-1");
     assertThat(LogLayout.agentIdOf("abc.violations.jsonl")).isNull();
-    assertThat(SourceType.ofFileName("run.1:a.violations.jsonl").orElseThrow().stem("run.1:a.violations.jsonl"))
+    assertThat(Formats.stem(Formats.ofFileName("run.1:a.violations.jsonl").orElseThrow(), "run.1:a.violations.jsonl"))
         .isEqualTo("run.1:a");
-    assertThat(SourceType.ofFileName("x.strace")).contains(SourceType.STRACE);
-    assertThat(SourceType.ofFileName("x.stdout.txt")).isEmpty();
+    assertThat(Formats.ofFileName("x.strace").orElseThrow().wireName()).isEqualTo("strace");
+    assertThat(Formats.ofFileName("x.stdout.txt")).isEmpty();
   }
 }

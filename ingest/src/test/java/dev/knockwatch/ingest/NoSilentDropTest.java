@@ -1,12 +1,14 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.LineParser;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.json.JsonAccessLogParser;
+import dev.knockwatch.ingest.formats.json.JsonAccessLogParser;
 import dev.knockwatch.ingest.tail.TailedLine;
 import java.io.IOException;
 import java.io.InputStream;
@@ -67,7 +69,7 @@ class NoSilentDropTest {
     List<Outcome> outcomes = new ArrayList<>();
     IngestAgent agent = jsonParser == null
         ? LogLayout.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO)
-        : LogLayout.forType(logs, p -> true, SourceType.JSON, jsonParser, sink, "host-a");
+        : LogLayout.forFormat(logs, p -> true, Formats.named("json").orElseThrow(), jsonParser, sink, "host-a");
     agent.wholeFiles().observing((line, parsed) -> {
       synchronized (outcomes) {
         outcomes.add(new Outcome(line, parsed));

@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.ingest.spi.Parsed;
 import java.time.Instant;
 
 /** What a parser's events become in the agent, time settled ({@link EventTime}), for the parsers' own tests. */

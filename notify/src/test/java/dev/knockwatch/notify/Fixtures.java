@@ -1,7 +1,6 @@
 package dev.knockwatch.notify;
 
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Source;
 import java.time.Instant;
 import java.util.List;
 
@@ -19,7 +18,7 @@ public final class Fixtures {
         .severity(Alert.Severity.PAGE).agentId("ci-runner-2").role("ci").host("evil.example").port(443)
         .firstSeen(T0).lastSeen(T0)
         .summary("agent ci-runner-2 (role ci) tried evil.example:443, which its role does not allow")
-        .sampleEventIds(List.of("22ad24c3916641e5")).sources(List.of(Source.SRT_VIOLATION))
+        .sampleEventIds(List.of("22ad24c3916641e5")).sources(List.of("srt-violation"))
         .policyVersion("bfc0f5922941").build();
   }
 
@@ -29,7 +28,7 @@ public final class Fixtures {
         .agentId("<!channel> `agent`").role("ci").host("<http://evil.test|click>").port(80).count(7).windowStart(T0)
         .windowEnd(T0.plusSeconds(300)).firstSeen(T0.plusSeconds(32)).lastSeen(T0.plusSeconds(112))
         .summary("command refused 7 times; last: <http://evil.test|click here> <!here> <@U123> & \u202Eexe.txt\u0007")
-        .sampleEventIds(List.of("e1")).sources(List.of(Source.SRT_VIOLATION, Source.SQUID))
+        .sampleEventIds(List.of("e1")).sources(List.of("srt-violation", "squid"))
         .policyVersion("bfc0f5922941")
         .targets(List.of(new Alert.Target("<http://evil.test|click>:80", 5),
             new Alert.Target("registry.npmjs.org:443", 2)))

@@ -1,8 +1,8 @@
 package dev.knockwatch.streams;
 
 import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.EventSources;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import io.prometheus.client.Counter;
 
@@ -87,7 +87,7 @@ public final class StreamsMetrics {
    * more than the count). Not thread-safe: one per stream task.
    */
   public static final class RefusalCounters {
-    private static final int SOURCES = Source.values().length + 1;
+    private static final int SOURCES = EventSources.count() + 2;
     private static final int KINDS = Kind.values().length + 1;
     private static final int ADDRESSES = AddressClass.values().length + 1;
     private static final int SIZE = SOURCES * KINDS * REASON_CLASSES.length * ADDRESSES;
@@ -97,11 +97,11 @@ public final class StreamsMetrics {
     public void inc(ViolationEvent e, String role) {
       Counter.Child[] children = byRole.computeIfAbsent(role, r -> new Counter.Child[SIZE]);
       int reason = reasonClassIndex(e);
-      int i = ((ordinal(e.source()) * KINDS + ordinal(e.kind())) * REASON_CLASSES.length + reason) * ADDRESSES
+      int i = ((EventSources.index(e.source()) * KINDS + ordinal(e.kind())) * REASON_CLASSES.length + reason) * ADDRESSES
           + ordinal(e.addressClass());
       Counter.Child c = children[i];
       if (c == null) {
-        c = REFUSALS.labels(label(e.source()), label(e.kind()), REASON_CLASSES[reason], label(e.addressClass()), role);
+        c = REFUSALS.labels(EventSources.label(e.source()), label(e.kind()), REASON_CLASSES[reason], label(e.addressClass()), role);
         children[i] = c;
       }
       c.inc();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.detect.CrossSourceDedupProcessor;
@@ -79,7 +78,7 @@ class BoundedStateTest {
     return PolicyLoader.load(rules);
   }
 
-  private static ViolationEvent refusal(String cmd, int i, Instant at, Source source, String host, String path) {
+  private static ViolationEvent refusal(String cmd, int i, Instant at, String source, String host, String path) {
     ViolationEvent.Builder b = ViolationEvent.builder().eventId("e" + i).commandId(cmd).agentId("ci-runner-1")
         .source(source).observedAt(at).reason("host is not on the allow list");
     return (host != null ? b.kind(Kind.NETWORK).action("network-outbound").host(host).port(443)
@@ -100,7 +99,7 @@ class BoundedStateTest {
       for (int i = 0; i < HOSTS; i++) {
         Instant at = T0.plusMillis(10L * i);
         // srt and the proxy alternate: the cross-source dedup store sees every host
-        Source s = i % 2 == 0 ? Source.SRT_VIOLATION : Source.PROXY_403;
+        String s = i % 2 == 0 ? "srt-violation" : "proxy-403";
         in.pipeInput(SCANNER, i % 10 == 9 ? refusal(SCANNER, i, at, s, null, path(i))
             : refusal(SCANNER, i, at, s, host(i, r), null), at);
         if (i == HOSTS / 4) {
@@ -110,7 +109,7 @@ class BoundedStateTest {
         }
       }
       Instant after = T0.plusMillis(10L * HOSTS).plusSeconds(31); // past the throttle: the last update
-      in.pipeInput(OTHER, refusal(OTHER, -1, after, Source.SRT_VIOLATION, "exfil.example", null), after);
+      in.pipeInput(OTHER, refusal(OTHER, -1, after, "srt-violation", "exfil.example", null), after);
       List<Alert> alerts = out.readValuesToList();
 
       assertThat(alerts.stream().filter(a -> a.commandId().equals(OTHER)).map(Alert::rule))
@@ -167,7 +166,7 @@ class BoundedStateTest {
       for (int i = 0; i < n; i++) {
         Instant at = T0.plusMillis(i);
         ViolationEvent e = ViolationEvent.builder().eventId("t" + i).commandId(SCANNER).agentId("ci-runner-1")
-            .source(Source.SRT_VIOLATION).kind(Kind.FILESYSTEM).action("openat").path(path(i))
+            .source("srt-violation").kind(Kind.FILESYSTEM).action("openat").path(path(i))
             .reason(i + "理".repeat(1000)).observedAt(at).build();
         in.pipeInput(SCANNER, e, at);
       }

@@ -6,7 +6,6 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.count.RecentRefusals;
@@ -91,7 +90,7 @@ class DetectStateCommitTest {
   }
 
   private static ViolationEvent refusal(String id, Instant at) {
-    return ViolationEvent.builder().eventId(id).commandId(CMD).agentId("ci-runner-1").source(Source.SRT_VIOLATION)
+    return ViolationEvent.builder().eventId(id).commandId(CMD).agentId("ci-runner-1").source("srt-violation")
         .kind(Kind.NETWORK).action("network-outbound").host("registry.npmjs.org").port(443).observedAt(at).build();
   }
 

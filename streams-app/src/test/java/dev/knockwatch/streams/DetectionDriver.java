@@ -3,7 +3,6 @@ package dev.knockwatch.streams;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
@@ -55,7 +54,7 @@ public final class DetectionDriver implements AutoCloseable {
   public void refuse(String commandId, Instant at) {
     seq++;
     ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(commandId).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound")
         .host("example.com").port(443).reason("host is not on the allow list").observedAt(at).build();
     violations.pipeInput(commandId, e, at);
   }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
@@ -82,10 +81,10 @@ class ResentStormTest {
             .agentId("ci-runner-1").kind(Kind.NETWORK).observedAt(at).ingestedAt(at)
             .origin(new ViolationEvent.Origin("ci-runner-1/" + cmd + ".log", 100L * i, "host-a"));
         if (n == BUSY && i % 2 == 1) {
-          b.source(Source.STRACE).action("connect").host("10.0.0." + (i % 7)).port(443).errno("ENETUNREACH")
+          b.source("strace").action("connect").host("10.0.0." + (i % 7)).port(443).errno("ENETUNREACH")
               .syscall("connect").timeSource("ingest");
         } else {
-          b.source(Source.SRT_VIOLATION).action("network-outbound").host(i == 4 ? "exfil.example" : "registry.npmjs.org")
+          b.source("srt-violation").action("network-outbound").host(i == 4 ? "exfil.example" : "registry.npmjs.org")
               .port(443).reason("host is not on the allow list");
         }
         out.add(b.build());
@@ -106,7 +105,7 @@ class ResentStormTest {
       events.forEach(e -> in.pipeInput(e.commandId(), e, e.observedAt()));
       // both runs end at one stream time: throttled updates due by then come out in both
       ViolationEvent tick = ViolationEvent.builder().eventId("tick").commandId("ResentStormClockTick00")
-          .agentId("ci-runner-1").source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+          .agentId("ci-runner-1").source("srt-violation").kind(Kind.NETWORK).action("network-outbound")
           .host("registry.npmjs.org").port(443).observedAt(T0.plus(Duration.ofMinutes(5))).build();
       in.pipeInput(tick.commandId(), tick, tick.observedAt());
       alerts = d.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(), Json.serde(Alert.class).deserializer())

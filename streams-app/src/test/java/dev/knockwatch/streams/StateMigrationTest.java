@@ -6,7 +6,6 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.count.RecentRefusals;
@@ -120,9 +119,9 @@ class StateMigrationTest {
 
   private static ViolationEvent event(String command, String id, Instant at, boolean sandboxOff) {
     ViolationEvent.Builder b = ViolationEvent.builder().eventId(id).commandId(command).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).observedAt(at);
+        .source("srt-violation").kind(Kind.NETWORK).observedAt(at);
     return sandboxOff
-        ? b.source(Source.CLAUDE_CODE).kind(Kind.PROCESS).action(ViolationEvent.SANDBOX_OFF_REQUEST).build()
+        ? b.source("claude-code").kind(Kind.PROCESS).action(ViolationEvent.SANDBOX_OFF_REQUEST).build()
         : b.action("network-outbound").host("registry.npmjs.org").port(443).build();
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import io.prometheus.client.CollectorRegistry;
 import org.junit.jupiter.api.Test;
@@ -12,20 +11,20 @@ import org.junit.jupiter.api.Test;
 class StreamsMetricsTest {
 
   static ViolationEvent.Builder event() {
-    return ViolationEvent.builder().commandId("StreamsMetricsTestCmd01").source(Source.SRT_VIOLATION).kind(Kind.NETWORK)
+    return ViolationEvent.builder().commandId("StreamsMetricsTestCmd01").source("srt-violation").kind(Kind.NETWORK)
         .host("evil.example").port(443);
   }
 
   @Test
   void everyReasonFallsIntoOneWordOfAFixedSet() {
     assertThat(StreamsMetrics.reasonClass(event().reason("host is not on the allow list").build())).isEqualTo("not-on-allowlist");
-    assertThat(StreamsMetrics.reasonClass(event().source(Source.PROXY_403).proxyError("blocked-by-allowlist").build()))
+    assertThat(StreamsMetrics.reasonClass(event().source("proxy-403").proxyError("blocked-by-allowlist").build()))
         .isEqualTo("not-on-allowlist");
     assertThat(StreamsMetrics.reasonClass(event().reason("resolved to a loopback address / a link-local address").build()))
         .isEqualTo("resolved-address");
     assertThat(StreamsMetrics.reasonClass(event().reason("refuseOpaqueTunnels").build())).isEqualTo("opaque-tunnel");
     assertThat(StreamsMetrics.reasonClass(event().reason("407 Proxy Authentication Required").build())).isEqualTo("proxy-auth");
-    assertThat(StreamsMetrics.reasonClass(event().source(Source.STRACE).errno("ENETUNREACH").build())).isEqualTo("syscall");
+    assertThat(StreamsMetrics.reasonClass(event().source("strace").errno("ENETUNREACH").build())).isEqualTo("syscall");
     assertThat(StreamsMetrics.reasonClass(event().kind(Kind.FILESYSTEM).path("/home/a/.bashrc").build())).isEqualTo("filesystem");
     // the operator's own deny text, or an agent's: never a label of its own
     assertThat(StreamsMetrics.reasonClass(event().reason("URL shorteners are blocked; use the full destination URL").build()))

@@ -1,4 +1,4 @@
-package dev.knockwatch.ingest.squid;
+package dev.knockwatch.ingest.formats.squid;
 
 import dev.knockwatch.bench.OneThread;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -8,7 +8,6 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Topics;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.streams.StreamsApp;
@@ -119,7 +118,7 @@ final class QueryBench implements Callable<Integer> {
           Instant hour = baseHour.minus(Duration.ofHours(h));
           for (int k = 0; k < 400; k++, w++) {
             sink.publish(ViolationEvent.builder().eventId("w" + w).commandId(String.format("BenchWeekCommand%06d", w))
-                .agentId("ci-runner-" + (w % 100)).source(Source.SRT_VIOLATION).kind(Kind.NETWORK)
+                .agentId("ci-runner-" + (w % 100)).source("srt-violation").kind(Kind.NETWORK)
                 .action("network-outbound").host(host(w)).port(443).reason("host is not on the allow list")
                 .observedAt(hour.plusSeconds(1800).plusMillis(k)).ingestedAt(base).build());
           }
@@ -127,7 +126,7 @@ final class QueryBench implements Callable<Integer> {
         weekRefusals = w;
         for (int i = 0; i < commands; i++) {
           sink.publish(ViolationEvent.builder().eventId("q" + i).commandId(id(i))
-              .agentId("ci-runner-" + (i % 100)).source(Source.SRT_VIOLATION)
+              .agentId("ci-runner-" + (i % 100)).source("srt-violation")
               .kind(Kind.NETWORK).action("network-outbound").host(host(i)).port(443)
               .reason("host is not on the allow list").observedAt(base.plusMillis(i * spacing)).ingestedAt(base).build());
         }

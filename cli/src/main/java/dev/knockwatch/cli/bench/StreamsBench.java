@@ -5,7 +5,6 @@ import dev.knockwatch.cli.Knockwatch;
 import dev.knockwatch.cli.Rules;
 import dev.knockwatch.cli.UsageException;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink;
 import dev.knockwatch.ingest.KafkaEventSink;
@@ -239,7 +238,7 @@ final class StreamsBench implements Callable<Integer> {
         int c = random.nextInt(1000);
         String commandId = String.format("BenchCommand%010d", c);
         ViolationEvent.Builder b = ViolationEvent.builder().eventId("bench-" + i).commandId(commandId)
-            .agentId(c % 2 == 0 ? "ci-runner-" + c : "research-" + c).source(Source.SRT_VIOLATION)
+            .agentId(c % 2 == 0 ? "ci-runner-" + c : "research-" + c).source("srt-violation")
             .observedAt(t0.plusMillis(i / EVENTS_PER_EVENT_MS)).reason("host is not on the allow list");
         if (i % 10 == 9) {
           b.kind(Kind.FILESYSTEM).action("openat").path(i % 20 == 19 ? "/home/agent/.bashrc" : "/tmp/x");

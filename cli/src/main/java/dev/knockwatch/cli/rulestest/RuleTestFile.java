@@ -4,7 +4,7 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
-import dev.knockwatch.ingest.SourceType;
+import dev.knockwatch.ingest.Formats;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -150,7 +150,7 @@ public record RuleTestFile(Path file, Path rules, List<Case> cases) {
       at.problem(where + ": file " + file + " is not AGENT/FILE, the layout ingest reads");
       return null;
     }
-    if (SourceType.ofFileName(parts[1]).isEmpty()) {
+    if (Formats.ofFileName(parts[1]).isEmpty()) {
       at.problem(where + ": file " + file + " has no suffix ingest reads (" + suffixes() + ")");
       return null;
     }
@@ -219,6 +219,6 @@ public record RuleTestFile(Path file, Path rules, List<Case> cases) {
   }
 
   private static String suffixes() {
-    return String.join(", ", java.util.Arrays.stream(SourceType.values()).flatMap(t -> t.suffixes().stream()).toList());
+    return String.join(", ", Formats.all().stream().flatMap(t -> t.choice().suffixes().stream()).toList());
   }
 }

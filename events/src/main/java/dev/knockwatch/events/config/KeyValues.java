@@ -51,6 +51,13 @@ public final class KeyValues {
     return Optional.of(values);
   }
 
+  /** Every key's default: the values of a mapping that gives none, with no problem for a required one. */
+  public static KeyValues defaults(List<Key<?>> keys) {
+    KeyValues values = new KeyValues("defaults", null, Map.of());
+    keys.forEach(k -> values.read.put(k, k.fallback()));
+    return values;
+  }
+
   /** Reads {@code k}: its value, its default when absent, or nothing after a problem. */
   public void read(Key<?> k) {
     YamlNode node = given.get(k.name());

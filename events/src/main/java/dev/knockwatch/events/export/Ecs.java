@@ -2,6 +2,7 @@ package dev.knockwatch.events.export;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.EventSources;
 import dev.knockwatch.events.IsoInstant;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
@@ -41,7 +42,7 @@ public final class Ecs {
     }
     event.put("dataset", "knockwatch.violations");
     event.put("module", "knockwatch");
-    Ocsf.put(event, "provider", e.source() == null ? null : e.source().wireName());
+    Ocsf.put(event, "provider", e.source());
     if (e.host() != null || e.port() != null) {
       ObjectNode dst = o.putObject("destination");
       if (e.host() != null) {
@@ -77,6 +78,7 @@ public final class Ecs {
     }
     o.putObject("observer").put("product", "knockwatch").put("type", "sandbox");
     labels(o, e.commandId(), e.agentId(), e.role());
+    EventSources.named(e.source()).ifPresent(s -> s.ecs(e, o));
     return o;
   }
 

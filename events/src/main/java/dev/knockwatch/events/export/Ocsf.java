@@ -2,6 +2,7 @@ package dev.knockwatch.events.export;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.EventSources;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
@@ -34,9 +35,13 @@ public final class Ocsf {
 
   /** The event as an OCSF record: Network Activity, or File System Activity for a filesystem refusal. */
   public static ObjectNode event(ViolationEvent e) {
-    if (e.kind() == Kind.PROCESS) {
-      return process(e);
-    }
+    ObjectNode o = e.kind() == Kind.PROCESS ? process(e) : activity(e);
+    EventSources.named(e.source()).ifPresent(s -> s.ocsf(e, o));
+    return o;
+  }
+
+  /** Network Activity, or File System Activity for a filesystem refusal: the common mapping. */
+  private static ObjectNode activity(ViolationEvent e) {
     boolean file = e.kind() == Kind.FILESYSTEM;
     int classUid = file ? FILE_SYSTEM_ACTIVITY : NETWORK_ACTIVITY;
     int activity = file ? fileActivity(e.syscall() != null ? e.syscall() : e.action()) : REFUSE;
@@ -111,7 +116,7 @@ public final class Ocsf {
     put(unmapped, "commandId", e.commandId());
     put(unmapped, "agentId", e.agentId());
     put(unmapped, "role", e.role());
-    put(unmapped, "source", e.source() == null ? null : e.source().wireName());
+    put(unmapped, "source", e.source());
     put(unmapped, "action", e.action());
     put(unmapped, "addressClass", e.addressClass() == null ? null : e.addressClass().name().toLowerCase(Locale.ROOT));
     put(unmapped, "proxyError", e.proxyError());
@@ -172,7 +177,7 @@ public final class Ocsf {
     put(unmapped, "agentId", e.agentId());
     put(unmapped, "sessionId", e.sessionId());
     put(unmapped, "taskId", e.taskId());
-    put(unmapped, "source", e.source() == null ? null : e.source().wireName());
+    put(unmapped, "source", e.source());
     put(unmapped, "action", e.action());
     put(unmapped, "evidence", e.evidence());
     put(unmapped, "errno", e.errno());

@@ -7,7 +7,6 @@ import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +22,7 @@ class ExportFormatsTest {
 
   static ViolationEvent network() {
     return ViolationEvent.builder().eventId("e-net").commandId("ExportExportExport0001").agentId("ci-runner-1").role("ci")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
         .reason("host is not on the allow list").commandText("curl -s https://evil.example/x").observedAt(T0)
         .ingestedAt(T0.plusMillis(250)).origin(new ViolationEvent.Origin("ci-runner-1/x.violations.jsonl", 0, "sbx-1"))
         .build();
@@ -31,21 +30,21 @@ class ExportFormatsTest {
 
   static ViolationEvent proxy() {
     return ViolationEvent.builder().eventId("e-proxy").commandId("ExportExportExport0001").agentId("ci-runner-1")
-        .source(Source.SQUID).kind(Kind.NETWORK).action("http-connect").host("169.254.169.254").port(80)
+        .source("squid").kind(Kind.NETWORK).action("http-connect").host("169.254.169.254").port(80)
         .method("GET").url("http://169.254.169.254/latest/meta-data/").addressClass(AddressClass.CLOUD_METADATA)
         .proxyError("blocked-by-allowlist").observedAt(T0).build();
   }
 
   static ViolationEvent file() {
     return ViolationEvent.builder().eventId("e-file").commandId("ExportExportExport0001").agentId("assistant-7")
-        .source(Source.STRACE).kind(Kind.FILESYSTEM).action("openat").syscall("openat").errno("EPERM").pid(4242)
+        .source("strace").kind(Kind.FILESYSTEM).action("openat").syscall("openat").errno("EPERM").pid(4242)
         .path("/home/agent/.bashrc").observedAt(T0).build();
   }
 
   /** A Claude Code call that asked to run outside the sandbox: no refusal, a harness's record. */
   static ViolationEvent escape() {
     return ViolationEvent.builder().eventId("e-escape").commandId("toolu_01EscapeEscapeEscapeEsc").agentId("claude-code")
-        .source(Source.CLAUDE_CODE).kind(Kind.PROCESS).action(ViolationEvent.SANDBOX_OFF_REQUEST)
+        .source("claude-code").kind(Kind.PROCESS).action(ViolationEvent.SANDBOX_OFF_REQUEST)
         .evidence(ViolationEvent.EVIDENCE_COMMAND).sessionId("s-1").taskId("t-1")
         .reason("the call asks to run outside the sandbox (dangerouslyDisableSandbox)")
         .commandText("curl -sS https://example.com").observedAt(T0).build();
@@ -56,7 +55,7 @@ class ExportFormatsTest {
         .severity(Alert.Severity.PAGE).status(status).agentId("ci-runner-1").role("ci").host("evil.example")
         .port(443).count(3).firstSeen(T0).lastSeen(T0.plusSeconds(40))
         .summary("agent ci-runner-1 (role ci) tried evil.example:443, which its role does not allow")
-        .sampleEventIds(List.of("e-net")).sources(List.of(Source.SRT_VIOLATION)).policyVersion("bfc0f5922941")
+        .sampleEventIds(List.of("e-net")).sources(List.of("srt-violation")).policyVersion("bfc0f5922941")
         .meta(new Alert.Meta(List.of("attack.t1041"), "https://runbooks.example/off-role", Map.of(), Map.of()))
         .build();
   }

@@ -8,12 +8,11 @@ import dev.knockwatch.events.Hashes;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.IngestAgent.Feed;
 import dev.knockwatch.ingest.IngestAgent.FileContext;
-import dev.knockwatch.ingest.LineParser;
-import dev.knockwatch.ingest.SourceType;
-import dev.knockwatch.ingest.json.JsonAccessLogParser;
-import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
-import dev.knockwatch.ingest.squid.SquidAccessLogParser;
-import dev.knockwatch.ingest.squid.SquidLogFormat;
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
+import dev.knockwatch.ingest.Formats;
+import dev.knockwatch.ingest.spi.FileOptions;
+import dev.knockwatch.ingest.spi.SourceFormat;
 import dev.knockwatch.ingest.tail.FileTailer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -28,6 +27,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -41,21 +41,40 @@ import java.util.regex.Pattern;
  *     type: srt-violation                                 # optional: else the suffix, else the first line
  *   - path: /var/log/squid/access.log
  *     type: squid
- *     logformat: knock                                    # squid: a name or a logformat string
+ *     logformat: knock                                    # a key of the squid format
  *     fields: {agentId: squid-proxy-1}                    # static fields
  *   - path: /var/log/envoy/access.json
  *     type: json
  *     mapping: {commandId: request_headers.x-command-id, authority: authority, status: response_code}
  * </pre>
- * Relative paths are read from the config file's directory. Every problem is reported with the
- * file, the source's number and the exact key.
+ * Every source takes {@code path}, {@code type} and {@code fields}; each format declares the keys it
+ * takes beside them ({@link SourceFormat#keys}). Relative paths are read from the config file's
+ * directory. Every problem is reported with the file, the source's number and the exact key.
  */
 public final class SourcesConfig {
 
-  private static final Set<String> KEYS = Set.of("path", "type", "fields", "logformat", "mapping", "denyHeaders",
-      "refusedStatuses");
   private static final Set<String> STATIC_FIELDS = Set.of("agentId", "commandId");
   private static final Pattern TEMPLATE = Pattern.compile("\\{(agentId|commandId)\\}");
+
+  static final Key<String> PATH = Key.string("path", "path glob", null,
+      "the files to read: a glob (`*`, `**`, `?`) in which `{agentId}` and `{commandId}` stand for a directory or a"
+      + " name's part").required();
+  static final Key<SourceFormat> TYPE = Key.of("type", "one of the formats", null,
+      "the file's name, else its first line", "the format its files are read as", (node, where) -> {
+        String t = node.string(where + ": type");
+        if (t == null) {
+          return null;
+        }
+        SourceFormat f = Formats.named(t).orElse(null);
+        if (f == null) {
+          node.problem(where + ": type \"" + t + "\" is not one of " + Formats.names());
+        }
+        return f;
+      });
+  static final Key<Map<String, String>> FIELDS = Key.of("fields", "mapping", Map.of(), "none",
+      "static fields of every line: `agentId`, `commandId`", SourcesConfig::fields);
+  /** The keys every source takes, whatever its format. */
+  static final List<Key<?>> KEYS = List.of(PATH, TYPE, FIELDS);
 
   private SourcesConfig() {}
 
@@ -81,6 +100,14 @@ public final class SourcesConfig {
     return feeds;
   }
 
+  /** Every key a source may hold: the common ones, then each format's. */
+  static Set<String> allKeys() {
+    Set<String> names = new TreeSet<>();
+    KEYS.forEach(k -> names.add(k.name()));
+    Formats.all().forEach(f -> f.keys().forEach(k -> names.add(k.name())));
+    return names;
+  }
+
   /** The feed of one source; null after its problems. */
   private static Feed feed(String where, YamlNode s, Path base, Path checkpointDir) {
     if (!s.isMapping()) {
@@ -88,120 +115,61 @@ public final class SourcesConfig {
       return null;
     }
     int before = s.file().problemCount();
-    Map<String, Entry> keys = s.mapping(where, KEYS).orElseThrow();
-    Optional<String> path = text(keys, "path");
-    if (path.isEmpty()) {
-      s.problem(where + ": \"path\" is required");
-    }
-    Optional<SourceType> type = text(keys, "type").flatMap(t -> {
-      Optional<SourceType> known = SourceType.byName(t);
-      if (known.isEmpty()) {
-        keys.get("type").value().problem(where + ": type \"" + t + "\" is not one of " + SourceType.names());
+    Map<String, YamlNode> given = new LinkedHashMap<>();
+    s.mapping(where, allKeys()).orElseThrow().forEach((k, e) -> given.put(k, e.value()));
+    KeyValues common = new KeyValues(where, s, given);
+    KEYS.forEach(common::read);
+    SourceFormat type = common.get(TYPE);
+    // a key of a format: read when the source is of it, else a problem that says whose key it is
+    for (String key : given.keySet()) {
+      if (KEYS.stream().anyMatch(k -> k.name().equals(key)) || (type != null && type.keys().stream().anyMatch(k -> k.name().equals(key)))) {
+        continue;
       }
-      return known;
-    });
-    Map<String, String> fields = map(where, keys, "fields");
-    fields.keySet().forEach(k -> {
-      if (!STATIC_FIELDS.contains(k)) {
-        keys.get("fields").value().problem(where + ": fields: unknown field \"" + k + "\" (known: agentId, commandId)");
-      }
-    });
-    Supplier<LineParser> parsers = type.map(t -> parserFactory(where, t, keys)).orElse(null);
-    if (type.isEmpty() && !keys.containsKey("type") && (keys.containsKey("mapping") || keys.containsKey("logformat"))) {
-      s.problem(where + ": \"mapping\" and \"logformat\" need an explicit \"type\"");
+      String owners = String.join(" and ", Formats.all().stream()
+          .filter(f -> f.keys().stream().anyMatch(k -> k.name().equals(key))).map(SourceFormat::wireName).toList());
+      given.get(key).problem(where + ": \"" + key + "\" is a key of " + owners + " sources"
+          + (type == null ? (common.given(TYPE) ? "" : ": give the source its \"type\"") : ", not of " + type.wireName() + " sources"));
     }
+    KeyValues options = new KeyValues(where, s, given);
+    if (type != null) {
+      type.keys().forEach(options::read);
+    }
+    Map<String, String> fields = common.get(FIELDS);
     Template parsed = null;
     try {
-      parsed = path.map(p -> Template.of(base, p)).orElse(null);
+      parsed = common.get(PATH) == null ? null : Template.of(base, common.get(PATH));
     } catch (IllegalArgumentException e) {
-      keys.get("path").value().problem(where + ": path " + path.get() + ": " + e.getMessage());
+      common.problem(PATH, "path " + common.get(PATH) + ": " + e.getMessage());
     }
     if (s.file().problemCount() > before) {
       return null;
     }
     Template t = parsed;
+    String path = common.get(PATH);
     FileTailer tailer = new FileTailer(t.root(), p -> t.matches(t.root().relativize(p).toString().replace('\\', '/')),
-        checkpointDir.resolve("checkpoints-" + Hashes.sha256Hex(t.root() + "|" + path.get(), 6) + ".json"),
+        checkpointDir.resolve("checkpoints-" + Hashes.sha256Hex(t.root() + "|" + path, 6) + ".json"),
         IngestAgent.MAX_LINE_BYTES);
     Function<String, FileContext> context = LogLayout.cached(r -> {
       Map<String, String> fromPath = t.fields(r);
-      SourceType ft = type.orElseGet(() -> detect(t.root().resolve(r)).orElse(null));
-      Supplier<LineParser> p = parsers != null ? parsers : ft == null ? null : ft::newParser;
+      SourceFormat ft = type != null ? type : detect(t.root().resolve(r)).orElse(null);
+      String name = LogLayout.fileName(r);
+      String stem = ft == null ? null : Formats.stem(ft, name);
       // as in the default layout <agentId>/<commandId>.<suffix>, unless the path or the config says otherwise
       String agentId = fromPath.getOrDefault("agentId", fields.getOrDefault("agentId", LogLayout.agentIdOf(r)));
-      String commandId = fromPath.getOrDefault("commandId", fields.getOrDefault("commandId",
-          ft == null ? null : LogLayout.commandIdOf(ft, LogLayout.fileName(r))));
-      return new FileContext(ft, p, agentId, commandId);
+      String commandId = fromPath.getOrDefault("commandId", fields.getOrDefault("commandId", stem));
+      if (ft == null) {
+        return new FileContext(null, null, agentId, commandId);
+      }
+      FileOptions fo = new FileOptions(type != null ? options : KeyValues.defaults(ft.keys()), r, stem,
+          sibling -> Files.exists(t.root().resolve(sibling)));
+      return new FileContext(ft, () -> ft.parser(fo), agentId, commandId);
     });
     return new Feed(tailer, context, t.root().toString().replace('\\', '/') + "/");
   }
 
-  /** The parsers of an explicitly typed source; null after a problem. */
-  private static Supplier<LineParser> parserFactory(String where, SourceType type, Map<String, Entry> keys) {
-    switch (type) {
-      case SQUID -> {
-        Optional<String> format = text(keys, "logformat");
-        if (format.isEmpty()) {
-          return SquidAccessLogParser::new;
-        }
-        try {
-          SquidLogFormat.of(format.get());
-        } catch (IllegalArgumentException e) {
-          keys.get("logformat").value().problem(where + ": logformat: " + e.getMessage());
-          return null;
-        }
-        return () -> new SquidAccessLogParser(format.get());
-      }
-      case JSON -> {
-        Map<String, String> mapping = map(where, keys, "mapping");
-        YamlNode at = keys.containsKey("mapping") ? keys.get("mapping").value() : keys.get("type").value();
-        if (mapping.isEmpty()) {
-          at.problem(where + ": type json needs a \"mapping\" of event fields to JSON paths");
-          return null;
-        }
-        Set<Integer> statuses = new HashSet<>();
-        if (keys.containsKey("refusedStatuses")) {
-          for (YamlNode v : keys.get("refusedStatuses").value().oneOrMany(where + ": refusedStatuses")) {
-            String code = v.text();
-            if (code == null || !code.matches("[0-9]{1,9}")) {
-              v.problem(where + ": refusedStatuses: \"" + code + "\" is not a status code");
-            } else {
-              statuses.add(Integer.parseInt(code));
-            }
-          }
-        } else {
-          statuses.addAll(Set.of(403, 407));
-        }
-        try {
-          new JsonAccessLogParser(mapping, statuses);
-        } catch (IllegalArgumentException e) {
-          at.problem(where + ": mapping: " + e.getMessage());
-          return null;
-        }
-        return () -> new JsonAccessLogParser(mapping, statuses);
-      }
-      case PROXY_403 -> {
-        if (!keys.containsKey("denyHeaders")) {
-          return CurlTranscriptParser::new;
-        }
-        List<String> headers = new ArrayList<>();
-        for (YamlNode h : keys.get("denyHeaders").value().oneOrMany(where + ": denyHeaders")) {
-          String name = h.string(where + ": denyHeaders");
-          if (name != null) {
-            headers.add(name.toLowerCase(Locale.ROOT));
-          }
-        }
-        return () -> new CurlTranscriptParser(headers);
-      }
-      default -> {
-        return type::newParser;
-      }
-    }
-  }
-
-  /** A file's type from its name, else from its first non-blank line; empty when neither tells. */
-  static Optional<SourceType> detect(Path file) {
-    Optional<SourceType> byName = SourceType.ofFileName(LogLayout.fileName(file.getFileName().toString()));
+  /** A file's format from its name, else from its first non-blank line; empty when neither tells. */
+  static Optional<SourceFormat> detect(Path file) {
+    Optional<SourceFormat> byName = Formats.ofFileName(LogLayout.fileName(file.getFileName().toString()));
     if (byName.isPresent()) {
       return byName;
     }
@@ -209,7 +177,7 @@ public final class SourcesConfig {
       String line;
       while ((line = r.readLine()) != null) {
         if (!line.isBlank()) {
-          return SourceType.sniff(line);
+          return Formats.ofFirstLine(line);
         }
       }
     } catch (IOException e) {
@@ -218,31 +186,24 @@ public final class SourcesConfig {
     return Optional.empty();
   }
 
-  /** A key's non-blank string; empty when absent, blank or not a string (a problem for the last). */
-  private static Optional<String> text(Map<String, Entry> keys, String key) {
-    Entry e = keys.get(key);
-    String text = e == null || e.value().isNull() ? null : e.value().string(key);
-    return text != null && !text.isBlank() ? Optional.of(text) : Optional.empty();
-  }
-
-  /** A mapping of strings; empty when absent, a problem when it is not a mapping. */
-  private static Map<String, String> map(String where, Map<String, Entry> keys, String key) {
-    Entry e = keys.get(key);
-    if (e == null) {
-      return Map.of();
-    }
-    if (!e.value().isMapping()) {
-      e.value().problem(where + ": \"" + key + "\" must be a mapping");
-      return Map.of();
+  /** {@code fields}: a mapping of the static fields. */
+  private static Map<String, String> fields(YamlNode node, String where) {
+    if (!node.isMapping()) {
+      node.problem(where + ": \"fields\" must be a mapping");
+      return null;
     }
     Map<String, String> out = new LinkedHashMap<>();
-    for (Entry f : e.value().entries(key)) {
-      String value = f.value().string(where + ": " + key + ": " + f.name());
+    for (Entry f : node.entries("fields")) {
+      if (!STATIC_FIELDS.contains(f.name())) {
+        node.problem(where + ": fields: unknown field \"" + f.name() + "\" (known: agentId, commandId)");
+        continue;
+      }
+      String value = f.value().string(where + ": fields: " + f.name());
       if (value != null) {
         out.put(f.name(), value);
       }
     }
-    return out;
+    return Map.copyOf(out);
   }
 
   /** A path glob with {agentId}/{commandId}: the fixed directory it starts from and a pattern for the rest. */

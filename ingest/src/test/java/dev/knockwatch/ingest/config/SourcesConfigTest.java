@@ -5,7 +5,6 @@ import dev.knockwatch.events.config.ConfigException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.ListSink;
 import dev.knockwatch.ingest.IngestAgent;
@@ -59,14 +58,14 @@ class SourcesConfigTest {
     IngestAgent agent = new IngestAgent(feeds, sink, "h", Clock.systemUTC(), Duration.ZERO);
     assertThat(agent.pollOnce()).isEqualTo(5);
 
-    Map<Source, ViolationEvent> bySource = sink.events.stream().collect(Collectors.toMap(ViolationEvent::source, e -> e));
-    assertThat(bySource.get(Source.SRT_VIOLATION).commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
-    assertThat(bySource.get(Source.SRT_VIOLATION).agentId()).isEqualTo("ci-1");
-    assertThat(bySource.get(Source.SQUID).agentId()).isEqualTo("squid-1");
-    assertThat(bySource.get(Source.JSON).host()).isEqualTo("bit.ly");
-    assertThat(bySource.get(Source.STRACE).commandId()).isEqualTo("BBBBBBBBBBBBBBBBBBBBBB");
-    assertThat(bySource.get(Source.STRACE).agentId()).isEqualTo("ci-2");
-    assertThat(bySource.get(Source.SQUID).origin().file()).isEqualTo(dir.resolve("squid") + "/access.log");
+    Map<String, ViolationEvent> bySource = sink.events.stream().collect(Collectors.toMap(ViolationEvent::source, e -> e));
+    assertThat(bySource.get("srt-violation").commandId()).isEqualTo("xhfHytmXL-L6RsYw2CrSjA");
+    assertThat(bySource.get("srt-violation").agentId()).isEqualTo("ci-1");
+    assertThat(bySource.get("squid").agentId()).isEqualTo("squid-1");
+    assertThat(bySource.get("json").host()).isEqualTo("bit.ly");
+    assertThat(bySource.get("strace").commandId()).isEqualTo("BBBBBBBBBBBBBBBBBBBBBB");
+    assertThat(bySource.get("strace").agentId()).isEqualTo("ci-2");
+    assertThat(bySource.get("squid").origin().file()).isEqualTo(dir.resolve("squid") + "/access.log");
     assertThat(sink.rejected).singleElement().satisfies(r -> {
       assertThat(r.code()).isEqualTo("unparseable");
       assertThat(r.reason()).isEqualTo("cannot tell this file's format from its name or first line: give its source a type");
@@ -82,9 +81,13 @@ class SourcesConfigTest {
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n  - type: squid\n"), dir))
         .hasMessage(f + ":3: source 2: \"path\" is required");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: syslog\n"), dir))
-        .hasMessage(f + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, claude-code, probe-result");
+        .hasMessage(f + ":3: source 1: type \"syslog\" is not one of claude-code, json, probe-result, proxy-403, squid, srt-violation, strace");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n"), dir))
-        .hasMessage(f + ":3: source 1: type json needs a \"mapping\" of event fields to JSON paths");
+        .hasMessage(f + ":2: source 1: mapping is missing: a json source needs a \"mapping\" of event fields to JSON paths");
+    assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    logformat: knock\n"), dir))
+        .hasMessage(f + ":3: source 1: \"logformat\" is a key of squid sources: give the source its \"type\"");
+    assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: strace\n    mapping: {host: h}\n"), dir))
+        .hasMessage(f + ":4: source 1: \"mapping\" is a key of json sources, not of strace sources");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n    mapping: {hostname: h}\n"), dir))
         .hasMessageStartingWith(f + ":4: source 1: mapping: unknown mapping field \"hostname\"");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: squid\n    logformat: plain text\n"), dir))
@@ -113,7 +116,7 @@ class SourcesConfigTest {
             type: proxy-403
         """), dir))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-            f + ":3: source 1: type \"syslog\" is not one of srt-violation, proxy-403, squid, json, strace, claude-code, probe-result",
+            f + ":3: source 1: type \"syslog\" is not one of claude-code, json, probe-result, proxy-403, squid, srt-violation, strace",
             f + ":4: source 2: \"path\" is required",
             f + ":5: source 2: refusedStatuses: \"forbidden\" is not a status code",
             f + ":8: source 3: denyHeaders must be a list"));

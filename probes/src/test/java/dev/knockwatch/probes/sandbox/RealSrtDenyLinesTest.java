@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.Parsed;
-import dev.knockwatch.ingest.SourceLine;
-import dev.knockwatch.ingest.proxy.CurlTranscriptParser;
-import dev.knockwatch.ingest.srt.SrtViolationParser;
+import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.SourceLine;
+import dev.knockwatch.ingest.formats.proxy.CurlTranscriptParser;
+import dev.knockwatch.ingest.formats.srt.SrtFormat;
+import dev.knockwatch.ingest.formats.srt.SrtViolationParser;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -89,7 +90,7 @@ class RealSrtDenyLinesTest {
     assertThat(p.exitValue()).as(out).isZero();
 
     Path base = logs.resolve("ci-runner-7");
-    List<String> records = Files.readAllLines(base.resolve(id + SrtViolationParser.FILE_SUFFIX));
+    List<String> records = Files.readAllLines(base.resolve(id + SrtFormat.SUFFIX));
     assertThat(records.stream().map(r -> r.replaceAll(".*\"line\":\"([^\"]*)\".*", "$1")))
         .as("srt's own lines, kept as written").contains(
             "deny network-outbound ::1:9 (host is not on the allow list)",
@@ -103,7 +104,7 @@ class RealSrtDenyLinesTest {
     List<Seen> seen = new ArrayList<>();
     long offset = 0;
     for (String r : records) {
-      seen.addAll(events(srt.parse(line(id, id + SrtViolationParser.FILE_SUFFIX, offset, r))));
+      seen.addAll(events(srt.parse(line(id, id + SrtFormat.SUFFIX, offset, r))));
       offset += r.length() + 1;
     }
     assertThat(seen).containsExactly(

@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.Parsed;
-import dev.knockwatch.ingest.SourceLine;
-import dev.knockwatch.ingest.srt.SrtViolationParser;
+import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.SourceLine;
+import dev.knockwatch.ingest.formats.srt.SrtFormat;
+import dev.knockwatch.ingest.formats.srt.SrtViolationParser;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -52,9 +53,9 @@ class SrtBridgeGrainsTest {
     Ran r = bridge("--command-id", id, "--session", "run-42", "--task", "prompt-7", "-c",
         "curl -s --noproxy '' https://example.com/");
     assertThat(r.exitCode()).as(r.out()).isZero();
-    List<String> records = Files.readAllLines(dir.resolve("logs/harness-1").resolve(id + SrtViolationParser.FILE_SUFFIX));
+    List<String> records = Files.readAllLines(dir.resolve("logs/harness-1").resolve(id + SrtFormat.SUFFIX));
     assertThat(records).as(r.out()).isNotEmpty().allSatisfy(rec -> assertThat(rec).contains("\"sessionId\":\"run-42\"", "\"taskId\":\"prompt-7\""));
-    Parsed p = new SrtViolationParser().parse(new SourceLine("harness-1/" + id + SrtViolationParser.FILE_SUFFIX, 0,
+    Parsed p = new SrtViolationParser().parse(new SourceLine("harness-1/" + id + SrtFormat.SUFFIX, 0,
         records.get(0), "harness-1", id, "h", Instant.now()));
     assertThat(((Parsed.Events) p).events()).singleElement().satisfies(e -> {
       assertThat(e.sessionId()).isEqualTo("run-42");

@@ -5,7 +5,6 @@ import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.lifecycle.Hit;
 import java.time.Instant;
@@ -103,32 +102,38 @@ public final class BypassDetector implements Detector.Stateful<BypassDetector.Se
         && e.host().equals(before.host()) && Objects.equals(e.port(), before.port());
   }
 
-  /** A refusal by the proxy of a name (the first "no"). */
+  /**
+   * A refusal by a proxy of a name (the first "no"): a request it refused ({@code http-request},
+   * {@code http-connect}), or srt's record of an outbound connection its proxy refused
+   * ({@code network-outbound}), whichever log saw it.
+   */
   static boolean isProxyRefusal(ViolationEvent e) {
     if (e.host() == null || isIpLiteral(e.host()) || SHORTENERS.contains(e.host())) {
       return false;
     }
-    if (e.source() == Source.SQUID || e.source() == Source.JSON) {
-      return true;
-    }
     String a = e.action() == null ? "" : e.action();
-    return ((e.source() == Source.PROXY_403 || e.source() == Source.CLAUDE_CODE)
-            && (a.equals("http-request") || a.equals("http-connect")))
-        || (e.source() == Source.CLAUDE_CODE && a.equals("network-outbound"))
-        || (e.source() == Source.SRT_VIOLATION && (a.equals("network-outbound") || a.equals("http-request")));
+    return a.equals("http-request") || a.equals("http-connect") || a.equals("network-outbound");
+  }
+
+  /**
+   * A dial around the proxy, refused below it: a network {@code connect} that asked no proxy (no
+   * {@code CONNECT} method), refused by the network with ENETUNREACH or EPERM (a traced call, to
+   * another than a loopback address), or by the client's word alone (curl's immediate connect
+   * failure, "Couldn't connect to server"), which names no errno.
+   */
+  static boolean isDirectDial(ViolationEvent e) {
+    if (e.kind() != Kind.NETWORK || !"connect".equals(e.action()) || e.method() != null) {
+      return false;
+    }
+    return e.errno() == null || (("ENETUNREACH".equals(e.errno()) || "EPERM".equals(e.errno())) && e.host() != null
+        && HostClassifier.classify(e.host()).orElse(null) != AddressClass.LOOPBACK);
   }
 
   /** Which other door {@code e} is, after {@code before}; null when it is none. */
   static String door(ViolationEvent e, ProxyRefusal before) {
     String a = e.action() == null ? "" : e.action();
     String host = e.host();
-    if (e.source() == Source.STRACE && "connect".equals(e.syscall())
-        && ("ENETUNREACH".equals(e.errno()) || "EPERM".equals(e.errno())) && host != null
-        && HostClassifier.classify(host).orElse(null) != AddressClass.LOOPBACK) {
-      return "a direct dial to " + target(host, e.port());
-    }
-    if ((e.source() == Source.PROXY_403 && a.equals("connect") && e.reason() != null
-        && e.reason().contains("Network is unreachable")) || (e.source() == Source.CLAUDE_CODE && a.equals("connect"))) {
+    if (isDirectDial(e)) {
       return "a direct dial to " + target(host, e.port());
     }
     if (a.equals("socks-tunnel")) {

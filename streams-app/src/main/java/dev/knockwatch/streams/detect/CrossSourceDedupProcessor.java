@@ -72,7 +72,7 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
       String door = BypassDetector.isProxyRefusal(e) ? "proxy" : String.valueOf(e.action());
       String key = record.key() + "|" + e.host() + "|" + e.port() + "|" + door;
       long ts = record.timestamp();
-      String source = e.source().wireName();
+      String source = e.source();
       Map<String, Long> seen = decode(sightings.get(key));
       boolean seenElsewhere = false;
       for (Map.Entry<String, Long> s : seen.entrySet()) {

@@ -194,7 +194,7 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
 
   private void duplicate(ViolationEvent e) {
     if (counted) {
-      StreamsMetrics.EXACT_DUPLICATES.labels(e.source() == null ? "unknown" : e.source().wireName()).inc();
+      StreamsMetrics.EXACT_DUPLICATES.labels(e.source() == null ? "unknown" : dev.knockwatch.events.EventSources.label(e.source())).inc();
     }
   }
 

@@ -34,7 +34,7 @@ public final class IdentityConflictDetector implements Detector<IdentityConflict
     String claimed = (c.agentId() == null ? "" : "agentId \"" + c.agentId() + "\"")
         + (c.agentId() != null && c.commandId() != null ? " and " : "")
         + (c.commandId() == null ? "" : "commandId \"" + c.commandId() + "\"");
-    return new Finding((e.source() == null ? "a line" : "a " + e.source().wireName() + " line")
+    return new Finding((e.source() == null ? "a line" : "a " + e.source() + " line")
         + (e.agentId() == null ? "" : " of agent " + e.agentId()) + " claims " + claimed
         + "; counted as its log layout says (docs/TRUST.md)", null);
   }

@@ -1,7 +1,6 @@
 package dev.knockwatch.streams.lifecycle;
 
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.StreamsMetrics;
 import dev.knockwatch.streams.count.WindowCount;
 import dev.knockwatch.streams.rules.Policy;
@@ -202,7 +201,7 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       if (a.sources() != null && a.sources().contains(hit.source())) {
         continue;
       }
-      Set<Source> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
+      Set<String> sources = new LinkedHashSet<>(a.sources() == null ? List.of() : a.sources());
       sources.add(hit.source());
       Alert b = a.updated(a.count(), a.lastSeen(), a.summary(), a.sampleEventIds(), List.copyOf(sources), a.targets());
       AlertState s = slot.state;
@@ -281,10 +280,10 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       }
       samples = List.copyOf(more);
     }
-    List<Source> sources = a.sources();
+    List<String> sources = a.sources();
     // most hits come from a source the alert already names: its list is kept as it is
     if (sources == null || (h.source() != null && !sources.contains(h.source()))) {
-      Set<Source> more = new LinkedHashSet<>(sources == null ? List.of() : sources);
+      Set<String> more = new LinkedHashSet<>(sources == null ? List.of() : sources);
       if (h.source() != null) {
         more.add(h.source());
       }

@@ -2,7 +2,6 @@ package dev.knockwatch.streams.lifecycle;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.StateStrings;
 import dev.knockwatch.streams.Varints;
 import dev.knockwatch.streams.VersionedBinarySerde;
@@ -96,7 +95,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     Varints.write(out, a.lastSeen());
     strings.write(out, a.summary());
     strings.writeList(out, a.sampleEventIds());
-    strings.writeList(out, a.sources() == null ? null : a.sources().stream().map(Source::name).toList());
+    strings.writeList(out, a.sources() == null ? null : a.sources());
     strings.write(out, a.policyVersion());
     out.writeByte(a.shadow() == null ? 0 : a.shadow() ? 2 : 1);
     List<Alert.Target> targets = a.targets();
@@ -140,7 +139,7 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
     String summary = strings.read(in);
     List<String> samples = strings.readList(in);
     List<String> sourceNames = strings.readList(in);
-    List<Source> sources = sourceNames == null ? null : sourceNames.stream().map(Source::valueOf).toList();
+    List<String> sources = sourceNames == null ? null : sourceNames.stream().map(AlertStateSerde::wireName).toList();
     String policyVersion = strings.read(in);
     byte shadow = in.readByte();
     int n = Varints.readInt(in, -1);
@@ -180,5 +179,13 @@ public final class AlertStateSerde extends VersionedBinarySerde<AlertState> {
       map.put(strings.read(in), strings.read(in));
     }
     return map;
+  }
+
+  /**
+   * A source as the alert keeps it: its wire name. A state written before sources were named by
+   * their wire names holds the old enum's constant names ({@code SRT_VIOLATION}), read as theirs.
+   */
+  static String wireName(String stored) {
+    return stored.matches("[A-Z0-9_]+") ? stored.toLowerCase(java.util.Locale.ROOT).replace('_', '-') : stored;
   }
 }

@@ -1,6 +1,5 @@
 package dev.knockwatch.streams.lifecycle;
 
-import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.List;
@@ -25,7 +24,7 @@ public record Hit(
     String role,
     String host,
     Integer port,
-    Source source,
+    String source,
     Instant firstSeen,
     Instant at,
     List<String> eventIds,

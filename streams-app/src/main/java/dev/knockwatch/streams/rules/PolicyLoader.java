@@ -9,8 +9,9 @@ import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.Hashes;
+import dev.knockwatch.events.EventSource;
+import dev.knockwatch.events.EventSources;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.streams.detect.Detector;
 import dev.knockwatch.streams.detect.Detectors;
 import java.io.IOException;
@@ -316,14 +317,13 @@ public final class PolicyLoader {
     if (keys == null) {
       return RuleMatch.ANY;
     }
-    Set<Source> sources = new LinkedHashSet<>();
+    Set<String> sources = new LinkedHashSet<>();
     Set<Kind> kinds = new LinkedHashSet<>();
     Set<String> matchRoles = new LinkedHashSet<>();
     for (YamlNode n : oneOrMany(keys.get("source"), where + ": " + name + ".source")) {
-      Source s = Arrays.stream(Source.values()).filter(v -> v.wireName().equals(n.text())).findFirst().orElse(null);
+      String s = EventSources.named(n.text()).map(EventSource::wireName).orElse(null);
       if (s == null) {
-        n.problem(where + ": " + name + ".source \"" + n.text() + "\" is not one of "
-            + Arrays.stream(Source.values()).map(Source::wireName).collect(Collectors.joining(", ")));
+        n.problem(where + ": " + name + ".source \"" + n.text() + "\" is not one of " + EventSources.names());
       } else {
         sources.add(s);
       }

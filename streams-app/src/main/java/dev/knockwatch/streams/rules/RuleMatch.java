@@ -2,7 +2,6 @@ package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import java.util.Set;
 
@@ -12,7 +11,7 @@ import java.util.Set;
  * refusals back out: {@code except: {role: guard-probe}} keeps the guard probes' expected
  * refusals from paging.
  */
-public record RuleMatch(Set<Source> sources, Set<Kind> kinds, Set<String> roles, Glob agent, Glob host,
+public record RuleMatch(Set<String> sources, Set<Kind> kinds, Set<String> roles, Glob agent, Glob host,
     RuleMatch except) {
 
   public static final RuleMatch ANY = new RuleMatch(Set.of(), Set.of(), Set.of(), null, null, null);

@@ -73,7 +73,7 @@ public record CommandSummary(
       count(r, e.reason());
     }
     if (e.source() != null) {
-      s.merge(e.source().wireName(), 1L, Long::sum);
+      s.merge(e.source(), 1L, Long::sum);
     }
     return new CommandSummary(commandId, agentId != null ? agentId : e.agentId(), role != null ? role : this.role,
         firstSeen == null || at.isBefore(firstSeen) ? at : firstSeen, lastSeen == null || at.isAfter(lastSeen) ? at : lastSeen,

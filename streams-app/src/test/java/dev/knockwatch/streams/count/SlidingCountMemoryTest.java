@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.detect.DetectProcessor;
 import dev.knockwatch.streams.detect.WriteBackStore;
@@ -61,7 +60,7 @@ class SlidingCountMemoryTest {
     streamTime = Math.max(streamTime, at.toEpochMilli());
     context.setCurrentStreamTimeMs(streamTime);
     ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(CMD_A).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound")
         .host("example.com").port(443).observedAt(at).build();
     p.process(new Record<>(CMD_A, e, at.toEpochMilli()));
   }

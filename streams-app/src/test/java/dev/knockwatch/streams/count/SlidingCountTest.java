@@ -3,7 +3,6 @@ package dev.knockwatch.streams.count;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.detect.DetectProcessor;
@@ -77,7 +76,7 @@ class SlidingCountTest {
         .windowStart(BOUNDARY.minusSeconds(20)).windowEnd(BOUNDARY.plusSeconds(280))
         .firstSeen(BOUNDARY.minusSeconds(20)).lastSeen(BOUNDARY)
         .summary("command refused 5 times in 20s (threshold 5 within 5m); last: example.com:443")
-        .sampleEventIds(List.of("e1", "e2", "e3", "e4", "e5")).sources(List.of(Source.SRT_VIOLATION))
+        .sampleEventIds(List.of("e1", "e2", "e3", "e4", "e5")).sources(List.of("srt-violation"))
         .policyVersion("none").targets(List.of(new Alert.Target("example.com:443", 5))).build());
     d.refuseTimes(CMD_A, 3, BOUNDARY.plusSeconds(5), Duration.ofSeconds(5));
     d.refuse(CMD_B, BOUNDARY.plusSeconds(60)); // stream time passes the 30 s throttle

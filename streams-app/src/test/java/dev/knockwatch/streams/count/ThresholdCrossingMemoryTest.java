@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
@@ -59,7 +58,7 @@ class ThresholdCrossingMemoryTest {
     streamTime = Math.max(streamTime, at.toEpochMilli());
     context.setCurrentStreamTimeMs(streamTime);
     ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(commandId).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound")
         .host("example.com").port(443).observedAt(at).build();
     p.process(new Record<>(commandId, e, at.toEpochMilli()));
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.detect.CountDetector;
@@ -77,7 +76,7 @@ class ThresholdCrossingTest {
         .fingerprint(Alert.fingerprintOf("persistent-retry", CMD_A)).agentId("ci-runner-1").role("default").count(5)
         .windowStart(T0).windowEnd(T0_PLUS_5M).firstSeen(T0).lastSeen(T0_PLUS_1M)
         .summary("command refused 5 times within 5m (threshold 5); last: example.com:443")
-        .sampleEventIds(List.of("e1", "e2", "e3", "e4", "e5")).sources(List.of(Source.SRT_VIOLATION))
+        .sampleEventIds(List.of("e1", "e2", "e3", "e4", "e5")).sources(List.of("srt-violation"))
         .policyVersion("none").targets(List.of(new Alert.Target("example.com:443", 5))).build());
   }
 
@@ -89,7 +88,7 @@ class ThresholdCrossingTest {
       for (int i = 0; i <= k; i++) {
         seq++;
         ViolationEvent e = ViolationEvent.builder().eventId("e" + seq).commandId(CMD_A).agentId("ci-runner-1")
-            .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("host-" + k).port(443)
+            .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host("host-" + k).port(443)
             .observedAt(T0.plusMillis(n)).build();
         violations.pipeInput(CMD_A, e, T0.plusMillis(n++));
       }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.detect.DetectProcessor;
@@ -53,7 +52,7 @@ class ValueCountTest {
   private void refuse(String command, String host, int port, Instant at) {
     seq++;
     d.violations.pipeInput(command, ViolationEvent.builder().eventId("e" + seq).commandId(command).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host(host).port(port)
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host(host).port(port)
         .reason("host is not on the allow list").observedAt(at).build(), at);
   }
 

@@ -6,7 +6,6 @@ import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
@@ -71,7 +70,7 @@ class DetectorsTest {
   private void send(String cmd, Instant at, UnaryOperator<ViolationEvent.Builder> f) {
     seq++;
     ViolationEvent.Builder b = ViolationEvent.builder().eventId("e" + seq).commandId(cmd).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").observedAt(at);
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").observedAt(at);
     in.pipeInput(cmd, f.apply(b).build(), at);
   }
 
@@ -190,7 +189,7 @@ class DetectorsTest {
   void aDirectDialSoonAfterAProxyRefusalIsABypass() throws IOException {
     start("rules:\n  - id: bypass\n    detector: bypass\n    within: 2m\n", Clock.STREAM);
     net(CMD, T0, "evil.example", 443);
-    send(CMD, T0.plusSeconds(30), b -> b.source(Source.STRACE).action("connect").syscall("connect")
+    send(CMD, T0.plusSeconds(30), b -> b.source("strace").action("connect").syscall("connect")
         .errno("ENETUNREACH").host("93.184.216.34").port(443));
     List<Alert> alerts = out.readValuesToList();
     assertThat(alerts).hasSize(1);
@@ -202,10 +201,10 @@ class DetectorsTest {
   void theSameDoorAfterTheLimitOrToLoopbackIsNoBypass() throws IOException {
     start("rules:\n  - id: bypass\n    detector: bypass\n    within: 2m\n", Clock.STREAM);
     net(CMD, T0, "evil.example", 443);
-    send(CMD, T0.plusSeconds(121), b -> b.source(Source.STRACE).syscall("connect").errno("ENETUNREACH")
+    send(CMD, T0.plusSeconds(121), b -> b.source("strace").action("connect").syscall("connect").errno("ENETUNREACH")
         .host("93.184.216.34").port(443));
     net(CMD2, T0, "evil.example", 443);
-    send(CMD2, T0.plusSeconds(5), b -> b.source(Source.STRACE).syscall("connect").errno("EPERM")
+    send(CMD2, T0.plusSeconds(5), b -> b.source("strace").action("connect").syscall("connect").errno("EPERM")
         .host("127.0.0.1").port(3128));
     assertThat(out.isEmpty()).isTrue();
   }
@@ -216,10 +215,10 @@ class DetectorsTest {
     net(CMD, T0, "evil.example", 443);
     net(CMD, T0.plusSeconds(90), "evil.example", 443);
     net(CMD, T0.plusMillis(90_500), "evil.example", 443); // within a second of the last: not written again
-    send(CMD, T0.plusSeconds(210), b -> b.source(Source.STRACE).syscall("connect").errno("ENETUNREACH")
+    send(CMD, T0.plusSeconds(210), b -> b.source("strace").action("connect").syscall("connect").errno("ENETUNREACH")
         .host("93.184.216.34").port(443));
     net(CMD2, T0, "evil.example", 443);
-    send(CMD2, T0.plusSeconds(121), b -> b.source(Source.STRACE).syscall("connect").errno("ENETUNREACH")
+    send(CMD2, T0.plusSeconds(121), b -> b.source("strace").action("connect").syscall("connect").errno("ENETUNREACH")
         .host("93.184.216.34").port(443));
     assertThat(out.readValuesToList()).extracting(Alert::commandId, Alert::summary).containsExactly(
         org.assertj.core.groups.Tuple.tuple(CMD,
@@ -253,7 +252,7 @@ class DetectorsTest {
     net(CMD, T0, "evil.example", 443);
     net(CMD, T0.plusSeconds(1), "evil.example", 8443);
     net(CMD2, T0, "evil.example", 443);
-    send(CMD2, T0.plusSeconds(2), b -> b.source(Source.PROXY_403).action("socks-tunnel").host("evil.example").port(443));
+    send(CMD2, T0.plusSeconds(2), b -> b.source("proxy-403").action("socks-tunnel").host("evil.example").port(443));
     String cmd3 = "CCCCCCCCCCCCCCCCCCCCCC";
     net(cmd3, T0, "evil.example", 443);
     net(cmd3, T0.plusSeconds(3), "bit.ly", 443);
@@ -271,17 +270,17 @@ class DetectorsTest {
     for (int i = 0; i < 3; i++) {
       Instant at = T0.plusSeconds(10L * i);
       net(CMD, at, "evil.example", 443);
-      send(CMD, at.plusMillis(500), b -> b.source(Source.SQUID).action("http-connect").host("evil.example").port(443));
+      send(CMD, at.plusMillis(500), b -> b.source("squid").action("http-connect").host("evil.example").port(443));
     }
     List<Alert> alerts = out.readValuesToList();
     assertThat(alerts).hasSize(1);
     assertThat(alerts.get(0).count()).as("six lines, three refusals").isEqualTo(3);
-    assertThat(alerts.get(0).sources()).containsExactly(Source.SRT_VIOLATION);
+    assertThat(alerts.get(0).sources()).containsExactly("srt-violation");
     net(CMD2, T0.plusSeconds(60), "x.example", 443); // stream time passes the 30 s throttle: the pending update
     Alert update = out.readValuesToList().get(0);
     assertThat(update.count()).isEqualTo(3);
-    assertThat(update.sources()).containsExactly(Source.SRT_VIOLATION, Source.SQUID);
-    send(CMD, T0.plusSeconds(61), b -> b.source(Source.SQUID).action("http-connect").host("evil.example").port(443));
+    assertThat(update.sources()).containsExactly("srt-violation", "squid");
+    send(CMD, T0.plusSeconds(61), b -> b.source("squid").action("http-connect").host("evil.example").port(443));
     net(CMD, T0.plusSeconds(61).plusMillis(100), "evil.example", 443);
     net(CMD2, T0.plusSeconds(100), "x.example", 443);
     assertThat(out.readValuesToList()).extracting(Alert::count).containsExactly(4L);
@@ -294,24 +293,24 @@ class DetectorsTest {
     start("rules:\n  - id: off-role-host\n    detector: off-role\n", Clock.STREAM);
     net(CMD, T0, "evil.example", 443); // e1
     for (int i = 1; i <= 6; i++) { // e2..e7, 3 s apart: within the throttle, and no two are one refusal seen twice
-      Source source = i == 3 ? Source.SQUID : Source.SRT_VIOLATION;
+      String source = i == 3 ? "squid" : "srt-violation";
       send(CMD, T0.plusSeconds(3L * i), b -> b.source(source).host("evil.example").port(443));
     }
     net(CMD2, T0.plusSeconds(120), "x.example", 443); // stream time passes the throttle: the pending update
     List<Alert> alerts = out.readValuesToList().stream().filter(a -> a.commandId().equals(CMD)).toList();
     assertThat(alerts).hasSize(2);
-    assertThat(alerts.get(0).sources()).containsExactly(Source.SRT_VIOLATION);
+    assertThat(alerts.get(0).sources()).containsExactly("srt-violation");
     assertThat(alerts.get(0).sampleEventIds()).containsExactly("e1");
     Alert update = alerts.get(1);
     assertThat(update.count()).isEqualTo(7);
-    assertThat(update.sources()).containsExactly(Source.SRT_VIOLATION, Source.SQUID);
+    assertThat(update.sources()).containsExactly("srt-violation", "squid");
     assertThat(update.sampleEventIds()).containsExactly("e1", "e2", "e3", "e4", "e5");
   }
 
   // ---- wall-breach
 
   private void probe(String cmd, Instant at, String name, boolean refused) {
-    send(cmd, at, b -> b.source(Source.PROBE_RESULT).agentId("probe").action(name).host("example.com").port(80)
+    send(cmd, at, b -> b.source("probe-result").agentId("probe").action(name).host("example.com").port(80)
         .probe(new ViolationEvent.ProbeResult(name, "403 blocked-by-allowlist", refused ? "403" : "200 OK", refused)));
   }
 
@@ -418,8 +417,8 @@ class DetectorsTest {
     net(CMD, T0, "evil.example", 443);
     net(CMD, T0.plusSeconds(1), "evil.example", 443);
     assertThat(out.isEmpty()).isTrue();
-    send(CMD2, T0.plusSeconds(2), b -> b.source(Source.STRACE).syscall("connect").errno("EPERM").host("10.0.0.1").port(22));
-    send(CMD2, T0.plusSeconds(3), b -> b.source(Source.STRACE).syscall("connect").errno("EPERM").host("10.0.0.1").port(22));
+    send(CMD2, T0.plusSeconds(2), b -> b.source("strace").action("connect").syscall("connect").errno("EPERM").host("10.0.0.1").port(22));
+    send(CMD2, T0.plusSeconds(3), b -> b.source("strace").action("connect").syscall("connect").errno("EPERM").host("10.0.0.1").port(22));
     assertThat(out.readValuesToList()).extracting(Alert::commandId).containsExactly(CMD2);
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.rules.Rule;
@@ -59,7 +58,7 @@ class ExactDuplicateTest {
   /** A refusal as ingest publishes it from {@code file}: its event id and origin are where it was read. */
   static ViolationEvent refusal(String file, int offset, Instant at) {
     return ViolationEvent.builder().eventId(file + "@" + offset).commandId(CMD).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("example.com").port(443)
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host("example.com").port(443)
         .reason("host is not on the allow list").observedAt(at).ingestedAt(T0.plusSeconds(600))
         .origin(new ViolationEvent.Origin(file, offset, "host-a")).build();
   }

@@ -7,7 +7,6 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.events.config.ConfigException;
@@ -68,7 +67,7 @@ class WriteAttemptDetectorTest {
     seq++;
     Instant at = T0.plusSeconds(seq);
     in.pipeInput(cmd, Sanitize.event(f.apply(ViolationEvent.builder().eventId("e" + seq).commandId(cmd).agentId("claude-code")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).host("paste.example").port(443).observedAt(at)).build()), at);
+        .source("srt-violation").kind(Kind.NETWORK).host("paste.example").port(443).observedAt(at)).build()), at);
   }
 
   private static UnaryOperator<ViolationEvent.Builder> request(String method) {

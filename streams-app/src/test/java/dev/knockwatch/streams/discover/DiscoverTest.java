@@ -7,7 +7,6 @@ import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
@@ -71,7 +70,7 @@ class DiscoverTest {
     Instant at = T0.plusSeconds(seq);
     // as ingest publishes it: every agent-written field sanitized and bounded (docs/TRUST.md)
     violations.pipeInput(command, Sanitize.event(ViolationEvent.builder().eventId("e" + seq++).commandId(command).agentId(agent)
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host(host).port(port)
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host(host).port(port)
         .taskId(task).sessionId(task == null ? null : "s1").reason("host is not on the allow list").observedAt(at).build()), at);
   }
 
@@ -187,7 +186,7 @@ class DiscoverTest {
       Instant at = i % 2 == 0 ? Instant.parse("2999-01-01T00:00:00Z").plus(Duration.ofHours(i))
           : Instant.parse("1971-01-01T00:00:00Z").plus(Duration.ofHours(i));
       violations.pipeInput("StampedCommand00000001", Sanitize.event(ViolationEvent.builder().eventId("t" + i)
-          .commandId("StampedCommand00000001").agentId("ci-runner-1").source(Source.SRT_VIOLATION).kind(Kind.NETWORK)
+          .commandId("StampedCommand00000001").agentId("ci-runner-1").source("srt-violation").kind(Kind.NETWORK)
           .action("network-outbound").host("stamped.example").port(443).observedAt(at).build()), at);
     }
     List<String> keys = new java.util.ArrayList<>();

@@ -7,7 +7,6 @@ import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
@@ -79,7 +78,7 @@ class EpisodesTest {
             (t, at) -> t.send(at, b -> b.host("169.254.169.254").port(80).addressClass(AddressClass.CLOUD_METADATA))),
         new DetectorCase("bypass", "detector: bypass\n    within: 2m", (t, at) -> {
           t.net(at, "pastebin.com", 443);
-          t.send(at.plusSeconds(5), b -> b.source(Source.PROXY_403).action("dns").host("pastebin.com"));
+          t.send(at.plusSeconds(5), b -> b.source("proxy-403").action("dns").host("pastebin.com"));
         }),
         new DetectorCase("fs-guard", "detector: fs-guard",
             (t, at) -> t.send(at, b -> b.kind(Kind.FILESYSTEM).action("openat").path("/home/agent/.bashrc"))),
@@ -87,7 +86,7 @@ class EpisodesTest {
             b -> b.host("evil.example").port(443).identityConflict(new ViolationEvent.IdentityClaim("knockwatch-guard", null)))),
         new DetectorCase("ingest-rejects", "detector: ingest-rejects", (t, at) -> t.send(at, b -> b.agentId(null).kind(null)
             .action(null).unattributed(new ViolationEvent.Unattributed("bad-agent-id", "ci-runner-1\u2024x")))),
-        new DetectorCase("wall-breach", "detector: wall-breach", (t, at) -> t.send(at, b -> b.source(Source.PROBE_RESULT)
+        new DetectorCase("wall-breach", "detector: wall-breach", (t, at) -> t.send(at, b -> b.source("probe-result")
             .probe(new ViolationEvent.ProbeResult("plain-http", "403 blocked-by-allowlist", "200 OK", false)))))
         .map(Arguments::of);
   }
@@ -125,7 +124,7 @@ class EpisodesTest {
   void send(Instant at, UnaryOperator<ViolationEvent.Builder> f) {
     seq++;
     ViolationEvent.Builder b = ViolationEvent.builder().eventId("e" + seq).commandId(CMD).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").observedAt(at);
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").observedAt(at);
     in.pipeInput(CMD, f.apply(b).build(), at);
   }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
@@ -62,7 +61,7 @@ class GrainsTest {
   private void send(String commandId, Instant at, UnaryOperator<ViolationEvent.Builder> f) {
     seq++;
     ViolationEvent.Builder b = ViolationEvent.builder().eventId("e" + seq).commandId(commandId).agentId("claude-code")
-        .source(Source.CLAUDE_CODE).kind(Kind.NETWORK).action("network-outbound").host("example.com").port(443)
+        .source("claude-code").kind(Kind.NETWORK).action("network-outbound").host("example.com").port(443)
         .observedAt(at);
     in.pipeInput(commandId, f.apply(b).build(), at);
   }
@@ -121,7 +120,7 @@ class GrainsTest {
     start(Path.of("../alert-rules"));
     String srtCommand = "xhfHytmXL-L6RsYw2CrSjA";
     for (int i = 0; i < 5; i++) {
-      send(srtCommand, T0.plusSeconds(i), b -> b.agentId("ci-runner-1").source(Source.SRT_VIOLATION).host("evil.example"));
+      send(srtCommand, T0.plusSeconds(i), b -> b.agentId("ci-runner-1").source("srt-violation").host("evil.example"));
     }
     List<Alert> alerts = firing();
     assertThat(alerts).extracting(Alert::rule).containsExactly("off-role-host", "persistent-retry");

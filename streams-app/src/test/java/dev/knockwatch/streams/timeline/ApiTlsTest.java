@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsApp;
@@ -68,7 +67,7 @@ class ApiTlsTest {
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       for (int i = 0; i < COMMANDS; i++) {
         ViolationEvent e = ViolationEvent.builder().eventId("tls" + i).commandId(id(i)).agentId("ci-runner-1")
-            .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
+            .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
             .observedAt(T0.plusSeconds(i)).build();
         p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null, e.observedAt().toEpochMilli(), id(i), Json.write(e)));
       }

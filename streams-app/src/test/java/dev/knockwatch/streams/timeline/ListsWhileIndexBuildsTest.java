@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsApp;
@@ -144,7 +143,7 @@ class ListsWhileIndexBuildsTest {
       for (int i = 0; i < COMMANDS; i++) {
         Instant at = T0.plusSeconds(i);
         ViolationEvent e = ViolationEvent.builder().eventId("old-" + i).commandId(id(i)).agentId(agentOf(i))
-            .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
+            .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
             .observedAt(at).build();
         // keyed as the violations are: the changelog partition is the command's partition
         sent.add(p.send(new ProducerRecord<>(changelog, id(i), values.serialize(changelog,

@@ -7,7 +7,6 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsApp;
@@ -98,7 +97,7 @@ class TimelineApiTest {
       for (int i = 0; i < COMMANDS; i++) {
         for (int k = 0; k <= i % 3; k++) {
           ViolationEvent e = ViolationEvent.builder().eventId("e" + i + "-" + k).commandId(id(i)).agentId("ci-runner-" + (i % 2))
-              .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound")
+              .source("srt-violation").kind(Kind.NETWORK).action("network-outbound")
               .host(i == 5 ? "<img src=x onerror=alert(1)>" : "evil.example").port(443).observedAt(T0.plusSeconds(i * 10L + k))
               .build();
           p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null, e.observedAt().toEpochMilli(), id(i), Json.write(e)));
@@ -122,7 +121,7 @@ class TimelineApiTest {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), "apifp4", Json.write(alert("apifp4", "persistent-retry",
           Alert.Severity.WARNING, id(8), "ci-runner-0", T0.plusSeconds(80)))));
       ViolationEvent probe = ViolationEvent.builder().eventId("e-probe").commandId(PROBE).agentId("knockwatch-limit")
-          .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("example.com").port(443)
+          .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host("example.com").port(443)
           .observedAt(T0.plusSeconds(500)).build();
       p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null, probe.observedAt().toEpochMilli(), PROBE, Json.write(probe)));
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), "apifp5", Json.write(alert("apifp5", "off-role-host",

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Policy;
 import java.time.Duration;
@@ -46,7 +45,7 @@ class TimelineIndexBuildTest {
 
   private static ViolationEvent event(String cmd, Instant at) {
     return ViolationEvent.builder().eventId("e-" + cmd + at).commandId(cmd).agentId("ci-runner-" + cmd.hashCode() % 3)
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host("evil.example").port(443)
         .observedAt(at).build();
   }
 

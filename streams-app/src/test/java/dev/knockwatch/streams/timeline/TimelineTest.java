@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.events.Source;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
@@ -66,7 +65,7 @@ class TimelineTest {
 
   private void refuse(String cmd, int i, String host, Instant at) {
     violations.pipeInput(cmd, ViolationEvent.builder().eventId("e" + i).commandId(cmd).agentId("ci-runner-1")
-        .source(Source.SRT_VIOLATION).kind(Kind.NETWORK).action("network-outbound").host(host).port(443)
+        .source("srt-violation").kind(Kind.NETWORK).action("network-outbound").host(host).port(443)
         .reason("host is not on the allow list").observedAt(at).build(), at);
   }
 
@@ -175,7 +174,7 @@ class TimelineTest {
         Instant at = T0.minus(Duration.ofDays(2)).plusSeconds(r.nextInt(4 * 24 * 3600));
         if (r.nextInt(3) > 0) {
           violations.pipeInput(cmd, ViolationEvent.builder().eventId("p" + seed + "-" + op).commandId(cmd)
-              .agentId(agents[r.nextInt(agents.length)]).source(Source.SRT_VIOLATION).kind(Kind.NETWORK)
+              .agentId(agents[r.nextInt(agents.length)]).source("srt-violation").kind(Kind.NETWORK)
               .action("network-outbound").host("h" + r.nextInt(5) + ".example").port(443).observedAt(at).build(), at);
         } else {
           String fp = "fp-" + cmd + "-" + r.nextInt(3);
@@ -206,7 +205,7 @@ class TimelineTest {
   void anUnattributedRefusalsNoticeIsListedWithItsAlert() {
     String key = ViolationEvent.unattributedCommandId("ci-runner-1\u2024x");
     violations.pipeInput(key, ViolationEvent.builder().eventId("n0").commandId(key)
-        .source(dev.knockwatch.events.Source.SRT_VIOLATION).reason("a refusal was rejected (bad-agent-id): it cannot be told whose it is")
+        .source("srt-violation").reason("a refusal was rejected (bad-agent-id): it cannot be told whose it is")
         .unattributed(new ViolationEvent.Unattributed("bad-agent-id", "ci-runner-1\u2024x")).observedAt(T0).build(), T0);
     Alert firing = Alert.firing("ingest-rejects", key).fingerprint("fp-rejects").severity(Alert.Severity.PAGE)
         .role("default").firstSeen(T0).lastSeen(T0)

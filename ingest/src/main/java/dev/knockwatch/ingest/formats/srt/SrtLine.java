@@ -1,0 +1,159 @@
+package dev.knockwatch.ingest.formats.srt;
+
+import dev.knockwatch.events.AddressClass;
+import dev.knockwatch.events.HostClassifier;
+import dev.knockwatch.events.HostClassifier.HostPort;
+import dev.knockwatch.events.Kind;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code line} of an srt violation record, split into its parts. Shapes (srt 0.0.83):
+ * <pre>
+ * deny network-outbound HOST:PORT (REASON)
+ * deny http-request METHOD URL-OR-HOST:PORT (REASON)
+ * deny socks-tunnel HOST:PORT (REASON)
+ * deny SYSCALL /abs/path
+ * </pre>
+ */
+public record SrtLine(
+    Kind kind,
+    String action,
+    String method,
+    String target,
+    String host,
+    Integer port,
+    String url,
+    String path,
+    String reason,
+    AddressClass addressClass) {
+
+  private static final Pattern FILESYSTEM = Pattern.compile("(?d)deny ([a-z_][a-z0-9_]*) (/.*)");
+  private static final Pattern METHOD = Pattern.compile("(?d)[A-Za-z]+");
+  private static final String RESOLVED = "resolved to ";
+
+  /**
+   * The parts of {@code line}, or empty when it is none of the known shapes. srt writes
+   * {@code deny ${action} ${host}:${port} (${reason})} with the host as the client spelled it:
+   * IPv6 without brackets ({@code ::1:443}: the port is after the last colon), and control bytes
+   * turned into spaces ({@code pastebin.com .api.github.com:443}). The reason is srt's or the
+   * operator's words, the target the agent's: the target ends at the last {@code " ("} that leaves
+   * a valid target before it and {@code ")"} at the end of the line.
+   */
+  public static Optional<SrtLine> parse(String line) {
+    String l = line.strip();
+    if (!l.startsWith("deny ")) {
+      return Optional.empty();
+    }
+    int actionEnd = l.indexOf(' ', 5);
+    if (actionEnd < 0) {
+      return Optional.empty();
+    }
+    String action = l.substring(5, actionEnd);
+    String rest = l.substring(actionEnd + 1);
+    switch (action) {
+      case "network-outbound", "socks-tunnel" -> {
+        return split(rest).flatMap(tr -> hostPort(tr[0]).map(hp -> new SrtLine(Kind.NETWORK, action, null, tr[0],
+            hp.host(), hp.port(), null, null, tr[1], addressClassOf(tr[1]))));
+      }
+      case "http-request" -> {
+        int methodEnd = rest.indexOf(' ');
+        if (methodEnd <= 0 || !METHOD.matcher(rest.substring(0, methodEnd)).matches()) {
+          return Optional.empty();
+        }
+        String method = rest.substring(0, methodEnd).toUpperCase(Locale.ROOT);
+        return split(rest.substring(methodEnd + 1)).flatMap(tr -> {
+          boolean isUrl = tr[0].contains("://");
+          return (isUrl ? HostClassifier.fromUrl(tr[0]) : hostPort(tr[0])).map(hp -> new SrtLine(Kind.NETWORK,
+              "http-request", method, tr[0], hp.host(), hp.port(), isUrl ? tr[0] : null, null, tr[1], addressClassOf(tr[1])));
+        });
+      }
+      default -> {
+        Matcher fs = FILESYSTEM.matcher(l);
+        return fs.matches() ? Optional.of(new SrtLine(Kind.FILESYSTEM, fs.group(1), null, fs.group(2), null, null, null,
+            fs.group(2), null, null)) : Optional.empty();
+      }
+    }
+  }
+
+  /** {@code TARGET (REASON)} as {target, reason}: the last split whose target reads as one. */
+  private static Optional<String[]> split(String rest) {
+    if (!rest.endsWith(")")) {
+      return Optional.empty();
+    }
+    for (int at = rest.lastIndexOf(" ("); at > 0; at = rest.lastIndexOf(" (", at - 1)) {
+      String target = rest.substring(0, at);
+      if (target.contains("://") ? HostClassifier.fromUrl(target).isPresent() : hostPort(target).isPresent()) {
+        return Optional.of(new String[] {target, rest.substring(at + 2, rest.length() - 1)});
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * srt names the class ("resolved to a loopback address"), several joined by " / " when a name
+   * resolved to more than one; the most dangerous one is kept. The phrases are srt 0.0.83's own
+   * ({@code dist/sandbox/resolved-address-guard.js}: {@code DENIED_CLASSES} and
+   * {@code REASON_ORDER}); docs/FORMATS.md lists them.
+   */
+  public static AddressClass addressClassOf(String reason) {
+    int at = reason.indexOf(RESOLVED);
+    if (at < 0) {
+      return null;
+    }
+    AddressClass worst = null;
+    for (String part : reason.substring(at + RESOLVED.length()).split(" / ")) {
+      AddressClass c = PHRASES.getOrDefault(part.strip(), AddressClass.UNKNOWN);
+      if (worst == null || rank(c) > rank(worst)) {
+        worst = c;
+      }
+    }
+    return worst;
+  }
+
+  /** srt 0.0.83's reason phrases, after "resolved to ". */
+  static final java.util.Map<String, AddressClass> PHRASES = java.util.Map.ofEntries(
+      java.util.Map.entry("a loopback address", AddressClass.LOOPBACK),
+      java.util.Map.entry("an unspecified address", AddressClass.UNSPECIFIED),
+      java.util.Map.entry("a link-local address", AddressClass.LINK_LOCAL),
+      java.util.Map.entry("a multicast address", AddressClass.MULTICAST),
+      java.util.Map.entry("the broadcast address", AddressClass.BROADCAST),
+      java.util.Map.entry("a cloud metadata address", AddressClass.CLOUD_METADATA),
+      java.util.Map.entry("a deny-listed address", AddressClass.DENY_LISTED),
+      java.util.Map.entry("a listed address", AddressClass.LISTED),
+      java.util.Map.entry("one of this host's addresses", AddressClass.THIS_HOST),
+      java.util.Map.entry("a non-loopback address", AddressClass.NON_LOOPBACK),
+      java.util.Map.entry("an unparsable address", AddressClass.UNKNOWN),
+      // older wordings, and srt's debug log's "(a loopback address)" without the article's class words
+      java.util.Map.entry("a private address", AddressClass.PRIVATE));
+
+  private static int rank(AddressClass c) {
+    return switch (c) {
+      case CLOUD_METADATA -> 9;
+      case LOOPBACK, THIS_HOST -> 8;
+      case LINK_LOCAL -> 7;
+      case UNSPECIFIED -> 6;
+      case PRIVATE, NON_LOOPBACK, DENY_LISTED, LISTED -> 5;
+      case MULTICAST, BROADCAST, CGNAT, RESERVED -> 4;
+      case UNKNOWN -> 2;
+      case PUBLIC -> 1;
+    };
+  }
+
+  /**
+   * {@code host:port}, {@code [v6]:port}, or srt's unbracketed {@code v6:port} (split at the last
+   * colon): a port is required.
+   */
+  static Optional<HostPort> hostPort(String target) {
+    Optional<HostPort> hp = HostClassifier.hostPort(target).filter(h -> h.port() != null);
+    int colon = target.lastIndexOf(':');
+    if (hp.isPresent() || target.startsWith("[") || colon <= 0 || target.indexOf(':') == colon) {
+      return hp;
+    }
+    return HostClassifier.hostPort("[" + target.substring(0, colon) + "]" + target.substring(colon))
+        .filter(h -> h.port() != null);
+  }
+
+}

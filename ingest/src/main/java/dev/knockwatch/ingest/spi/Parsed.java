@@ -1,0 +1,39 @@
+package dev.knockwatch.ingest.spi;
+
+import dev.knockwatch.events.ViolationEvent;
+import java.util.List;
+
+/** What a parser made of one line: the events it yields, or why it yields none. */
+public sealed interface Parsed {
+
+  record Events(List<ViolationEvent> events) implements Parsed {}
+
+  /** {@code at}: when the line says it happened, where the parser read that before refusing it (else null). */
+  record Rejected(Rejection code, String reason, java.time.Instant at) implements Parsed {
+    public Rejected(Rejection code, String reason) {
+      this(code, reason, null);
+    }
+  }
+
+  /**
+   * A line that is fine but is no refusal (an allowed request, a call that succeeded, glibc's
+   * nscd probe): counted by {@code reason}, a fixed word, never published.
+   */
+  record Skipped(String reason) implements Parsed {}
+
+  static Parsed of(ViolationEvent event) {
+    return new Events(List.of(event));
+  }
+
+  static Parsed skipped(String reason) {
+    return new Skipped(reason);
+  }
+
+  static Parsed rejected(Rejection code, String reason) {
+    return new Rejected(code, reason);
+  }
+
+  static Parsed rejected(Rejection code, String reason, java.time.Instant at) {
+    return new Rejected(code, reason, at);
+  }
+}
