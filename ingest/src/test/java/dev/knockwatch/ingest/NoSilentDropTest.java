@@ -1,18 +1,15 @@
 package dev.knockwatch.ingest;
 
-import dev.knockwatch.ingest.spi.Parsed;
-import dev.knockwatch.ingest.spi.LineParser;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.ingest.formats.json.JsonAccessLogParser;
+import dev.knockwatch.events.config.KeyValues;
+import dev.knockwatch.ingest.spi.FileOptions;
+import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.SourceFormat;
 import dev.knockwatch.ingest.tail.TailedLine;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,52 +21,42 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 43: no line is dropped in silence, for any format. Every format's fixtures, thousands of
- * mutations of them (hostile characters put in, taken out, swapped: NUL, lone surrogates, bidi
- * overrides, CR, control bytes) and files of random bytes go through the ingest agent as it runs;
- * every byte of every file must come back as a line with one outcome (events, a rejection with its
- * code, or a skip whose reason docs/FORMATS.md lists), and every event and rejection must reach the
- * sink. A proxy's answer with X-Proxy-Error is a refusal however it is laid out.
+ * No line is dropped in silence, for any registered format, with no code per format. Every
+ * format's samples, thousands of mutations of them (hostile characters put in, taken out, swapped:
+ * NUL, lone surrogates, bidi overrides, CR, control bytes) and files of random bytes go through the
+ * ingest agent as it runs; every byte of every file must come back as a line with one outcome
+ * (events, a rejection with its code, or a skip whose reason the format declares), and every event
+ * and rejection must reach the sink. A proxy's answer with X-Proxy-Error is a refusal however it is
+ * laid out.
  */
 class NoSilentDropTest {
 
   static final String HOSTILE = "\u0000\ud800\udfff\u202e\u2066\r\t\u001b\u0085 :/<>\"'\\%{}[]()-.0123456789aZ\u00e9\ufffd";
 
-  /** The skip reasons docs/FORMATS.md lists, from its table. */
-  static Set<String> documentedSkips() throws IOException {
-    String doc = Files.readString(Path.of("../docs/FORMATS.md"));
-    int from = doc.indexOf("## What each line becomes");
-    assertThat(from).as("docs/FORMATS.md has its section on what each line becomes").isPositive();
-    Set<String> reasons = new TreeSet<>();
-    Matcher m = Pattern.compile("(?m)^\\| `([a-z-]+)` \\|").matcher(doc.substring(from));
-    while (m.find()) {
-      reasons.add(m.group(1));
-    }
-    return reasons;
-  }
-
   record Outcome(TailedLine line, Parsed parsed) {}
 
-  /** Runs the agent over {@code files} (path under the logs dir → bytes); checks the accounting; returns the sink. */
-  static ListSink account(Path logs, Map<String, byte[]> files, Supplier<LineParser> jsonParser) throws Exception {
+  /**
+   * Runs the agent over {@code files} (path under the logs dir → bytes), each read as {@code format}
+   * with {@code with}'s keys (chosen by its name, as the log directory is read, where the format has
+   * suffixes); checks the accounting; returns the sink.
+   */
+  static ListSink account(Path logs, Map<String, byte[]> files, SourceFormat format, KeyValues with) throws Exception {
     for (Map.Entry<String, byte[]> f : files.entrySet()) {
       Files.createDirectories(logs.resolve(f.getKey()).getParent());
       Files.write(logs.resolve(f.getKey()), f.getValue());
     }
     ListSink sink = new ListSink();
     List<Outcome> outcomes = new ArrayList<>();
-    IngestAgent agent = jsonParser == null
-        ? LogLayout.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO)
-        : LogLayout.forFormat(logs, p -> true, Formats.named("json").orElseThrow(), jsonParser, sink, "host-a");
+    FileOptions options = new FileOptions(with, "", "", other -> false);
+    IngestAgent agent = format.choice().suffixes().isEmpty()
+        ? LogLayout.forFormat(logs, p -> true, format, () -> format.parser(options), sink, "host-a")
+        : LogLayout.forLogDirectory(logs, p -> true, null, sink, "host-a", Duration.ZERO);
     agent.wholeFiles().observing((line, parsed) -> {
       synchronized (outcomes) {
         outcomes.add(new Outcome(line, parsed));
@@ -80,7 +67,8 @@ class NoSilentDropTest {
         // to the end of every file
       }
     }
-    Set<String> documented = documentedSkips();
+    Set<String> declared = new TreeSet<>(Set.of("blank"));
+    format.skips().forEach(k -> declared.add(k.reason()));
     // a line has its outcome; its file's last line may have a second, when the file went quiet with
     // a refusal half read (LineParser.end)
     Map<String, TreeMap<Long, List<Outcome>>> byFile = new TreeMap<>();
@@ -109,7 +97,8 @@ class NoSilentDropTest {
           rejected++;
         } else {
           String reason = ((Parsed.Skipped) o.parsed()).reason();
-          assertThat(documented).as("%s:%d skipped as '%s'", f.getKey(), o.line().offset(), reason).contains(reason);
+          assertThat(declared).as("%s:%d skipped as '%s', a reason %s declares", f.getKey(), o.line().offset(), reason,
+              format.wireName()).contains(reason);
         }
       }
     }
@@ -126,62 +115,27 @@ class NoSilentDropTest {
     return sink;
   }
 
-  static List<String> resourceLines(String path) {
-    try (InputStream in = NoSilentDropTest.class.getResourceAsStream(path)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  static List<SourceFormat> formats() {
+    return Formats.all();
   }
 
-  /** srt's records as the bridge writes them, from the records its API returned. */
-  static List<String> srtRecords() throws IOException {
-    List<String> out = new ArrayList<>();
-    for (String f : List.of("h-api-violations.json", "h2-api-violations-empty-allowlist.json",
-        "h3-api-violations-refuseOpaqueTunnels.json")) {
-      JsonNode root = Json.MAPPER.readTree(String.join("\n", resourceLines("/fixtures/srt-0.0.83/" + f)));
-      root.findParents("line").forEach(n -> out.add(n.toString()));
+  /** The lines of every sample of {@code format}. */
+  static List<String> corpus(SourceFormat format) throws IOException {
+    List<String> lines = new ArrayList<>();
+    for (Samples s : Samples.of(format)) {
+      lines.addAll(new String(Files.readAllBytes(s.sample()), StandardCharsets.UTF_8).lines().toList());
     }
-    assertThat(out).hasSizeGreaterThan(5);
-    return out;
-  }
-
-  static Map<String, List<String>> corpora() throws IOException {
-    Map<String, List<String>> c = new TreeMap<>();
-    c.put(".violations.jsonl", srtRecords());
-    List<String> transcripts = new ArrayList<>();
-    for (String f : List.of("a-http-curl-v.txt", "a2-http-trace-hex.txt", "a3-http-raw-403.bin", "b-https-connect-curl-v.txt",
-        "b2-https-connect-trace-hex.txt", "b3-connect-raw-403.bin", "b4-connect-noauth-407.bin", "b5-connect-raw-403-opaque.bin",
-        "c-https-noproxy-direct.txt", "c2-ip-literal-noproxy-direct.txt", "e-https-bitly.txt", "n1-git-ssh-proxycommand-socat.txt",
-        "r1-resolved-loopback-http.txt", "r2-resolved-loopback-connect.txt", "r5-resolved-metadata-http.txt",
-        "s-socks5h-curl-v.txt")) {
-      transcripts.addAll(resourceLines("/fixtures/srt-0.0.83/transcripts/" + f));
-    }
-    c.put(".stderr.log", transcripts);
-    List<String> strace = new ArrayList<>();
-    for (String f : List.of("strace-g1-netns-curl-ip.txt", "strace-g4-in-srt-fs-denials.txt", "strace-g5-readme-recipe-network-full.txt")) {
-      strace.addAll(resourceLines("/fixtures/srt-0.0.83/strace/" + f));
-    }
-    c.put(".strace", strace);
-    List<String> squid = new ArrayList<>();
-    for (String f : List.of("access-squid.log", "access-combined.log", "access-knock.log", "authci-access-knock.log")) {
-      squid.addAll(resourceLines("/fixtures/squid-5.7/" + f));
-    }
-    c.put("access.log", squid);
-    c.put(".claude-code.jsonl", resourceLines("/fixtures/claude-code-2.1.332/hostile-session.claude-code.jsonl"));
-    c.put(".probe.jsonl", List.of(
-        "{\"probe\":\"plain-http\",\"expected\":\"403 blocked-by-allowlist\",\"observed\":\"403\",\"refused\":true,\"target\":\"example.com:80\"}",
-        "{\"probe\":\"https-connect\",\"refused\":false,\"observed\":\"200 OK\",\"timestamp\":\"2026-11-29T18:45:02.000Z\"}"));
-    return c;
+    assertThat(lines).as("%s's samples", format.wireName()).isNotEmpty();
+    return lines;
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {".violations.jsonl", ".stderr.log", ".strace", "access.log", ".probe.jsonl", ".claude-code.jsonl"})
-  void fixturesMutationsAndRandomBytesAreEachAccountedFor(String suffix, @TempDir Path logs) throws Exception {
-    List<String> corpus = corpora().get(suffix);
-    Random random = new Random(suffix.hashCode());
+  @MethodSource("formats")
+  void samplesMutationsAndRandomBytesAreEachAccountedFor(SourceFormat format, @TempDir Path logs) throws Exception {
+    List<String> corpus = corpus(format);
+    Random random = new Random(format.wireName().hashCode());
     Map<String, byte[]> files = new TreeMap<>();
-    files.put(name(0, suffix), (String.join("\n", corpus) + "\n").getBytes(StandardCharsets.UTF_8));
+    files.put(name(format, 0), (String.join("\n", corpus) + "\n").getBytes(StandardCharsets.UTF_8));
     for (int f = 1; f <= 40; f++) {
       StringBuilder text = new StringBuilder();
       for (String line : corpus) {
@@ -191,34 +145,22 @@ class NoSilentDropTest {
       if (random.nextBoolean()) {
         text.setLength(Math.max(0, text.length() - 1 - random.nextInt(20))); // cut off inside its last line
       }
-      files.put(name(f, suffix), text.toString().getBytes(StandardCharsets.UTF_8));
+      files.put(name(format, f), text.toString().getBytes(StandardCharsets.UTF_8));
     }
     for (int f = 41; f <= 50; f++) {
       byte[] noise = new byte[random.nextInt(70_000)];
       random.nextBytes(noise);
-      files.put(name(f, suffix), noise);
+      files.put(name(format, f), noise);
     }
-    account(logs, files, null);
+    account(logs, files, format, Samples.of(format).get(0).with());
   }
 
-  @Test
-  void jsonAccessLogsToo(@TempDir Path logs) throws Exception {
-    Random random = new Random(7);
-    List<String> corpus = List.of(
-        "{\"start_time\":\"2026-11-29T18:45:00.000Z\",\"authority\":\"evil.example:443\",\"response_code\":403,\"x_command_id\":\"xhfHytmXL-L6RsYw2CrSjA\"}",
-        "{\"start_time\":\"2026-11-29T18:45:01.000Z\",\"authority\":\"ok.example:443\",\"response_code\":200,\"x_command_id\":\"xhfHytmXL-L6RsYw2CrSjA\"}",
-        "not json at all", "[1,2,3]", "{}");
-    Map<String, byte[]> files = new TreeMap<>();
-    for (int f = 0; f < 20; f++) {
-      StringBuilder text = new StringBuilder();
-      for (int i = 0; i < 50; i++) {
-        String line = corpus.get(random.nextInt(corpus.size()));
-        text.append(random.nextInt(3) == 0 ? Mangle.edits(line, HOSTILE, random) : line).append('\n');
-      }
-      files.put("proxy-" + f + "/envoy.log", text.toString().getBytes(StandardCharsets.UTF_8));
-    }
-    account(logs, files, () -> new JsonAccessLogParser(Map.of("host", "authority", "status", "response_code",
-        "commandId", "x_command_id", "timestamp", "start_time"), Set.of(403, 407)));
+  /** A file of the layout for {@code format}: one command's, or a shared log's. */
+  private static String name(SourceFormat format, int f) {
+    List<String> suffixes = format.choice().suffixes();
+    String suffix = suffixes.isEmpty() ? ".log" : suffixes.get(0);
+    return format.perCommand() ? "agent-" + (f % 5) + "/" + String.format("Command%015d", f) + suffix
+        : "proxy-" + f + "/" + (suffix.startsWith(".") ? "shared" + suffix : suffix);
   }
 
   /**
@@ -261,7 +203,7 @@ class NoSilentDropTest {
       files.put("agent-" + (f % 7) + "/" + String.format("ProxyAnswer%011d", f) + (random.nextBoolean() ? ".stderr.log" : ".curl.log"),
           t.toString().getBytes(StandardCharsets.UTF_8));
     }
-    ListSink sink = account(logs, files, null);
+    ListSink sink = account(logs, files, Formats.named("proxy-403").orElseThrow(), KeyValues.defaults(List.of()));
     Map<String, Integer> perFile = new TreeMap<>();
     sink.events.forEach(e -> perFile.merge(e.origin().file(), 1, Integer::sum));
     for (RejectedLine r : sink.rejected) {
@@ -288,7 +230,7 @@ class NoSilentDropTest {
     files.put("ci-runner-1\u2024x/LookAlike00000000000002.violations.jsonl", deny.getBytes(StandardCharsets.UTF_8));
     files.put("ci-runner-1/short.violations.jsonl", "{\"line\":\"deny openat /w/.bashrc\",\"commandId\":\"tooShort\"}\nnot json\n"
         .getBytes(StandardCharsets.UTF_8));
-    ListSink sink = account(logs, files, null);
+    ListSink sink = account(logs, files, Formats.named("srt-violation").orElseThrow(), KeyValues.defaults(List.of()));
     assertThat(sink.rejected).extracting(RejectedLine::code)
         .containsExactlyInAnyOrder("bad-agent-id", "bad-agent-id", "bad-agent-id", "short-command-id", "unparseable");
     assertThat(sink.events).hasSize(4).allSatisfy(e -> {
@@ -303,9 +245,6 @@ class NoSilentDropTest {
     assertThat(sink.events).extracting(ViolationEvent::eventId).doesNotHaveDuplicates();
   }
 
-  private static String name(int f, String suffix) {
-    String agent = "agent-" + (f % 5);
-    return suffix.equals("access.log") ? "proxy-" + f + "/access.log" : agent + "/" + String.format("Command%015d", f) + suffix;
-  }
+
 
 }

@@ -129,8 +129,8 @@ class RawTopicIngestTest {
     Path dir = Files.createDirectories(logs.resolve("raw-agent"));
     Files.writeString(dir.resolve(srt + ".violations.jsonl"), srtRecord(srt, "evil.test", 1) + "\n"
         + srtRecord(srt, "pastebin.com", 2) + "\n" + "not json at all\n" + srtRecord("short", "x.test", 3) + "\n");
-    copy("/fixtures/srt-0.0.83/transcripts/b-https-connect-curl-v.txt", dir.resolve(curl + ".stderr.log"));
-    copy("/fixtures/srt-0.0.83/strace/strace-g4-in-srt-fs-denials.txt", dir.resolve(strace + ".strace"));
+    copy("/dev/knockwatch/ingest/formats/proxy/samples/srt-0.0.83-curl-7.88.1-b-https-connect-curl-v.txt", dir.resolve(curl + ".stderr.log"));
+    copy("/dev/knockwatch/ingest/formats/strace/samples/strace-6.1-srt-0.0.83-g4-in-srt-fs-denials.txt", dir.resolve(strace + ".strace"));
     Set<String> ids = Set.of(srt, curl, strace);
 
     ListSink agentSink = new ListSink();
@@ -169,7 +169,7 @@ class RawTopicIngestTest {
   void aRawAnswerShippedWithoutItsEmptyLinesGivesTheAgentsEvent(EmbeddedKafkaBroker broker) throws Exception {
     String id = "RawNoEmptyLines0000001";
     Path dir = Files.createDirectories(logs.resolve("raw-empty"));
-    copy("/fixtures/srt-0.0.83/transcripts/b3-connect-raw-403.bin", dir.resolve(id + ".stderr.log"));
+    copy("/dev/knockwatch/ingest/formats/proxy/samples/srt-0.0.83-curl-7.88.1-b3-connect-raw-403.bin", dir.resolve(id + ".stderr.log"));
     // as LF lines: a CRLF file's empty line is "\r", which rsyslog sends
     Path file = dir.resolve(id + ".stderr.log");
     Files.writeString(file, Files.readString(file).replace("\r\n", "\n"));

@@ -32,7 +32,7 @@ class ClaudeCodeParserTest {
 
   private static List<String> fixture() throws IOException {
     try (InputStream in = ClaudeCodeParserTest.class.getResourceAsStream(
-        "/fixtures/claude-code-2.1.332/hostile-session.claude-code.jsonl")) {
+        "samples/claude-code-2.1.332-hostile-session.claude-code.jsonl")) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
     }
   }

@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Golden tests on what curl, socat and raw clients printed under srt 0.0.83 (fixtures/srt-0.0.83/transcripts/). */
+/** Golden tests on what curl, socat and raw clients printed under srt 0.0.83 (samples/srt-0.0.83-curl-7.88.1-*). */
 class CurlTranscriptParserTest {
 
   static final Instant NOW = Instant.parse("2026-11-29T19:00:00Z");
   static final String CMD = "FileNamedCommandId0001";
-  static final String DIR = "/fixtures/srt-0.0.83/transcripts/";
+  static final String DIR = "samples/srt-0.0.83-curl-7.88.1-";
 
   record Result(List<ViolationEvent> events, List<Parsed.Rejected> rejected) {}
 
@@ -92,7 +92,7 @@ class CurlTranscriptParserTest {
 
   /** The stderr srt annotated with its violations, in a run through its API (proxy user srt.<bzw0…>). */
   private String annotatedStderr() throws IOException {
-    try (InputStream in = getClass().getResourceAsStream("/fixtures/srt-0.0.83/h3-api-violations-refuseOpaqueTunnels.json")) {
+    try (InputStream in = getClass().getResourceAsStream("/dev/knockwatch/ingest/formats/srt/api/h3-api-violations-refuseOpaqueTunnels.json")) {
       return Json.MAPPER.readTree(in).get("runs").get(0).get("annotateStderrWithSandboxFailures").asText();
     }
   }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Golden tests on real Squid 5.7 access logs of refused requests (fixtures/squid-5.7/). */
+/** Golden tests on real Squid 5.7 access logs of refused requests (samples/squid-5.7-*). */
 class SquidAccessLogParserTest {
 
   static final Instant NOW = Instant.parse("2026-11-29T19:00:00Z");
@@ -26,7 +26,7 @@ class SquidAccessLogParserTest {
 
   static List<Parsed> parseFile(String name, String commandIdFromPath) throws IOException {
     String text;
-    try (InputStream in = SquidAccessLogParserTest.class.getResourceAsStream("/fixtures/squid-5.7/" + name)) {
+    try (InputStream in = SquidAccessLogParserTest.class.getResourceAsStream("samples/squid-5.7-" + name)) {
       text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     SquidAccessLogParser parser = new SquidAccessLogParser();

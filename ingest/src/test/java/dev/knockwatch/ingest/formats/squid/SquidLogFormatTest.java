@@ -26,7 +26,7 @@ class SquidLogFormatTest {
   static List<String> fixtureLines() throws IOException {
     List<String> lines = new ArrayList<>();
     for (String file : FILES) {
-      try (InputStream in = SquidLogFormatTest.class.getResourceAsStream("/fixtures/squid-5.7/" + file)) {
+      try (InputStream in = SquidLogFormatTest.class.getResourceAsStream("samples/squid-5.7-" + file)) {
         lines.addAll(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
       }
     }
@@ -69,7 +69,7 @@ class SquidLogFormatTest {
     SquidLogFormat knock = SquidLogFormat.of("knock");
     for (String file : List.of("access-squid.log", "auth-access-squid.log", "access-knock.log", "auth-access-knock.log")) {
       SquidLogFormat format = file.contains("knock") ? knock : squid;
-      try (InputStream in = SquidLogFormatTest.class.getResourceAsStream("/fixtures/squid-5.7/" + file)) {
+      try (InputStream in = SquidLogFormatTest.class.getResourceAsStream("samples/squid-5.7-" + file)) {
         for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList()) {
           assertThat(format.readsWithoutPattern(line)).as(file + ": " + line).isTrue();
         }

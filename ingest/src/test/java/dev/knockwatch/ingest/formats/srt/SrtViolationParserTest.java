@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Golden tests on the records srt 0.0.83 really produced (fixtures/srt-0.0.83/h*-api-violations*.json). */
+/** Golden tests on the records srt 0.0.83 really produced (api/h*-api-violations*.json). */
 class SrtViolationParserTest {
 
   private static final Instant NOW = Instant.parse("2026-11-29T19:00:00Z");
@@ -33,7 +33,7 @@ class SrtViolationParserTest {
     List<Run> out = new ArrayList<>();
     for (String f : List.of("h-api-violations.json", "h2-api-violations-empty-allowlist.json",
         "h3-api-violations-refuseOpaqueTunnels.json")) {
-      try (InputStream in = SrtViolationParserTest.class.getResourceAsStream("/fixtures/srt-0.0.83/" + f)) {
+      try (InputStream in = SrtViolationParserTest.class.getResourceAsStream("api/" + f)) {
         for (JsonNode run : Json.MAPPER.readTree(in).get("runs")) {
           List<String> records = new ArrayList<>();
           run.get("getViolationsForCommand").forEach(r -> records.add(r.toString()));

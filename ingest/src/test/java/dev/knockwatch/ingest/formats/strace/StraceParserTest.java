@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Golden tests on the strace captures of srt 0.0.83 (fixtures/srt-0.0.83/strace/). */
+/** Golden tests on the strace captures of srt 0.0.83 (samples/strace-6.1-srt-0.0.83-*). */
 class StraceParserTest {
 
   static final Instant NOW = Instant.parse("2026-11-29T19:00:00Z");
@@ -50,7 +50,7 @@ class StraceParserTest {
   }
 
   static Result fixture(String name) throws IOException {
-    try (InputStream in = StraceParserTest.class.getResourceAsStream("/fixtures/srt-0.0.83/strace/" + name)) {
+    try (InputStream in = StraceParserTest.class.getResourceAsStream("samples/strace-6.1-srt-0.0.83-" + name.substring("strace-".length()))) {
       return parseLines(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList(), CMD);
     }
   }
