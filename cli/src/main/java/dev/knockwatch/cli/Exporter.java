@@ -141,7 +141,7 @@ final class Exporter implements Runnable, AutoCloseable {
       if (r.topic().equals(Topics.VIOLATIONS.name())) {
         ViolationEvent e = Json.MAPPER.readValue(r.value(), ViolationEvent.class);
         out = format == Format.OCSF ? Ocsf.event(e) : Ecs.event(e);
-        commandId = e.commandId();
+        commandId = e.key();
       } else {
         Alert a = Json.MAPPER.readValue(r.value(), Alert.class);
         out = format == Format.OCSF ? Ocsf.finding(a) : Ecs.alert(a);

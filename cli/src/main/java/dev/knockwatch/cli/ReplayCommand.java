@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.replay.TimeOrderedSink;
 import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.replay.TimeOrderedSink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -109,7 +109,9 @@ public final class Sanitize {
         && (p == null || ok(p.name(), MAX_WORD_CHARS) && ok(p.expected(), MAX_TEXT_CHARS)
             && ok(p.observed(), MAX_TEXT_CHARS))
         && (c == null || ok(c.agentId(), MAX_ID_CHARS) && ok(c.commandId(), MAX_ID_CHARS))
-        && (u == null || ok(u.code(), MAX_WORD_CHARS) && ok(u.directory(), MAX_PATH_CHARS))) {
+        && (u == null || ok(u.code(), MAX_WORD_CHARS) && ok(u.directory(), MAX_PATH_CHARS) && ok(u.identity(), MAX_TEXT_CHARS))
+        && ok(e.protocol(), MAX_WORD_CHARS) && ok(e.sourceAddress(), MAX_HOST_CHARS)
+        && (e.subject() == null || ok(e.subject().wall(), MAX_WORD_CHARS) && ok(e.subject().identity(), MAX_TEXT_CHARS))) {
       return e; // what every parser already makes: nothing to copy
     }
     return e.toBuilder()
@@ -139,7 +141,11 @@ public final class Sanitize {
         .identityConflict(c == null ? null : new ViolationEvent.IdentityClaim(text(c.agentId(), MAX_ID_CHARS),
             text(c.commandId(), MAX_ID_CHARS)))
         .unattributed(u == null ? null : new ViolationEvent.Unattributed(text(u.code(), MAX_WORD_CHARS),
-            text(u.directory(), MAX_PATH_CHARS)))
+            text(u.directory(), MAX_PATH_CHARS), text(u.identity(), MAX_TEXT_CHARS)))
+        .protocol(text(e.protocol(), MAX_WORD_CHARS))
+        .sourceAddress(text(e.sourceAddress(), MAX_HOST_CHARS))
+        .subject(e.subject() == null ? null : new ViolationEvent.Subject(text(e.subject().wall(), MAX_WORD_CHARS),
+            text(e.subject().identity(), MAX_TEXT_CHARS)))
         .build();
   }
 

@@ -45,7 +45,12 @@ public record ViolationEvent(
     Unattributed unattributed,
     String sessionId,
     String taskId,
-    String evidence) {
+    String evidence,
+    Boolean commandUnknown,
+    Subject subject,
+    String protocol,
+    String sourceAddress,
+    Integer sourcePort) {
 
   public static final int SCHEMA = 1;
 
@@ -112,7 +117,35 @@ public record ViolationEvent(
    * text when the harness was careless: bounded and made safe).
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record Unattributed(String code, String directory) {}
+  public record Unattributed(String code, String directory, String identity) {
+
+    public Unattributed(String code, String directory) {
+      this(code, directory, null);
+    }
+  }
+
+  /**
+   * Who a wall that names no command refused, in its own terms, as the source config matched it to
+   * the agent (docs/TRUST.md): the wall ({@code netfilter}) and the identity it trusts
+   * ({@code uid=65534}, {@code src=10.0.3.7}). Such an event carries {@code commandUnknown: true}
+   * and no command id: none is ever invented.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Subject(String wall, String identity) {}
+
+  /**
+   * The key the event travels and is counted under: its command, or, where its wall names none, the
+   * finest grain it names — {@code session:AGENT/SESSION} (a session or sandbox) or {@code agent:AGENT}
+   * — the same keys the rules of those grains count by ({@code streams/rules/Grain}); docs/ARCHITECTURE.md,
+   * "Events that name no command".
+   */
+  public String key() {
+    if (commandId != null || !Boolean.TRUE.equals(commandUnknown)) {
+      return commandId;
+    }
+    String agent = agentId == null ? "-" : agentId;
+    return sessionId != null ? "session:" + agent + "/" + sessionId : "agent:" + agent;
+  }
 
   /** The command id the notices of one log directory's rejected refusals share: one alert per directory. */
   public static String unattributedCommandId(String directory) {
@@ -158,6 +191,11 @@ public record ViolationEvent(
     b.sessionId = sessionId;
     b.taskId = taskId;
     b.evidence = evidence;
+    b.commandUnknown = commandUnknown;
+    b.subject = subject;
+    b.protocol = protocol;
+    b.sourceAddress = sourceAddress;
+    b.sourcePort = sourcePort;
     return b;
   }
 
@@ -196,6 +234,11 @@ public record ViolationEvent(
     private String sessionId;
     private String taskId;
     private String evidence;
+    private Boolean commandUnknown;
+    private Subject subject;
+    private String protocol;
+    private String sourceAddress;
+    private Integer sourcePort;
 
     public Builder eventId(String v) { eventId = v; return this; }
     public Builder commandId(String v) { commandId = v; return this; }
@@ -233,12 +276,20 @@ public record ViolationEvent(
     /** The task within the session: one user prompt (Claude Code's {@code prompt_id}). */
     public Builder taskId(String v) { taskId = v; return this; }
     public Builder evidence(String v) { evidence = v; return this; }
+    /** True when the refusal's wall names no command (a firewall, a proxy of many clients): the event has no command id. */
+    public Builder commandUnknown(Boolean v) { commandUnknown = v; return this; }
+    public Builder subject(Subject v) { subject = v; return this; }
+    /** The packet's protocol ({@code tcp}, {@code udp}, {@code icmp}), where the wall refused a packet. */
+    public Builder protocol(String v) { protocol = v; return this; }
+    /** The refused packet's source address, canonical as {@code host} is. */
+    public Builder sourceAddress(String v) { sourceAddress = v; return this; }
+    public Builder sourcePort(Integer v) { sourcePort = v; return this; }
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
           host, port, method, url, targetUnknown, path, newPath, rawPath, rawNewPath, addressClass, reason, proxyError, errno, syscall, pid,
           observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict, unattributed,
-          sessionId, taskId, evidence);
+          sessionId, taskId, evidence, commandUnknown, subject, protocol, sourceAddress, sourcePort);
     }
   }
 }

@@ -43,9 +43,13 @@ class EventWriterTest {
             maybe(r, hostile), r.nextBoolean()))
         .identityConflict(r.nextInt(3) != 0 ? null : new ViolationEvent.IdentityClaim(maybe(r, hostile),
             maybe(r, "../../x")))
-        .unattributed(r.nextInt(3) != 0 ? null : new ViolationEvent.Unattributed(maybe(r, "bad-agent-id"), maybe(r, hostile)))
+        .unattributed(r.nextInt(3) != 0 ? null : new ViolationEvent.Unattributed(maybe(r, "bad-agent-id"), maybe(r, hostile),
+            maybe(r, "uid=" + hostile)))
         .sessionId(maybe(r, "3910808c-131a-4082-8590-281847ea4a47"))
         .taskId(maybe(r, hostile))
+        .commandUnknown(r.nextBoolean() ? null : Boolean.TRUE)
+        .subject(r.nextInt(3) != 0 ? null : new ViolationEvent.Subject(maybe(r, "netfilter"), maybe(r, "uid=" + hostile)))
+        .protocol(maybe(r, "tcp")).sourceAddress(maybe(r, "10.0.3.7" + hostile)).sourcePort(r.nextBoolean() ? null : r.nextInt(65536))
         .evidence(maybe(r, ViolationEvent.EVIDENCE_SANDBOX))
         .build();
   }

@@ -139,7 +139,7 @@ public final class KafkaEventSink implements EventSink {
         return new Outgoing.Rejected(standIn); // Kafka refused this line's record before (finish)
       }
     }
-    return new Prepared(timestamp(event), event.commandId(), EventWriter.toBytes(event), o);
+    return new Prepared(timestamp(event), event.key(), EventWriter.toBytes(event), o);
   }
 
   /** A prepared record, with where its event came from (what a callback keeps of it). */
@@ -178,7 +178,7 @@ public final class KafkaEventSink implements EventSink {
   }
 
   private static ProducerRecord<String, Object> record(ViolationEvent event) {
-    return new ProducerRecord<>(Topics.VIOLATIONS.name(), null, timestamp(event), event.commandId(), event);
+    return new ProducerRecord<>(Topics.VIOLATIONS.name(), null, timestamp(event), event.key(), event);
   }
 
   static ProducerRecord<String, Object> record(RejectedLine rejected) {

@@ -49,7 +49,7 @@ final class LineSender {
     int prepared = 0;
     if (parsed instanceof Parsed.Rejected r) {
       reject(out, line, sourceLabel, r.code(), r.reason());
-      unattributed(out, line, ingestedAt, sourceLabel, r.code(), source, r.at());
+      unattributed(out, line, ingestedAt, sourceLabel, r.code(), source, r.at(), r.identity());
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
@@ -95,11 +95,14 @@ final class LineSender {
     boolean fromFile = untimedFromFiles && line.fileModifiedAt() != null;
     ViolationEvent e = EventTime.settle(parsed, ingestedAt, maxAhead, fromFile ? line.fileModifiedAt() : ingestedAt,
         fromFile ? ViolationEvent.TIME_FROM_FILE : ViolationEvent.TIME_FROM_INGEST, sourceLabel);
-    Optional<String> idProblem = CommandId.problem(e.commandId());
+    // a wall that names no command says so, and its event has no command id: none is invented
+    Optional<String> idProblem = Boolean.TRUE.equals(e.commandUnknown()) && e.commandId() == null ? Optional.empty()
+        : CommandId.problem(e.commandId());
     if (idProblem.isPresent()) {
       Rejection code = Rejection.forCommandId(e.commandId());
       reject(out, line, sourceLabel, code, idProblem.get());
-      unattributed(out, line, ingestedAt, sourceLabel, code, e.source(), e.timeSource() == null ? e.observedAt() : null);
+      unattributed(out, line, ingestedAt, sourceLabel, code, e.source(), e.timeSource() == null ? e.observedAt() : null,
+          null);
       return false;
     }
     if (e.identityConflict() != null) {
@@ -120,28 +123,28 @@ final class LineSender {
 
   /** The rejections that refuse a refusal for whose it is (docs/TRUST.md): a parser had read the refusal itself. */
   private static final java.util.Set<Rejection> IDENTITY = java.util.EnumSet.of(Rejection.BAD_AGENT_ID,
-      Rejection.MISSING_COMMAND_ID, Rejection.SHORT_COMMAND_ID, Rejection.BAD_COMMAND_ID);
+      Rejection.MISSING_COMMAND_ID, Rejection.SHORT_COMMAND_ID, Rejection.BAD_COMMAND_ID, Rejection.UNMAPPED_IDENTITY);
 
   /**
    * A refusal rejected for its identity must still be seen (rule {@code ingest-rejects}): beside its
-   * rejected line, a notice keyed by its directory ({@link ViolationEvent#unattributedCommandId}),
-   * which only that rule reads.
+   * rejected line, a notice keyed by its directory, or by the wall's identity no agent is mapped to
+   * ({@link ViolationEvent#unattributedCommandId}), which only that rule reads.
    */
   private void unattributed(List<Outgoing> out, TailedLine line, Instant ingestedAt, String sourceLabel, Rejection code,
-      String source, Instant at) {
+      String source, Instant at, String identity) {
     if (!IDENTITY.contains(code)) {
       return;
     }
     int slash = line.file().indexOf('/');
-    String directory = slash < 0 ? "" : line.file().substring(0, slash);
+    String directory = identity != null ? null : slash < 0 ? "" : line.file().substring(0, slash);
     ViolationEvent notice = ViolationEvent.builder()
         .eventId(EventIds.of(line.idName(), line.offset(), MAX_EVENT_INDEX))
-        .commandId(ViolationEvent.unattributedCommandId(directory))
+        .commandId(ViolationEvent.unattributedCommandId(identity != null ? identity : directory))
         .source(source)
         .reason("a refusal was rejected (" + code.code() + "): it cannot be told whose it is")
         .observedAt(at).ingestedAt(ingestedAt)
         .origin(new ViolationEvent.Origin(line.file(), line.offset(), ingestHost))
-        .unattributed(new ViolationEvent.Unattributed(code.code(), directory))
+        .unattributed(new ViolationEvent.Unattributed(code.code(), directory, identity))
         .build();
     // its time is the line's where the parser read one, else as for any line without one
     if (prepare(notice, line, ingestedAt, sourceLabel, out)) {

@@ -40,6 +40,22 @@ class KafkaEventSinkTest {
     });
   }
 
+  /**
+   * A wall that names no command: its event has no command id and travels under the finest grain it
+   * names, the agent's or the session's, never under an invented command.
+   */
+  @Test
+  void anEventWhoseWallNamesNoCommandIsKeyedByItsAgentOrSession() throws Exception {
+    MockProducer<String, Object> p = producer();
+    KafkaEventSink sink = new KafkaEventSink(p);
+    ViolationEvent wall = EVENT.toBuilder().commandId(null).commandUnknown(true).agentId("ci-runner-1").build();
+    sink.publish(wall);
+    sink.publish(wall.toBuilder().sessionId("sandbox-7").build());
+    sink.flush();
+    assertThat(p.history()).extracting(r -> r.key()).containsExactly("agent:ci-runner-1", "session:ci-runner-1/sandbox-7");
+    assertThat(((ViolationEvent) p.history().get(0).value()).commandId()).isNull();
+  }
+
   @Test
   void aPreparedEventIsItsRecordWithTheMappersBytesAndIsSentAsItIs() throws Exception {
     MockProducer<String, Object> p = producer();

@@ -4,7 +4,7 @@ import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.cli.rulestest.RuleTestFile.AlertPattern;
 import dev.knockwatch.cli.rulestest.RuleTestFile.Case;
 import dev.knockwatch.cli.rulestest.RuleTestFile.Input;
-import dev.knockwatch.cli.TimeOrderedSink;
+import dev.knockwatch.cli.replay.TimeOrderedSink;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;
@@ -102,7 +102,7 @@ public final class RuleTestRunner {
           Json.serde(Alert.class).deserializer());
       Instant last = Instant.EPOCH;
       for (ViolationEvent e : events) {
-        in.pipeInput(e.commandId(), e, e.observedAt());
+        in.pipeInput(e.key(), e, e.observedAt());
         last = e.observedAt().isAfter(last) ? e.observedAt() : last;
       }
       // the end of input: an empty record past every idle limit, as replay's

@@ -55,6 +55,16 @@ public final class Ecs {
     if (e.url() != null) {
       o.putObject("url").put("original", e.url());
     }
+    if (e.sourceAddress() != null || e.sourcePort() != null) {
+      ObjectNode src = o.putObject("source");
+      Ocsf.put(src, "ip", e.sourceAddress());
+      if (e.sourcePort() != null) {
+        src.put("port", e.sourcePort());
+      }
+    }
+    if (e.protocol() != null) {
+      o.putObject("network").put("transport", e.protocol());
+    }
     if (e.method() != null) {
       o.putObject("http").putObject("request").put("method", e.method());
     }

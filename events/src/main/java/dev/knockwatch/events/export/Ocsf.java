@@ -111,6 +111,16 @@ public final class Ocsf {
       if (e.url() != null) {
         o.putObject("url").put("url_string", e.url());
       }
+      if (e.sourceAddress() != null || e.sourcePort() != null) {
+        ObjectNode src = o.putObject("src_endpoint");
+        put(src, "ip", e.sourceAddress());
+        if (e.sourcePort() != null) {
+          src.put("port", e.sourcePort());
+        }
+      }
+      if (e.protocol() != null) {
+        o.putObject("connection_info").put("protocol_name", e.protocol());
+      }
     }
     ObjectNode unmapped = o.putObject("unmapped");
     put(unmapped, "commandId", e.commandId());
@@ -123,6 +133,14 @@ public final class Ocsf {
     put(unmapped, "errno", e.errno());
     put(unmapped, "syscall", e.syscall());
     put(unmapped, "timeSource", e.timeSource());
+    if (Boolean.TRUE.equals(e.commandUnknown())) {
+      unmapped.put("commandUnknown", true);
+    }
+    if (e.subject() != null) {
+      ObjectNode subject = unmapped.putObject("subject");
+      put(subject, "wall", e.subject().wall());
+      put(subject, "identity", e.subject().identity());
+    }
     return o;
   }
 

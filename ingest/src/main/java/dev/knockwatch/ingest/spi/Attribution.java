@@ -5,6 +5,7 @@ import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.events.ViolationEvent.IdentityClaim;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -39,10 +40,32 @@ public final class Attribution {
     }
   }
 
-  public record Refused(Rejection code, String reason) implements Result {
-    public Parsed parsed() {
-      return Parsed.rejected(code, reason);
+  /** @param identity where the refusal's wall knows who it refused but no agent is mapped: that identity, else null */
+  public record Refused(Rejection code, String reason, String identity) implements Result {
+    public Refused(Rejection code, String reason) {
+      this(code, reason, null);
     }
+
+    public Parsed parsed() {
+      return new Parsed.Rejected(code, reason, null, identity);
+    }
+  }
+
+  /**
+   * The identity of a refusal by a wall that names no command (a firewall, a proxy of many
+   * clients): the agent the source's mapping gives for what the wall knows ({@code knows}: its
+   * attributes, e.g. {@code uid}, {@code source}), and no command. {@code identity} is how the wall
+   * names who it refused ({@code uid=65534}): an identity no entry maps is refused, and its notice
+   * (rule {@code ingest-rejects}) is keyed by the wall and that identity, so each pages once.
+   */
+  public static Result ofWall(String wall, String identity, Map<String, String> knows, Identities agents) {
+    Optional<String> agent = agents.agentOf(knows);
+    if (agent.isEmpty()) {
+      String who = Sanitize.text(wall + " " + identity, CommandId.MAX_LENGTH);
+      return new Refused(Rejection.UNMAPPED_IDENTITY, "the source maps " + who + " to no agent: add it to its agents",
+          who);
+    }
+    return new Attributed(agent.get(), null, null);
   }
 
   /**

@@ -8,10 +8,18 @@ public sealed interface Parsed {
 
   record Events(List<ViolationEvent> events) implements Parsed {}
 
-  /** {@code at}: when the line says it happened, where the parser read that before refusing it (else null). */
-  record Rejected(Rejection code, String reason, java.time.Instant at) implements Parsed {
+  /**
+   * {@code at}: when the line says it happened, where the parser read that before refusing it (else
+   * null); {@code identity}: for a refusal whose wall's identity maps to no agent, that identity
+   * ({@code netfilter uid=65534}), which its notice is keyed by instead of the line's directory.
+   */
+  record Rejected(Rejection code, String reason, java.time.Instant at, String identity) implements Parsed {
     public Rejected(Rejection code, String reason) {
-      this(code, reason, null);
+      this(code, reason, null, null);
+    }
+
+    public Rejected(Rejection code, String reason, java.time.Instant at) {
+      this(code, reason, at, null);
     }
   }
 

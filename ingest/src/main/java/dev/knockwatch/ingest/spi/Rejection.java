@@ -29,7 +29,9 @@ public enum Rejection {
   /** A raw-topic record that is no raw line (docs/FORMATS.md "Raw lines from your shipper"): not JSON, no line, no path. */
   RAW_RECORD,
   /** A raw line whose path is not under the layout's root: never attributed (docs/TRUST.md). */
-  OUTSIDE_LAYOUT;
+  OUTSIDE_LAYOUT,
+  /** A refusal of a wall that names no command, whose identity (a UID, an address) the source maps to no agent. */
+  UNMAPPED_IDENTITY;
 
   public String code() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -1,4 +1,4 @@
-package dev.knockwatch.cli;
+package dev.knockwatch.cli.replay;
 
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.ViolationEvent;
@@ -93,7 +93,7 @@ public final class TimeOrderedSink implements EventSink {
     Map<String, List<ViolationEvent>> timed = new java.util.HashMap<>();
     for (ViolationEvent e : events) {
       if (e.timeSource() == null) {
-        timed.computeIfAbsent(e.commandId(), c -> new ArrayList<>()).add(e);
+        timed.computeIfAbsent(e.key(), c -> new ArrayList<>()).add(e);
       }
     }
     timed.values().forEach(l -> l.sort(Comparator.comparing(ViolationEvent::observedAt)));
@@ -103,7 +103,7 @@ public final class TimeOrderedSink implements EventSink {
         events.set(i, notice(e, events));
         continue;
       }
-      List<ViolationEvent> ofCommand = timed.get(e.commandId());
+      List<ViolationEvent> ofCommand = timed.get(e.key());
       if (!ViolationEvent.TIME_FROM_FILE.equals(e.timeSource()) || ofCommand == null) {
         continue;
       }
