@@ -71,8 +71,10 @@ class FormatSamplesTest {
     }
   }
 
-  /** What ingest makes of the sample, line by line. */
-  static ObjectNode outcomes(Samples s, Path logs) throws Exception {
+  /** What ingest publishes of the sample, and each line's skips by offset. */
+  record Read(byte[] bytes, ListSink sink, Map<Long, List<String>> skipped) {}
+
+  static Read read(Samples s, Path logs) throws Exception {
     byte[] bytes = Files.readAllBytes(s.sample());
     Path file = logs.resolve(s.file());
     Files.createDirectories(file.getParent());
@@ -94,6 +96,15 @@ class FormatSamplesTest {
         // to the end of the sample
       }
     }
+    return new Read(bytes, sink, skipped);
+  }
+
+  /** What ingest makes of the sample, line by line. */
+  static ObjectNode outcomes(Samples s, Path logs) throws Exception {
+    Read read = read(s, logs);
+    byte[] bytes = read.bytes();
+    ListSink sink = read.sink();
+    Map<Long, List<String>> skipped = read.skipped();
     Map<Long, List<ViolationEvent>> events = new TreeMap<>();
     sink.events.stream().filter(e -> e.unattributed() == null)
         .forEach(e -> events.computeIfAbsent(e.origin().offset(), o -> new ArrayList<>()).add(e));

@@ -119,7 +119,8 @@ public final class Ocsf {
         }
       }
       if (e.protocol() != null) {
-        o.putObject("connection_info").put("protocol_name", e.protocol());
+        // an agent's refused attempt goes out
+        o.putObject("connection_info").put("protocol_name", e.protocol()).put("direction_id", 2).put("direction", "Outbound");
       }
     }
     ObjectNode unmapped = o.putObject("unmapped");

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * The definitions are the subset of the schema in {@code export/ocsf-1.3.0-subset.json}, which
  * says where it came from.
  */
-class OcsfSchemaTest {
+public class OcsfSchemaTest {
 
   static final JsonNode SCHEMA = load();
 
@@ -40,7 +40,7 @@ class OcsfSchemaTest {
   }
 
   /** Every way {@code record} breaks the schema subset; empty when it validates. */
-  static List<String> problems(JsonNode record) {
+  public static List<String> problems(JsonNode record) {
     List<String> out = new ArrayList<>();
     JsonNode cls = SCHEMA.path("classes").path(record.path("class_uid").asText());
     if (cls.isMissingNode()) {
@@ -199,6 +199,13 @@ class OcsfSchemaTest {
           .agentId(random.nextBoolean() ? null : hostile[random.nextInt(hostile.length)]);
       if (random.nextBoolean()) {
         b.pid(random.nextInt(1 << 22)).syscall("openat").errno("EPERM");
+      }
+      if (random.nextBoolean()) {
+        // a packet a wall that names no command refused
+        b.commandId(null).commandUnknown(true).protocol(random.nextBoolean() ? "tcp" : hostile[random.nextInt(hostile.length)])
+            .sourceAddress(random.nextBoolean() ? null : hostile[random.nextInt(hostile.length)])
+            .sourcePort(ports[random.nextInt(ports.length)])
+            .subject(new ViolationEvent.Subject("netfilter", hostile[random.nextInt(hostile.length)]));
       }
       ViolationEvent e = b.build();
       assertThat(problems(Ocsf.event(e))).as("%s", e).isEmpty();
