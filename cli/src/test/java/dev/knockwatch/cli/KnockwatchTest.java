@@ -153,7 +153,7 @@ class KnockwatchTest {
     Path file = Files.writeString(dir.resolve("a.log"), "x\n");
     Run r = run("parse", "--type", "nope", file.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: claude-code, json, probe-result, proxy-403, squid, srt-violation, strace)" + System.lineSeparator());
+    assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: " + dev.knockwatch.ingest.Formats.names() + ")" + System.lineSeparator());
   }
 
   @Test
@@ -178,7 +178,7 @@ class KnockwatchTest {
     Run r = run("ingest", "--config", config.toString(), "--var", dir.resolve("var").toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("knockwatch: " + config
-        + ":3: source 1: type \"syslog\" is not one of claude-code, json, probe-result, proxy-403, squid, srt-violation, strace" + System.lineSeparator());
+        + ":3: source 1: type \"syslog\" is not one of " + dev.knockwatch.ingest.Formats.names() + System.lineSeparator());
   }
 
   @Test

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.ListSink;
+import dev.knockwatch.ingest.Formats;
 import dev.knockwatch.ingest.IngestAgent;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -77,11 +78,12 @@ class SourcesConfigTest {
   void problemsAreNamedWithFileSourceAndKey() throws IOException {
     Path f = dir.resolve("ingest.yaml");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    typo: x\n"), dir))
-        .hasMessage(f + ":3: source 1: unknown key \"typo\" (known: denyHeaders, fields, logformat, mapping, path, refusedStatuses, type)");
+        .hasMessage(f + ":3: source 1: unknown key \"typo\" (known: "
+            + String.join(", ", SourcesConfig.allKeys()) + ")");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n  - type: squid\n"), dir))
         .hasMessage(f + ":3: source 2: \"path\" is required");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: syslog\n"), dir))
-        .hasMessage(f + ":3: source 1: type \"syslog\" is not one of claude-code, json, probe-result, proxy-403, squid, srt-violation, strace");
+        .hasMessage(f + ":3: source 1: type \"syslog\" is not one of " + Formats.names());
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    type: json\n"), dir))
         .hasMessage(f + ":2: source 1: mapping is missing: a json source needs a \"mapping\" of event fields to JSON paths");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    logformat: knock\n"), dir))
@@ -116,7 +118,7 @@ class SourcesConfigTest {
             type: proxy-403
         """), dir))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-            f + ":3: source 1: type \"syslog\" is not one of claude-code, json, probe-result, proxy-403, squid, srt-violation, strace",
+            f + ":3: source 1: type \"syslog\" is not one of " + Formats.names(),
             f + ":4: source 2: \"path\" is required",
             f + ":5: source 2: refusedStatuses: \"forbidden\" is not a status code",
             f + ":8: source 3: denyHeaders must be a list"));
