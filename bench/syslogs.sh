@@ -13,9 +13,9 @@ command -v apt-get >/dev/null 2>&1 || { echo "bench/syslogs.sh: no apt-get here"
 debs="$(mktemp -d)"
 trap 'rm -rf "$debs"' EXIT
 mkdir -p "$debs/partial" "$dest"
-download() { # the packages and whatever of their dependencies is not installed, as apt resolves them
-  apt-get install -d -y -qq -o Dir::Cache::archives="$debs" "$@" >/dev/null 2>&1 \
-    || { apt-get update -qq >/dev/null 2>&1 && apt-get install -d -y -qq -o Dir::Cache::archives="$debs" "$@" >/dev/null; }
+download() { # the packages (even where installed: --reinstall) and whatever of their dependencies is not installed
+  apt-get install -d --reinstall -y -qq -o Dir::Cache::archives="$debs" "$@" >/dev/null 2>&1 \
+    || { apt-get update -qq >/dev/null 2>&1 && apt-get install -d --reinstall -y -qq -o Dir::Cache::archives="$debs" "$@" >/dev/null; }
 }
 # one at a time: they conflict with each other
 download rsyslog rsyslog-kafka
