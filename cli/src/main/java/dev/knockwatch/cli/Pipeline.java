@@ -42,12 +42,12 @@ public final class Pipeline implements AutoCloseable {
    */
   public record Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir,
       Policy policy, String applicationId, String notifyGroupId, Duration pollInterval, String instanceId,
-      String rawTopic) {
+      String rawTopic, List<IngestAgent.Feed> sources) {
 
     public Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir, Policy policy,
         String applicationId, String notifyGroupId, Duration pollInterval, String instanceId) {
       this(bootstrapServers, clientProps, logsDir, varDir, policy, applicationId, notifyGroupId, pollInterval, instanceId,
-          null);
+          null, List.of());
     }
   }
 
@@ -78,8 +78,11 @@ public final class Pipeline implements AutoCloseable {
       stage = raw;
     } else {
       sink = KafkaEventSink.create(s.bootstrapServers(), s.clientProps());
-      IngestAgent agent = LogLayout.forLogDirectory(s.logsDir(), p -> true,
-          s.varDir().resolve("ingest").resolve("checkpoints.json"), sink, hostName(), s.pollInterval())
+      // the log directory, and beside it the sources of a sources.yaml (a firewall's log, a proxy's)
+      List<IngestAgent.Feed> feeds = new java.util.ArrayList<>();
+      feeds.add(LogLayout.logDirectoryFeed(s.logsDir(), p -> true, s.varDir().resolve("ingest").resolve("checkpoints.json")));
+      feeds.addAll(s.sources());
+      IngestAgent agent = new IngestAgent(feeds, sink, hostName(), java.time.Clock.systemUTC(), s.pollInterval())
           .pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
       ingest = agent;
       stage = agent;

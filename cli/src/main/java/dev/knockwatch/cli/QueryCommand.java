@@ -2,7 +2,7 @@ package dev.knockwatch.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.EventKey;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
@@ -60,8 +60,8 @@ final class QueryCommand implements Callable<Integer> {
     if (!List.of("table", "json", "ocsf", "ecs").contains(format)) {
       throw new UsageException("--format " + format + " is not one of table, json, ocsf, ecs");
     }
-    CommandId.problem(commandId).ifPresent(p -> {
-      throw new UsageException("not a command id: " + p);
+    EventKey.problem(commandId).ifPresent(p -> {
+      throw new UsageException("not a command id, nor an agent's or session's key: " + p);
     });
     HttpResponse<String> r = ApiClient.get(api, tokenFile, "/api/v1/commands/"
         + URLEncoder.encode(commandId, StandardCharsets.UTF_8));

@@ -5,6 +5,8 @@ import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.ingest.RawTopicIngest;
 import dev.knockwatch.ingest.Formats;
+import dev.knockwatch.ingest.IngestAgent;
+import dev.knockwatch.ingest.config.SourcesConfig;
 import dev.knockwatch.notify.Notifiers;
 import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
@@ -81,6 +83,11 @@ final class UpCommand implements Callable<Integer> {
           + "their paths are read against --logs, made absolute (as `ingest --raw-topic`; config/shippers/).")
   String rawTopic;
 
+  @Option(names = "--sources", paramLabel = "FILE", defaultValue = "${env:KNOCKWATCH_SOURCES}",
+      description = {"Also read the sources of FILE (sources.yaml: a firewall's log, a proxy's; as `ingest --config`)"
+          + " beside --logs (env KNOCKWATCH_SOURCES)."})
+  Path sources;
+
   @Option(names = "--fresh", description = "Wipe the broker's data, the ingest checkpoints and the streams state first (not the logs).")
   boolean fresh;
 
@@ -114,6 +121,11 @@ final class UpCommand implements Callable<Integer> {
       }
     }
     Files.createDirectories(logs);
+    if (sources != null && rawTopic != null) {
+      throw new UsageException("--sources reads files beside --logs; with --raw-topic your shipper carries the lines");
+    }
+    // checked before anything starts: every problem of the file at once, each at its line
+    List<IngestAgent.Feed> sourceFeeds = sources == null ? List.of() : SourcesConfig.load(sources, var.resolve("ingest"));
     String instanceId = InstanceId.of(var);
 
     List<AutoCloseable> running = new CopyOnWriteArrayList<>();
@@ -165,7 +177,7 @@ final class UpCommand implements Callable<Integer> {
     // the timeline starts beside detection, which Pipeline.start waits for
     timeline.launch();
     Pipeline pipeline = Pipeline.start(new Pipeline.Settings(bootstrap, clientProps, logs, var, policy,
-        DetectionTopology.DEFAULT_APPLICATION_ID, NOTIFY_GROUP, Pipeline.POLL_INTERVAL, instanceId, rawTopic),
+        DetectionTopology.DEFAULT_APPLICATION_ID, NOTIFY_GROUP, Pipeline.POLL_INTERVAL, instanceId, rawTopic, sourceFeeds),
         receivers, Notifiers.create(receivers, new PrintStream(System.out, true, "UTF-8")));
     running.add(0, pipeline);
     queryApi.readyAlso(pipeline::detectionNotRunning);
@@ -199,7 +211,8 @@ final class UpCommand implements Callable<Integer> {
     out.println(rawTopic != null
         ? "  ingest   reading the raw lines your shipper puts on " + rawTopic + " (paths under "
             + logs.toAbsolutePath().normalize() + "/<agentId>/<commandId>.<suffix>; config/shippers/)"
-        : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + Formats.namesBySuffix() + ")");
+        : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + Formats.namesBySuffix() + ")"
+            + (sources == null ? "" : ", and the sources of " + sources));
     out.println("  rules    " + rulesOption.dir + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"
         + " watched for changes");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");

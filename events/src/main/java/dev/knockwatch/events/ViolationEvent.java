@@ -133,18 +133,9 @@ public record ViolationEvent(
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Subject(String wall, String identity) {}
 
-  /**
-   * The key the event travels and is counted under: its command, or, where its wall names none, the
-   * finest grain it names — {@code session:AGENT/SESSION} (a session or sandbox) or {@code agent:AGENT}
-   * — the same keys the rules of those grains count by ({@code streams/rules/Grain}); docs/ARCHITECTURE.md,
-   * "Events that name no command".
-   */
+  /** The key the event travels and is counted under ({@link EventKey#of}). */
   public String key() {
-    if (commandId != null || !Boolean.TRUE.equals(commandUnknown)) {
-      return commandId;
-    }
-    String agent = agentId == null ? "-" : agentId;
-    return sessionId != null ? "session:" + agent + "/" + sessionId : "agent:" + agent;
+    return EventKey.of(this);
   }
 
   /** The command id the notices of one log directory's rejected refusals share: one alert per directory. */

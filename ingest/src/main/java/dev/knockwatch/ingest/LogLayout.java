@@ -35,11 +35,17 @@ public final class LogLayout {
    */
   public static IngestAgent forLogDirectory(Path root, Predicate<Path> only, Path checkpointFile,
       EventSink sink, String ingestHost, Duration pollInterval) {
+    return new IngestAgent(List.of(logDirectoryFeed(root, only, checkpointFile)), sink, ingestHost, Clock.systemUTC(),
+        pollInterval);
+  }
+
+  /** The feed of every file under {@code root} whose name selects a format, or only those {@code only} accepts. */
+  public static Feed logDirectoryFeed(Path root, Predicate<Path> only, Path checkpointFile) {
     FileTailer tailer = new FileTailer(root,
         p -> Formats.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
         checkpointFile, IngestAgent.MAX_LINE_BYTES);
     Function<String, FileContext> context = cached(rel -> contextOf(rel, records -> Files.exists(root.resolve(records))));
-    return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), pollInterval);
+    return new Feed(tailer, context, "");
   }
 
   /**
