@@ -1,5 +1,6 @@
 package dev.knockwatch.streams;
 
+import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;

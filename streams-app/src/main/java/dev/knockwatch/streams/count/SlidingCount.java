@@ -2,8 +2,8 @@ package dev.knockwatch.streams.count;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.StreamsMetrics;
-import dev.knockwatch.streams.VersionedBinarySerde;
+import dev.knockwatch.streams.metrics.StreamsMetrics;
+import dev.knockwatch.streams.state.VersionedBinarySerde;
 import dev.knockwatch.streams.detect.Detector;
 import dev.knockwatch.streams.detect.ValueCountDetector;
 import dev.knockwatch.streams.lifecycle.Hit;

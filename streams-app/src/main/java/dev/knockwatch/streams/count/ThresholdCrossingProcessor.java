@@ -3,7 +3,7 @@ package dev.knockwatch.streams.count;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.streams.lifecycle.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.detect.CountDetector;

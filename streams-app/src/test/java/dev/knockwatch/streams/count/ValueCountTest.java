@@ -7,7 +7,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.detect.DetectProcessor;
-import dev.knockwatch.streams.detect.WriteBackStore;
+import dev.knockwatch.streams.state.WriteBackStore;
 import dev.knockwatch.streams.detect.ValueCountDetector;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.RuleMatch;
