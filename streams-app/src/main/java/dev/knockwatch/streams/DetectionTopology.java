@@ -10,7 +10,7 @@ import dev.knockwatch.streams.detect.DetectProcessor;
 import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.lifecycle.AlertState;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyView;

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.lifecycle;
 
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.streams.count.WindowCount;

@@ -12,8 +12,6 @@ import dev.knockwatch.events.Hashes;
 import dev.knockwatch.events.EventSource;
 import dev.knockwatch.events.EventSources;
 import dev.knockwatch.events.Kind;
-import dev.knockwatch.streams.detect.Detector;
-import dev.knockwatch.streams.detect.Detectors;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

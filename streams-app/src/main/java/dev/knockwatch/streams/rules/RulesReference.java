@@ -1,8 +1,6 @@
 package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.config.Key;
-import dev.knockwatch.streams.detect.Detector;
-import dev.knockwatch.streams.detect.Detectors;
 
 /**
  * README's reference of the detectors and their keys, made from what each detector declares

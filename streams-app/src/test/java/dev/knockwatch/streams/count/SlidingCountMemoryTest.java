@@ -7,7 +7,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.detect.DetectProcessor;
 import dev.knockwatch.streams.state.WriteBackStore;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.count;
 
+import dev.knockwatch.streams.detect.CountDetector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
@@ -35,7 +36,7 @@ class SlidingCountTest {
   static final String STORE = "detect";
 
   /** 5 in any 5m, 1m grace, 10m quiet time: the default rule. */
-  static final Rule RULE = Rule.defaultCountRule();
+  static final Rule RULE = CountDetector.defaultRule();
 
   @TempDir Path state;
   DetectionDriver d;

@@ -3,8 +3,6 @@ package dev.knockwatch.streams.rules;
 import dev.knockwatch.events.config.Key;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knockwatch.streams.detect.Detector;
-import dev.knockwatch.streams.detect.Detectors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

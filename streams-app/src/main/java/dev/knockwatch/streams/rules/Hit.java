@@ -1,4 +1,4 @@
-package dev.knockwatch.streams.lifecycle;
+package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
