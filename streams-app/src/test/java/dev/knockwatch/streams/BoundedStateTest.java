@@ -13,7 +13,6 @@ import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.timeline.CommandSummary;
 import dev.knockwatch.streams.timeline.TimelineProcessor;
-import dev.knockwatch.streams.timeline.TimelineTopology;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.timeline;
 
+import dev.knockwatch.streams.TimelineTopology;
 import dev.knockwatch.streams.detect.CountDetector;
 import static org.assertj.core.api.Assertions.assertThat;
 
