@@ -249,8 +249,8 @@ public final class PolicyLoader {
       return null; // a disabled rule is checked like the others, then left out
     }
     return new Rule(id, values.get(RuleKeys.SEVERITY), values.get(RuleKeys.MODE),
-        match == null ? RuleMatch.ANY.withExcept(except) : match.withExcept(except), values.get(RuleKeys.RESOLVE_AFTER),
-        RuleKeys.meta(values), per, settings);
+        (match == null ? RuleMatch.ANY : match).withExcept(except), values.get(RuleKeys.RESOLVE_AFTER), RuleKeys.meta(values),
+        per, settings);
   }
 
   private static boolean takes(List<Key<?>> keys, String key) {
