@@ -7,7 +7,6 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.streams.rules.Role;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.events.config.Key;
 import dev.knockwatch.events.config.KeyValues;
 
 /**

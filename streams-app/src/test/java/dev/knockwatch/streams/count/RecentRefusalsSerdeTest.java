@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.knockwatch.streams.state.StateStrings;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
