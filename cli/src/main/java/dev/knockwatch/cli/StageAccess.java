@@ -6,7 +6,7 @@ import static org.apache.kafka.common.acl.AclOperation.WRITE;
 import dev.knockwatch.broker.ClusterAccess;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.streams.DetectionTopology;
-import dev.knockwatch.streams.timeline.TimelineTopology;
+import dev.knockwatch.streams.TimelineTopology;
 
 /**
  * What each stage needs of an external cluster, checked at its start (docs/OPERATIONS.md gives the

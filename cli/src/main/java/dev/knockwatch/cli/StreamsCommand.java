@@ -10,7 +10,7 @@ import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.rules.PolicyPublisher;
-import dev.knockwatch.streams.timeline.TimelineTopology;
+import dev.knockwatch.streams.TimelineTopology;
 import io.prometheus.client.exporter.HTTPServer;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.streams.detect.CountDetector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
@@ -11,7 +12,6 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.console.ConsoleNotifier;
 import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import dev.knockwatch.testkit.TopicReader;
 import java.io.ByteArrayOutputStream;
@@ -50,7 +50,7 @@ class PipelineTest {
     broker = b;
     logs = Files.createDirectories(work.resolve("logs"));
     pipeline = Pipeline.start(new Pipeline.Settings(b.bootstrapServers(), Map.of(), logs, work.resolve("var"),
-        Policy.ofRules(List.of(Rule.defaultCountRule())), "pipeline-test", "pipeline-test-notify", Duration.ofMillis(50), null),
+        Policy.ofRules(List.of(CountDetector.defaultRule())), "pipeline-test", "pipeline-test-notify", Duration.ofMillis(50), null),
         ReceiversConfig.consoleOnly(), List.of(new ConsoleNotifier(new PrintStream(console, true, StandardCharsets.UTF_8))));
   }
 

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams;
 
+import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
@@ -9,7 +10,7 @@ import dev.knockwatch.streams.detect.DetectProcessor;
 import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
 import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
 import dev.knockwatch.streams.lifecycle.AlertState;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyView;

@@ -13,7 +13,6 @@ import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.timeline.CommandSummary;
 import dev.knockwatch.streams.timeline.TimelineProcessor;
-import dev.knockwatch.streams.timeline.TimelineTopology;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -133,7 +132,7 @@ class BoundedStateTest {
       assertThat(count(d.getKeyValueStore(DetectionTopology.DEDUP_STORE), SCANNER))
           .isLessThanOrEqualTo(CrossSourceDedupProcessor.MAX_PER_COMMAND);
       @SuppressWarnings("unchecked")
-      var digests = (dev.knockwatch.streams.detect.WriteBackStore<Object>)
+      var digests = (dev.knockwatch.streams.state.WriteBackStore<Object>)
           d.getStateStore(DetectionTopology.EXACT_DUPLICATES_STORE);
       for (var e : digests.entries()) {
         assertThat(dev.knockwatch.streams.detect.ExactDuplicateProcessor.bytes(e.getValue()).length)
@@ -143,7 +142,7 @@ class BoundedStateTest {
       var serde = dev.knockwatch.streams.detect.DetectProcessor.serde(policy().rules().stream()
           .filter(rule -> rule.per() != dev.knockwatch.streams.rules.Grain.AGENT).toList());
       @SuppressWarnings("unchecked")
-      var state = (dev.knockwatch.streams.detect.WriteBackStore<dev.knockwatch.streams.detect.DetectProcessor.Slices>)
+      var state = (dev.knockwatch.streams.state.WriteBackStore<dev.knockwatch.streams.detect.DetectProcessor.Slices>)
           d.getStateStore(DetectionTopology.DETECT_STORE);
       assertThat(state.get(SCANNER)).isNotNull();
       for (var e : state.entries()) {

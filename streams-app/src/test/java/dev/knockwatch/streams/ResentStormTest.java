@@ -12,7 +12,6 @@ import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.timeline.CommandSummary;
 import dev.knockwatch.streams.timeline.TimelineProcessor;
-import dev.knockwatch.streams.timeline.TimelineTopology;
 import io.prometheus.client.Collector;
 import io.prometheus.client.CollectorRegistry;
 import java.nio.file.Path;

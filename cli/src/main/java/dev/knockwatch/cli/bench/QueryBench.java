@@ -13,7 +13,7 @@ import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.api.QueryApi;
 import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.timeline.TimelineTopology;
+import dev.knockwatch.streams.TimelineTopology;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;

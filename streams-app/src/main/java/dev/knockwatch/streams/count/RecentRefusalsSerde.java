@@ -1,8 +1,8 @@
 package dev.knockwatch.streams.count;
 
-import dev.knockwatch.streams.StateStrings;
-import dev.knockwatch.streams.Varints;
-import dev.knockwatch.streams.VersionedBinarySerde;
+import dev.knockwatch.streams.state.StateStrings;
+import dev.knockwatch.streams.state.Varints;
+import dev.knockwatch.streams.state.VersionedBinarySerde;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

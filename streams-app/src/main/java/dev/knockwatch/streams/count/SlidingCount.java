@@ -2,11 +2,10 @@ package dev.knockwatch.streams.count;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.StreamsMetrics;
-import dev.knockwatch.streams.VersionedBinarySerde;
-import dev.knockwatch.streams.detect.Detector;
-import dev.knockwatch.streams.detect.ValueCountDetector;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.metrics.StreamsMetrics;
+import dev.knockwatch.streams.state.VersionedBinarySerde;
+import dev.knockwatch.streams.rules.Detector;
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.events.config.Key;
 import java.time.Duration;
@@ -37,7 +36,31 @@ import java.util.function.Consumer;
  *
  * @param field value-count's counted field; null for count
  */
-public record SlidingCount(Duration window, int threshold, Duration grace, ValueCountDetector.Field field) {
+public record SlidingCount(Duration window, int threshold, Duration grace, Field field) {
+
+  /** The value of a refusal a value-count rule counts distinct, by its name in rules.yaml. */
+  public enum Field {
+    HOST("host"), HOST_PORT("host:port"), PATH("path");
+
+    private final String wireName;
+
+    Field(String wireName) {
+      this.wireName = wireName;
+    }
+
+    public String wireName() {
+      return wireName;
+    }
+
+    /** This field of {@code e}; null when the refusal has none (it is then not counted). */
+    public String of(ViolationEvent e) {
+      return switch (this) {
+        case HOST -> e.host();
+        case HOST_PORT -> e.host() == null ? null : e.port() == null ? e.host() : e.host() + ":" + e.port();
+        case PATH -> e.path();
+      };
+    }
+  }
 
   /** The slices' bytes: the same as the stores of earlier versions held, so their changelogs restore. */
   public static final VersionedBinarySerde<RecentRefusals> SERDE = new RecentRefusalsSerde();

@@ -3,11 +3,10 @@ package dev.knockwatch.streams.count;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.StreamsMetrics;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.metrics.StreamsMetrics;
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.detect.CountDetector;
-import dev.knockwatch.streams.detect.RuleProcessor;
+import dev.knockwatch.streams.rules.RuleProcessor;
 import dev.knockwatch.events.config.Key;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
@@ -51,7 +50,10 @@ public final class ThresholdCrossingProcessor extends RuleProcessor {
 
   private static final Serde<WindowCount> SERDE = new WindowCountSerde();
 
-  private final CountDetector.Settings settings;
+  private final Duration window;
+  private final Duration advance;
+  private final int threshold;
+  private final Duration grace;
   private final String storeName;
   private WindowStore<String, WindowCount> store;
   /** The open windows' counts, by command and window start: what the store holds for them. */
@@ -63,9 +65,14 @@ public final class ThresholdCrossingProcessor extends RuleProcessor {
 
   private record WindowKey(String commandId, long start) {}
 
-  public ThresholdCrossingProcessor(Rule rule, CountDetector.Settings settings, Policy policy, String storeName) {
+  /** {@code rule}'s count in windows of {@code window} starting every {@code advance}, kept in {@code storeName}. */
+  public ThresholdCrossingProcessor(Rule rule, Policy policy, String storeName, Duration window, Duration advance,
+      int threshold, Duration grace) {
     super(rule, policy);
-    this.settings = settings;
+    this.window = window;
+    this.advance = advance;
+    this.threshold = threshold;
+    this.grace = grace;
     this.storeName = storeName;
   }
 
@@ -93,11 +100,11 @@ public final class ThresholdCrossingProcessor extends RuleProcessor {
   @Override
   protected void judge(Record<String, ViolationEvent> record, String commandId, ViolationEvent event, String role) {
     long ts = record.timestamp();
-    long size = settings.window().toMillis();
-    long advance = settings.advance().toMillis();
+    long size = window.toMillis();
+    long advance = this.advance.toMillis();
     // every window [start, start + size) holding ts, starts aligned to the advance
     long lastStart = ts - Math.floorMod(ts, advance);
-    long grace = settings.grace().toMillis();
+    long grace = this.grace.toMillis();
     long streamTime = context.currentStreamTimeMs();
     if (streamTime >= nextSweepAt) {
       open.keySet().removeIf(k -> k.start() + size + grace <= streamTime);
@@ -120,10 +127,10 @@ public final class ThresholdCrossingProcessor extends RuleProcessor {
       WindowCount after = add(before, event, Instant.ofEpochMilli(ts));
       store.put(commandId, after, start);
       open.put(key, after);
-      if (after.count() == settings.threshold()) {
+      if (after.count() == threshold) {
         StreamsMetrics.CROSSINGS.labels(rule.id()).inc();
       }
-      if (after.count() >= settings.threshold()) {
+      if (after.count() >= threshold) {
         context.forward(new Record<>(commandId, hit(commandId, role, event, after, start, end), ts));
       }
     }
@@ -166,8 +173,8 @@ public final class ThresholdCrossingProcessor extends RuleProcessor {
   }
 
   private Hit hit(String commandId, String role, ViolationEvent e, WindowCount c, long windowStart, long windowEnd) {
-    String summary = rule.nounOf(commandId, e) + " refused " + c.count() + " times within " + Key.human(settings.window())
-        + " (threshold " + settings.threshold() + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
+    String summary = rule.nounOf(commandId, e) + " refused " + c.count() + " times within " + Key.human(window)
+        + " (threshold " + threshold + ")" + (c.lastTarget() == null ? "" : "; last: " + c.lastTarget());
     return new Hit(rule, Alert.fingerprintOf(rule.id(), commandId), rule.commandOf(commandId, e), c.agentId(), role,
         null, null, e.source(),
         c.firstSeen(), c.lastSeen(), c.sampleEventIds(), c.count(), Instant.ofEpochMilli(windowStart),

@@ -1,12 +1,13 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Detector;
 import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Hit;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;

@@ -1,10 +1,12 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Detector;
 import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.streams.count.SlidingCount;
 import dev.knockwatch.streams.count.ThresholdCrossingProcessor;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
+import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.config.Key;
 import dev.knockwatch.events.config.KeyValues;
 import java.time.Duration;
@@ -36,6 +38,16 @@ public final class CountDetector extends SlidingCountDetector<CountDetector.Sett
     public Duration advance() {
       return hop != null ? hop : window;
     }
+  }
+
+  /** A count rule ("threshold in any window") with the defaults for everything else. */
+  public static Rule rule(String id, Duration window, int threshold, Severity severity, Duration grace) {
+    return Rule.of(id, severity, new Settings(window, null, threshold, grace));
+  }
+
+  /** The count rule {@code up} and {@code replay} use when the rules directory has no rule at all. */
+  public static Rule defaultRule() {
+    return rule("persistent-retry", DEFAULT_WINDOW, DEFAULT_THRESHOLD, Severity.WARNING, DEFAULT_GRACE);
   }
 
   @Override
@@ -82,7 +94,8 @@ public final class CountDetector extends SlidingCountDetector<CountDetector.Sett
     } else {
       // aligned windows (hopping; tumbling when the hop is the window): a count per window
       String store = "count-" + rule.id() + suffix;
-      t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, s, policy, store), parents);
+      t.addProcessor(node, () -> new ThresholdCrossingProcessor(rule, policy, store, s.window(), s.advance(), s.threshold(),
+          s.grace()), parents);
       t.addStateStore(ThresholdCrossingProcessor.store(store, s.window(), s.grace()), node);
     }
   }

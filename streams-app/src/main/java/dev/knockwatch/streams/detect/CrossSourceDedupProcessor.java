@@ -1,7 +1,7 @@
 package dev.knockwatch.streams.detect;
 
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.metrics.StreamsMetrics;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,8 +1,10 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Detector;
+import dev.knockwatch.streams.state.WriteBackStore;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;

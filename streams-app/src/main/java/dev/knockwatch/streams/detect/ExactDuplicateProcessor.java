@@ -1,7 +1,8 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.state.WriteBackStore;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Detector;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.events.config.KeyValues;

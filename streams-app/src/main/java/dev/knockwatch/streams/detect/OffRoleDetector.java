@@ -1,12 +1,12 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Detector;
 import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.streams.rules.Role;
 import dev.knockwatch.streams.rules.Rule;
-import dev.knockwatch.events.config.Key;
 import dev.knockwatch.events.config.KeyValues;
 
 /**

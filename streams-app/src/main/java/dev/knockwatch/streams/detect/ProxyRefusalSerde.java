@@ -1,6 +1,6 @@
 package dev.knockwatch.streams.detect;
 
-import dev.knockwatch.streams.VersionedBinarySerde;
+import dev.knockwatch.streams.state.VersionedBinarySerde;
 import dev.knockwatch.streams.detect.BypassDetector.ProxyRefusal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

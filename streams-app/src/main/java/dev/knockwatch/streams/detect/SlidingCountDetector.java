@@ -1,8 +1,9 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Detector;
 import dev.knockwatch.streams.count.RecentRefusals;
 import dev.knockwatch.streams.count.SlidingCount;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Duration;
 import java.util.function.Consumer;

@@ -1,8 +1,9 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Detector;
 import dev.knockwatch.streams.rules.Grain;
-import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.count.SlidingCount;
+import dev.knockwatch.streams.count.SlidingCount.Field;
 import dev.knockwatch.events.config.Key;
 import dev.knockwatch.events.config.KeyValues;
 import java.time.Duration;
@@ -16,30 +17,6 @@ public final class ValueCountDetector extends SlidingCountDetector<ValueCountDet
 
   /** The most distinct values a rule may wait for: each key keeps that many of them. */
   public static final int MAX_DISTINCT_THRESHOLD = 1_000;
-
-  /** The value of a refusal a rule counts distinct, by its name in rules.yaml. */
-  public enum Field {
-    HOST("host"), HOST_PORT("host:port"), PATH("path");
-
-    private final String wireName;
-
-    Field(String wireName) {
-      this.wireName = wireName;
-    }
-
-    public String wireName() {
-      return wireName;
-    }
-
-    /** This field of {@code e}; null when the refusal has none (it is then not counted). */
-    public String of(ViolationEvent e) {
-      return switch (this) {
-        case HOST -> e.host();
-        case HOST_PORT -> e.host() == null ? null : e.port() == null ? e.host() : e.host() + ":" + e.port();
-        case PATH -> e.path();
-      };
-    }
-  }
 
   static final Key<Field> FIELD = Key.oneOf("field", List.of(Field.values()), Field::wireName, Field.HOST,
       "which value of a refusal is counted distinct");

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.rules.Detector;
 import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;

@@ -6,7 +6,7 @@ import dev.knockwatch.events.HostClassifier;
 import dev.knockwatch.events.ProbeAgents;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.detect.WriteBackStore;
+import dev.knockwatch.streams.state.WriteBackStore;
 import dev.knockwatch.streams.rules.Grain;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;

@@ -1,8 +1,8 @@
 package dev.knockwatch.streams.discover;
 
 import dev.knockwatch.events.AddressClass;
-import dev.knockwatch.streams.StateStrings;
-import dev.knockwatch.streams.Varints;
+import dev.knockwatch.streams.state.StateStrings;
+import dev.knockwatch.streams.state.Varints;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

@@ -1,7 +1,8 @@
 package dev.knockwatch.streams.lifecycle;
 
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.streams.StreamsMetrics;
+import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.streams.count.WindowCount;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;

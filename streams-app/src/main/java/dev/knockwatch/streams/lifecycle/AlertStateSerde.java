@@ -2,9 +2,9 @@ package dev.knockwatch.streams.lifecycle;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
-import dev.knockwatch.streams.StateStrings;
-import dev.knockwatch.streams.Varints;
-import dev.knockwatch.streams.VersionedBinarySerde;
+import dev.knockwatch.streams.state.StateStrings;
+import dev.knockwatch.streams.state.Varints;
+import dev.knockwatch.streams.state.VersionedBinarySerde;
 import dev.knockwatch.streams.count.DistinctCount;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

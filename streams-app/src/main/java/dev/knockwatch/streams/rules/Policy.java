@@ -1,7 +1,6 @@
 package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.Glob;
-import dev.knockwatch.streams.detect.Detector;
 import java.util.List;
 import java.util.Map;
 

@@ -1,37 +1,23 @@
 package dev.knockwatch.streams.rules;
 
+import dev.knockwatch.events.config.Key;
 import dev.knockwatch.events.config.KeyValues;
 import dev.knockwatch.events.config.ConfigException;
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
-import dev.knockwatch.events.Glob;
-import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.Hashes;
-import dev.knockwatch.events.EventSource;
-import dev.knockwatch.events.EventSources;
-import dev.knockwatch.events.Kind;
-import dev.knockwatch.streams.detect.Detector;
-import dev.knockwatch.streams.detect.Detectors;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * Reads and validates an alert-rules directory: {@code rules.yaml} (required) and
@@ -46,10 +32,6 @@ public final class PolicyLoader {
   /** Further rule files beside rules.yaml: {@code <name>.rules.yaml}, read in name order. */
   public static final String MORE_RULES_SUFFIX = ".rules.yaml";
 
-  private static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
-  private static final Set<String> COMMON_KEYS = Set.of("id", "detector", "severity", "mode", "match", "except",
-      "resolveAfter", "description", "enabled", "tags", "runbook", "labels", "annotations");
-  private static final Set<String> MATCH_KEYS = Set.of("source", "kind", "role", "agent", "host");
 
   private final Path dir;
   private final List<String> problems = new ArrayList<>();
@@ -212,182 +194,92 @@ public final class PolicyLoader {
     }
     Map<String, Entry> keys = new LinkedHashMap<>();
     node.entries("rule " + index).forEach(e -> keys.put(e.name(), e));
-    Function<String, YamlNode> value = k -> keys.containsKey(k) ? keys.get(k).value() : null;
+    Map<String, YamlNode> given = new LinkedHashMap<>();
+    keys.forEach((k, e) -> given.put(k, e.value()));
 
-    String id = value.apply("id") == null ? "" : value.apply("id").text();
-    if (id == null || !RULE_ID.matcher(id).matches()) {
-      (value.apply("id") == null ? node : value.apply("id")).problem("rule " + index + ": id \""
-          + (id == null ? "" : id) + "\" must be 1-63 of [a-z0-9-], starting with a letter or digit");
+    KeyValues numbered = new KeyValues("rule " + index, node, given);
+    numbered.read(RuleKeys.ID);
+    String id = numbered.get(RuleKeys.ID);
+    if (id == null) {
       return null;
     }
-    String where = "rule " + id;
-    String here = node.file().name() + ":" + node.line();
-    String first = ids.putIfAbsent(id, here);
+    KeyValues values = new KeyValues("rule " + id, node, given);
+    String first = ids.putIfAbsent(id, node.file().name() + ":" + node.line());
     if (first != null) {
       boolean sameFile = first.startsWith(node.file().name() + ":");
-      value.apply("id").problem(where + ": duplicate id (first at " + (sameFile ? "line " + first.substring(first.lastIndexOf(':') + 1)
+      values.problem(RuleKeys.ID, "duplicate id (first at " + (sameFile ? "line " + first.substring(first.lastIndexOf(':') + 1)
           : first) + ")");
       return null;
     }
     int before = problems.size();
-    YamlNode detectorNode = value.apply("detector");
-    Detector<?> detector = null;
-    if (detectorNode == null) {
-      node.problem(where + ": detector is missing (one of " + detectorNames() + ")");
-    } else {
-      detector = Detectors.named(detectorNode.text());
-      if (detector == null) {
-        detectorNode.problem(where + ": detector \"" + detectorNode.text() + "\" is not one of " + detectorNames());
-      }
-    }
+    values.read(RuleKeys.DETECTOR);
+    Detector<?> detector = values.get(RuleKeys.DETECTOR);
     for (Map.Entry<String, Entry> k : keys.entrySet()) {
       String key = k.getKey();
-      if (COMMON_KEYS.contains(key) || (detector != null && takes(detector, key))) {
+      if (takes(RuleKeys.ALL, key) || (detector != null && takes(detector.spec().keys(), key))) {
         continue;
       }
       YamlNode keyNode = k.getValue().key();
-      List<String> owners = Detectors.ALL.stream().filter(d -> takes(d, key)).map(d -> d.spec().name()).toList();
+      List<String> owners = Detectors.ALL.stream().filter(d -> takes(d.spec().keys(), key)).map(d -> d.spec().name()).toList();
       if (owners.isEmpty()) {
-        keyNode.problem(where + ": unknown key \"" + key + "\"");
+        keyNode.problem(values.where() + ": unknown key \"" + key + "\"");
       } else if (detector != null) {
-        keyNode.problem(where + ": \"" + key + "\" is a key of " + String.join(" and ", owners) + " rules, not of "
+        keyNode.problem(values.where() + ": \"" + key + "\" is a key of " + String.join(" and ", owners) + " rules, not of "
             + detector.spec().name() + " rules");
       }
     }
-    Severity severity = Severity.WARNING;
-    if (value.apply("severity") != null) {
-      String s = value.apply("severity").text();
-      try {
-        severity = Severity.valueOf(String.valueOf(s).toUpperCase(Locale.ROOT));
-      } catch (IllegalArgumentException e) {
-        value.apply("severity").problem(where + ": severity \"" + s + "\" is not one of info, warning, page, critical");
-      }
-    }
-    boolean shadow = false;
-    if (value.apply("mode") != null) {
-      String mode = value.apply("mode").text();
-      if ("shadow".equals(mode)) {
-        shadow = true;
-      } else if (!"enforce".equals(mode)) {
-        value.apply("mode").problem(where + ": mode \"" + mode + "\" is not enforce or shadow");
-      }
-    }
-    Duration resolveAfter = duration(where, "resolveAfter", value.apply("resolveAfter"), Rule.DEFAULT_RESOLVE_AFTER);
-    RuleMatch match = value.apply("match") == null ? RuleMatch.ANY
-        : readMatch(where, "match", value.apply("match"), roles, rolesFile);
-    if (value.apply("except") != null) {
-      match = match.withExcept(readMatch(where, "except", value.apply("except"), roles, rolesFile));
-    }
+    List.of(RuleKeys.SEVERITY, RuleKeys.MODE, RuleKeys.RESOLVE_AFTER).forEach(values::read);
+    RuleMatch match = readMatch(values, RuleKeys.MATCH, roles, rolesFile);
+    RuleMatch except = readMatch(values, RuleKeys.EXCEPT, roles, rolesFile);
     Detector.Settings settings = null;
     Grain per = Grain.COMMAND;
     if (detector != null) {
-      Map<String, YamlNode> given = new HashMap<>();
-      keys.forEach((k, e) -> given.put(k, e.value()));
-      KeyValues values = new KeyValues(where, node, given);
       detector.spec().keys().forEach(values::read);
       settings = detector.settings(values);
       if (detector.spec().keys().contains(Grain.PER)) {
         per = values.get(Grain.PER);
       }
       if (detector.spec().needsRoles() && roles == null) {
-        detectorNode.problem(where + ": " + detector.spec().name() + " rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
+        values.problem(RuleKeys.DETECTOR, detector.spec().name() + " rules need " + ROLES_FILE + " (not found: " + rolesFile + ")");
       }
     }
-    Alert.Meta meta = RuleMeta.read(where, value);
-    boolean enabled = true;
-    if (value.apply("enabled") != null) {
-      Optional<Boolean> b = value.apply("enabled").bool();
-      if (b.isEmpty()) {
-        value.apply("enabled").problem(where + ": enabled must be true or false");
-      }
-      enabled = b.orElse(true);
-    }
-    if (problems.size() > before || detector == null || !enabled) {
+    List.of(RuleKeys.TAGS, RuleKeys.RUNBOOK, RuleKeys.LABELS, RuleKeys.ANNOTATIONS, RuleKeys.ENABLED, RuleKeys.DESCRIPTION)
+        .forEach(values::read);
+    if (problems.size() > before || detector == null || !values.get(RuleKeys.ENABLED)) {
       return null; // a disabled rule is checked like the others, then left out
     }
-    return new Rule(id, severity, shadow, match, resolveAfter, meta, per, settings);
+    return new Rule(id, values.get(RuleKeys.SEVERITY), values.get(RuleKeys.MODE),
+        (match == null ? RuleMatch.ANY : match).withExcept(except), values.get(RuleKeys.RESOLVE_AFTER), RuleKeys.meta(values),
+        per, settings);
   }
 
-  private static boolean takes(Detector<?> d, String key) {
-    return d.spec().keys().stream().anyMatch(s -> s.name().equals(key));
+  private static boolean takes(List<Key<?>> keys, String key) {
+    return keys.stream().anyMatch(k -> k.name().equals(key));
   }
 
-  private RuleMatch readMatch(String where, String name, YamlNode node, RolesReader.Roles roles, Path rolesFile) {
-    Map<String, Entry> keys = node.mapping(where + ": " + name, MATCH_KEYS).orElse(null);
-    if (keys == null) {
-      return RuleMatch.ANY;
+  /**
+   * Reads {@code key} ({@code match} or {@code except}), each role it names checked against
+   * roles.yaml at its line; null when the rule does not give it.
+   */
+  private RuleMatch readMatch(KeyValues values, Key<KeyValues> key, RolesReader.Roles roles, Path rolesFile) {
+    values.read(key);
+    KeyValues m = values.get(key);
+    if (m == null) {
+      return null;
     }
-    Set<String> sources = new LinkedHashSet<>();
-    Set<Kind> kinds = new LinkedHashSet<>();
-    Set<String> matchRoles = new LinkedHashSet<>();
-    for (YamlNode n : oneOrMany(keys.get("source"), where + ": " + name + ".source")) {
-      String s = EventSources.named(n.text()).map(EventSource::wireName).orElse(null);
-      if (s == null) {
-        n.problem(where + ": " + name + ".source \"" + n.text() + "\" is not one of " + EventSources.names());
-      } else {
-        sources.add(s);
-      }
-    }
-    for (YamlNode n : oneOrMany(keys.get("kind"), where + ": " + name + ".kind")) {
-      Kind k = Arrays.stream(Kind.values()).filter(v -> wire(v).equals(n.text())).findFirst().orElse(null);
-      if (k == null) {
-        n.problem(where + ": " + name + ".kind \"" + n.text() + "\" is not one of "
-            + Arrays.stream(Kind.values()).map(PolicyLoader::wire).collect(Collectors.joining(", ")));
-      } else {
-        kinds.add(k);
-      }
-    }
-    for (YamlNode n : oneOrMany(keys.get("role"), where + ": " + name + ".role")) {
+    YamlNode named = m.node(RuleKeys.ROLE);
+    String what = m.where() + ".role";
+    for (YamlNode n : named == null || named.isMapping() ? List.<YamlNode>of() : named.oneOrMany(what)) {
       String r = n.text();
+      if (r == null) {
+        continue; // not a name: told when read
+      }
       if (roles == null) {
-        n.problem(where + ": " + name + ".role \"" + r + "\" needs " + ROLES_FILE + " (not found: " + rolesFile + ")");
+        n.problem(what + " \"" + r + "\" needs " + ROLES_FILE + " (not found: " + rolesFile + ")");
       } else if (!roles.roles().containsKey(r) && !r.equals(roles.defaultRole())) {
-        n.problem(where + ": " + name + ".role \"" + r + "\" is not defined in " + ROLES_FILE);
-      } else {
-        matchRoles.add(r);
+        n.problem(what + " \"" + r + "\" is not defined in " + ROLES_FILE);
       }
     }
-    Glob agent = keys.containsKey("agent") ? Glob.of(text(keys.get("agent"))) : null;
-    Glob host = keys.containsKey("host") ? Glob.of(text(keys.get("host"))) : null;
-    return new RuleMatch(Set.copyOf(sources), Set.copyOf(kinds), Set.copyOf(matchRoles), agent, host, null);
-  }
-
-  // ---------------------------------------------------------------- helpers
-
-  /** A duration ({@code 30s}, {@code 5m}, {@code 1h}, {@code 250ms}, {@code 1d}) longer than zero but for grace; {@code fallback} when absent. */
-  private Duration duration(String where, String key, YamlNode node, Duration fallback) {
-    if (node == null) {
-      return fallback;
-    }
-    Optional<Duration> parsed = node.duration(where + ": " + key);
-    if (parsed.isEmpty()) {
-      return fallback;
-    }
-    Duration d = parsed.get();
-    if (d.isZero() && !key.equals("grace")) {
-      node.problem(where + ": " + key + " must be longer than zero");
-      return fallback;
-    }
-    return d;
-  }
-
-  private static List<YamlNode> list(Entry entry, String what) {
-    return entry == null ? List.of() : entry.value().list(what);
-  }
-
-  private static List<YamlNode> oneOrMany(Entry entry, String what) {
-    return entry == null ? List.of() : entry.value().oneOrMany(what);
-  }
-
-  private static String text(Entry entry) {
-    return entry == null ? null : entry.value().text();
-  }
-
-  private static String detectorNames() {
-    return Detectors.ALL.stream().map(d -> d.spec().name()).collect(Collectors.joining(", "));
-  }
-
-  private static String wire(Enum<?> e) {
-    return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return RuleKeys.match(m);
   }
 }

@@ -3,9 +3,6 @@ package dev.knockwatch.streams.rules;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.detect.CountDetector;
-import dev.knockwatch.streams.detect.Detector;
-import dev.knockwatch.streams.detect.Detectors;
 import java.time.Duration;
 
 /**
@@ -82,16 +79,5 @@ public record Rule(
   /** This rule, counting and grouping at {@code per}. */
   public Rule per(Grain per) {
     return new Rule(id, severity, shadow, match, resolveAfter, meta, per, settings);
-  }
-
-  /** A count rule ("threshold in any window") with the defaults for everything else. */
-  public static Rule count(String id, Duration window, int threshold, Severity severity, Duration grace) {
-    return of(id, severity, new CountDetector.Settings(window, null, threshold, grace));
-  }
-
-  /** The count rule {@code up} and {@code replay} use when the rules directory has no rule at all. */
-  public static Rule defaultCountRule() {
-    return count("persistent-retry", CountDetector.DEFAULT_WINDOW, CountDetector.DEFAULT_THRESHOLD, Severity.WARNING,
-        CountDetector.DEFAULT_GRACE);
   }
 }

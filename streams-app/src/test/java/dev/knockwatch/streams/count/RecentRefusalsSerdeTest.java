@@ -3,10 +3,9 @@ package dev.knockwatch.streams.count;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.knockwatch.streams.StateStrings;
+import dev.knockwatch.streams.state.StateStrings;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +33,7 @@ class RecentRefusalsSerdeTest {
 
   /** Hostile text, within what a state value keeps of a string. */
   private static String hostile(Random r) {
-    String s = dev.knockwatch.streams.StateStringsTest.hostile(r);
+    String s = dev.knockwatch.streams.state.StateStringsTest.hostile(r);
     return s.length() > StateStrings.MAX_CHARS ? s.substring(0, StateStrings.MAX_CHARS) : s;
   }
 

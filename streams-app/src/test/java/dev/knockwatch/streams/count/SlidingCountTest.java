@@ -1,12 +1,13 @@
 package dev.knockwatch.streams.count;
 
+import dev.knockwatch.streams.detect.CountDetector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.detect.DetectProcessor;
-import dev.knockwatch.streams.detect.WriteBackStore;
+import dev.knockwatch.streams.state.WriteBackStore;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +36,7 @@ class SlidingCountTest {
   static final String STORE = "detect";
 
   /** 5 in any 5m, 1m grace, 10m quiet time: the default rule. */
-  static final Rule RULE = Rule.defaultCountRule();
+  static final Rule RULE = CountDetector.defaultRule();
 
   @TempDir Path state;
   DetectionDriver d;

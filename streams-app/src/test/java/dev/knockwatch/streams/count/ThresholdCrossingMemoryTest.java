@@ -1,11 +1,12 @@
 package dev.knockwatch.streams.count;
 
+import dev.knockwatch.streams.detect.CountDetector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.lifecycle.Hit;
+import dev.knockwatch.streams.rules.Hit;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
 import java.time.Duration;
@@ -47,8 +48,9 @@ class ThresholdCrossingMemoryTest {
   }
 
   private ThresholdCrossingProcessor started() {
-    ThresholdCrossingProcessor p = new ThresholdCrossingProcessor(RULE,
-        (dev.knockwatch.streams.detect.CountDetector.Settings) RULE.settings(), Policy.ofRules(List.of(RULE)), STORE);
+    CountDetector.Settings s = (CountDetector.Settings) RULE.settings();
+    ThresholdCrossingProcessor p = new ThresholdCrossingProcessor(RULE, Policy.ofRules(List.of(RULE)), STORE, s.window(),
+        s.advance(), s.threshold(), s.grace());
     p.init(context);
     return p;
   }

@@ -7,7 +7,7 @@ import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
 import dev.knockwatch.streams.detect.DetectProcessor;
-import dev.knockwatch.streams.detect.WriteBackStore;
+import dev.knockwatch.streams.state.WriteBackStore;
 import dev.knockwatch.streams.detect.ValueCountDetector;
 import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.RuleMatch;
@@ -33,7 +33,7 @@ class ValueCountTest {
   static final String CMD = "ScanScanScanScanScan01";
   static final String OTHER = "ScanScanScanScanScan02";
   static final Rule SCANNING = Rule.of("scanning", Alert.Severity.PAGE,
-      new ValueCountDetector.Settings(Duration.ofMinutes(5), 10, Duration.ofMinutes(1), ValueCountDetector.Field.HOST));
+      new ValueCountDetector.Settings(Duration.ofMinutes(5), 10, Duration.ofMinutes(1), SlidingCount.Field.HOST));
 
   @TempDir Path state;
   DetectionDriver d;

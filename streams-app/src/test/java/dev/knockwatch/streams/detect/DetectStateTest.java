@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /** One key's state of every stateful rule: its bytes read back, and across a rules change each rule finds only its own slice. */
 class DetectStateTest {
 
-  static final Rule RETRY = Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1));
+  static final Rule RETRY = CountDetector.rule("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1));
   static final Rule BYPASS = Rule.of("bypass", Severity.PAGE, new BypassDetector.Settings(Duration.ofMinutes(2)));
   static final Rule ESCAPE = Rule.of("sandbox-escape", Severity.PAGE, new SandboxEscapeDetector.Settings(Duration.ofMinutes(30)));
   static final Rule OFF_ROLE = Rule.of("off-role-host", Severity.PAGE, new OffRoleDetector.Settings());
@@ -44,8 +44,8 @@ class DetectStateTest {
   void afterARulesChangeEachRuleFindsItsOwnSliceByIdAndDetectorAndNoOther() {
     byte[] before = write(List.of(RETRY, BYPASS, ESCAPE), RECENT, new BypassDetector.ProxyRefusal(7L, "evil.example", 443), 9L);
     // bypass removed, a rule added first, and the escape rule's id now naming a count
-    Rule renamed = Rule.count("sandbox-escape", Duration.ofMinutes(5), 3, Severity.INFO, Duration.ofMinutes(1));
-    Rule added = Rule.count("new-rule", Duration.ofMinutes(5), 3, Severity.INFO, Duration.ofMinutes(1));
+    Rule renamed = CountDetector.rule("sandbox-escape", Duration.ofMinutes(5), 3, Severity.INFO, Duration.ofMinutes(1));
+    Rule added = CountDetector.rule("new-rule", Duration.ofMinutes(5), 3, Severity.INFO, Duration.ofMinutes(1));
     DetectProcessor.Slices after = DetectProcessor.serde(List.of(added, RETRY, renamed)).deserializer().deserialize("t", before);
     assertThat(after).isEqualTo(new DetectProcessor.Slices(new Object[] {null, RECENT, null}));
   }

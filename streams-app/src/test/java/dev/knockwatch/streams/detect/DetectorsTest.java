@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.state.WriteBackStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.AddressClass;

@@ -1,12 +1,12 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.streams.state.WriteBackStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionDriver;
-import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.streams.rules.Policy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +33,7 @@ class ExactDuplicateTest {
 
   static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
   static final String CMD = "DupDupDupDupDupDupDup1";
-  static final Duration ID_RETENTION = ExactDuplicateProcessor.idRetention(Policy.ofRules(List.of(Rule.defaultCountRule())));
+  static final Duration ID_RETENTION = ExactDuplicateProcessor.idRetention(Policy.ofRules(List.of(CountDetector.defaultRule())));
 
   @TempDir Path state;
   DetectionDriver d;
@@ -44,7 +44,7 @@ class ExactDuplicateTest {
 
   @BeforeEach
   void setUp() {
-    d = DetectionDriver.start(List.of(Rule.defaultCountRule()), state, 10 * 1024 * 1024);
+    d = DetectionDriver.start(List.of(CountDetector.defaultRule()), state, 10 * 1024 * 1024);
     driver = d.driver;
     violations = d.violations;
     alerts = d.alerts;
@@ -149,8 +149,8 @@ class ExactDuplicateTest {
   @Test
   void theIdRetentionIsTheLongestWindowAndGracePlusWhatAnAgentMayWriteAhead() {
     assertThat(ID_RETENTION).isEqualTo(Duration.ofMinutes(11));
-    Policy longer = Policy.ofRules(List.of(Rule.defaultCountRule(),
-        Rule.count("slow", Duration.ofHours(1), 50, Alert.Severity.WARNING, Duration.ofMinutes(2))));
+    Policy longer = Policy.ofRules(List.of(CountDetector.defaultRule(),
+        CountDetector.rule("slow", Duration.ofHours(1), 50, Alert.Severity.WARNING, Duration.ofMinutes(2))));
     assertThat(ExactDuplicateProcessor.idRetention(longer)).isEqualTo(Duration.ofMinutes(67));
   }
 

@@ -2,7 +2,7 @@ package dev.knockwatch.streams.detect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knockwatch.streams.StateStringsTest;
+import dev.knockwatch.streams.state.StateStringsTest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

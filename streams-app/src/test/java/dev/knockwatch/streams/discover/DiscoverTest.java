@@ -12,7 +12,7 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyLoader;
-import dev.knockwatch.streams.timeline.TimelineTopology;
+import dev.knockwatch.streams.TimelineTopology;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

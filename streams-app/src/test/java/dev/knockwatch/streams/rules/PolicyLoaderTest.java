@@ -38,7 +38,7 @@ class PolicyLoaderTest {
         .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard",
             "sandbox-escape", "identity-conflict", "ingest-rejects", "wall-breach", "scanning", "write-attempt");
     assertThat(p.rules().get(0)).usingRecursiveComparison().ignoringFields("match").isEqualTo(
-        Rule.count("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)).per(Grain.TASK));
+        CountDetector.rule("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)).per(Grain.TASK));
     // every refusal rule groups per task: a harness's retries are new tool calls (issue 44)
     assertThat(p.rules()).filteredOn(r -> !r.is(WallBreachDetector.Settings.class) && !r.is(IdentityConflictDetector.Settings.class)
         && !r.is(IngestRejectsDetector.Settings.class)).extracting(Rule::per).containsOnly(Grain.TASK);
@@ -166,7 +166,7 @@ class PolicyLoaderTest {
   void defaultsFillWhatARuleLeavesOut() throws IOException {
     Policy p = PolicyLoader.load(write("rules:\n  - id: r1\n    detector: count\n    threshold: 3\n"
         + "  - id: b\n    detector: bypass\n  - id: f\n    detector: fs-guard\n    paths: [\".npmrc\"]\n    mode: shadow\n"));
-    assertThat(p.rules().get(0)).isEqualTo(Rule.count("r1", Duration.ofMinutes(5), 3, Severity.WARNING,
+    assertThat(p.rules().get(0)).isEqualTo(CountDetector.rule("r1", Duration.ofMinutes(5), 3, Severity.WARNING,
         Duration.ofMinutes(1)));
     assertThat(((BypassDetector.Settings) p.rules().get(1).settings()).within()).isEqualTo(Duration.ofMinutes(2));
     assertThat(p.rules().get(1).resolveAfter()).isEqualTo(Duration.ofMinutes(10));

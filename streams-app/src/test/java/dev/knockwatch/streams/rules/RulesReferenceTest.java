@@ -3,14 +3,13 @@ package dev.knockwatch.streams.rules;
 import dev.knockwatch.events.config.Key;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.knockwatch.streams.detect.Detector;
-import dev.knockwatch.streams.detect.Detectors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** README's rules reference is the detectors' own declarations: a key added, renamed or redocumented fails here until README follows. */
+/** README's rules reference is the rules' and detectors' own declarations: a key added, renamed or redocumented fails here until README follows. */
 class RulesReferenceTest {
 
   static final Path README = Path.of("../README.md");
@@ -38,6 +37,17 @@ class RulesReferenceTest {
       assertThat(d.doc()).as(d.name()).isNotBlank().doesNotContain("\n");
       assertThat(d.keys()).as(d.name()).extracting(Key::name).doesNotHaveDuplicates();
       d.keys().forEach(s -> assertThat(s.doc()).as(d.name() + "." + s.name()).isNotBlank());
+      // a detector's key of a rule-wide key's name would never be read as the detector's
+      assertThat(d.keys()).as(d.name()).extracting(Key::name).doesNotContainAnyElementsOf(
+          RuleKeys.ALL.stream().map(Key::name).toList());
+    }
+  }
+
+  @Test
+  void everyRuleWideKeyIsNamedOnceAndDocumented() {
+    for (List<Key<?>> keys : List.of(RuleKeys.ALL, RuleKeys.MATCH_KEYS)) {
+      assertThat(keys).extracting(Key::name).doesNotHaveDuplicates();
+      keys.forEach(k -> assertThat(k.doc()).as(k.name()).isNotBlank().doesNotContain("\n"));
     }
   }
 }

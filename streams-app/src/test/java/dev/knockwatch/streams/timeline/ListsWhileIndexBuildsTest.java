@@ -1,5 +1,7 @@
 package dev.knockwatch.streams.timeline;
 
+import dev.knockwatch.streams.TimelineTopology;
+import dev.knockwatch.streams.detect.CountDetector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,7 +13,6 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.api.QueryApi;
 import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -77,7 +78,7 @@ class ListsWhileIndexBuildsTest {
     int agentCommands = seedTheCommandsStoreOfAnEarlierVersion(broker);
     int port = TimelineApiTest.freePort();
     try (StreamsApp app = new StreamsApp(APP, broker.bootstrapServers(), state,
-            TimelineTopology.build(Policy.ofRules(List.of(Rule.defaultCountRule())), Duration.ofDays(3650)),
+            TimelineTopology.build(Policy.ofRules(List.of(CountDetector.defaultRule())), Duration.ofDays(3650)),
             Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port,
                 StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE));
          QueryApi api = new QueryApi(app.streams(), TOKEN, "127.0.0.1", port, new HostInfo("127.0.0.1", port))) {

@@ -1,5 +1,7 @@
 package dev.knockwatch.streams.timeline;
 
+import dev.knockwatch.streams.TimelineTopology;
+import dev.knockwatch.streams.detect.CountDetector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,7 +14,6 @@ import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.api.QueryApi;
 import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -131,7 +132,7 @@ class TimelineApiTest {
     for (int n = 0; n < 2; n++) {
       int port = freePort();
       StreamsApp app = new StreamsApp("timeline-api-test", broker.bootstrapServers(), state.resolve("i" + n),
-          TimelineTopology.build(Policy.ofRules(List.of(Rule.defaultCountRule())), Duration.ofDays(3650)),
+          TimelineTopology.build(Policy.ofRules(List.of(CountDetector.defaultRule())), Duration.ofDays(3650)),
           Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port,
               StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE));
       apps.add(app);

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.timeline;
 
+import dev.knockwatch.streams.TimelineTopology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;

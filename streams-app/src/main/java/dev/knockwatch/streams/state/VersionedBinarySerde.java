@@ -1,4 +1,4 @@
-package dev.knockwatch.streams;
+package dev.knockwatch.streams.state;
 
 import dev.knockwatch.events.Json;
 import java.io.IOException;

@@ -1,37 +1,32 @@
-package dev.knockwatch.streams.detect;
+package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.Rule;
 import dev.knockwatch.events.config.Key;
 import dev.knockwatch.events.config.KeyValues;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.Serde;
-import dev.knockwatch.streams.lifecycle.Hit;
 import org.apache.kafka.streams.Topology;
 
 /**
  * A detector: what rules.yaml calls it, the keys its rules take ({@link Key}s, each declared
  * once), the settings record a rule of it holds, and what it does with one event. A detector is one
- * file; it is registered by naming its settings record in {@link Settings}'s {@code permits}
- * (docs/ARCHITECTURE.md, "How to add a detector"). {@code PolicyLoader} reads its rules from
- * {@link #keys} and README's rules reference is made from them.
+ * class, above this package (the detectors are in {@code detect/}); it is registered by one line in
+ * {@code META-INF/services/dev.knockwatch.streams.rules.Detector} ({@link Detectors};
+ * docs/ARCHITECTURE.md, "A detector"). {@link PolicyLoader} reads its rules by its keys and
+ * README's rules reference is made from them.
  *
  * @param <S> the settings a rule of this detector holds
  */
 public interface Detector<S extends Detector.Settings> {
 
   /**
-   * What one detector's rule holds beside the keys every rule has: one record per detector. The
-   * list below is the registry: {@link Detectors#ALL} is in its order.
+   * What one detector's rule holds beside the keys every rule has: one record per detector, nested
+   * in its detector's class ({@link Detectors#of} finds the detector by it).
    */
-  sealed interface Settings permits CountDetector.Settings, ValueCountDetector.Settings, OffRoleDetector.Settings,
-      AddressClassDetector.Settings, BypassDetector.Settings, FsGuardDetector.Settings, WallBreachDetector.Settings,
-      IdentityConflictDetector.Settings, IngestRejectsDetector.Settings, SandboxEscapeDetector.Settings,
-      WriteAttemptDetector.Settings {}
+  interface Settings {}
 
   /** Which events a detector judges (the topology sends it those). */
   enum Reads {
@@ -73,7 +68,7 @@ public interface Detector<S extends Detector.Settings> {
   /**
    * A detector that keeps state per key between events (its slice, {@code T}): a window's
    * refusals, the last proxy refusal. {@link #step} reads the key's slice and returns the next one;
-   * {@link DetectProcessor} keeps every rule's slices of a key in one value, written when a slice
+   * {@code detect/DetectProcessor} keeps every rule's slices of a key in one value, written when a slice
    * changes, and drops a slice once {@link #expiresAt} has passed in stream time.
    *
    * @param <T> what it keeps per key, immutable
@@ -95,7 +90,7 @@ public interface Detector<S extends Detector.Settings> {
     }
 
     /**
-     * Whether a rule of these settings keeps its slices in the path's one state ({@link DetectProcessor});
+     * Whether a rule of these settings keeps its slices in the path's one state ({@code DetectProcessor});
      * else {@link #addTo} adds its own processor.
      */
     default boolean keepsSlices(S settings) {
@@ -146,7 +141,7 @@ public interface Detector<S extends Detector.Settings> {
   }
 
   /**
-   * Adds the processor of a rule not judged in the path's {@link DetectProcessor} (a stateful one
+   * Adds the processor of a rule not judged in the path's {@code DetectProcessor} (a stateful one
    * whose {@link Stateful#keepsSlices} says no) to {@code t} as {@code node}, after {@code parents},
    * with its stores named with {@code suffix}.
    */

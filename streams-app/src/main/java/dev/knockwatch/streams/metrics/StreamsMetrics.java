@@ -1,4 +1,4 @@
-package dev.knockwatch.streams;
+package dev.knockwatch.streams.metrics;
 
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.EventSources;

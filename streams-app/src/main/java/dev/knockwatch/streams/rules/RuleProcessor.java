@@ -1,10 +1,6 @@
-package dev.knockwatch.streams.detect;
+package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.lifecycle.Hit;
-import dev.knockwatch.streams.rules.Policy;
-import dev.knockwatch.streams.rules.PolicyView;
-import dev.knockwatch.streams.rules.Rule;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;

@@ -1,13 +1,16 @@
-package dev.knockwatch.streams.timeline;
+package dev.knockwatch.streams;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
-import dev.knockwatch.streams.DetectionTopology;
 import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
 import dev.knockwatch.streams.discover.DiscoverProcessor;
 import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.timeline.CommandSummary;
+import dev.knockwatch.streams.timeline.TimelineIndex;
+import dev.knockwatch.streams.timeline.TimelineInput;
+import dev.knockwatch.streams.timeline.TimelineProcessor;
 import java.time.Duration;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;

@@ -1,4 +1,4 @@
-package dev.knockwatch.streams;
+package dev.knockwatch.streams.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

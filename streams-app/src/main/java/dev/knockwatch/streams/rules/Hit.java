@@ -1,12 +1,11 @@
-package dev.knockwatch.streams.lifecycle;
+package dev.knockwatch.streams.rules;
 
-import dev.knockwatch.streams.rules.Rule;
 import java.time.Instant;
 import java.util.List;
 
 /**
  * What a detector found in one refusal: the rule it satisfies and the refusal's facts. Hits go,
- * in memory, to the {@link AlertLifecycleProcessor}, which decides what becomes an alert.
+ * in memory, to {@code lifecycle/AlertLifecycleProcessor}, which decides what becomes an alert.
  *
  * @param fingerprint hash(rule, commandId[, host]): one alert per fingerprint
  * @param firstSeen the first refusal the hit stands for (the window's first for a count rule)

@@ -1,4 +1,4 @@
-package dev.knockwatch.streams.detect;
+package dev.knockwatch.streams.state;
 
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -1,4 +1,4 @@
-package dev.knockwatch.streams;
+package dev.knockwatch.streams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

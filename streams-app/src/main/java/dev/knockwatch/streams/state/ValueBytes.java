@@ -1,4 +1,4 @@
-package dev.knockwatch.streams;
+package dev.knockwatch.streams.state;
 
 import java.io.OutputStream;
 import java.util.Arrays;
