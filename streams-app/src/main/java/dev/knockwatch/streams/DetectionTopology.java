@@ -109,7 +109,10 @@ public final class DetectionTopology {
         EVENT_SERDE.deserializer(), Topics.VIOLATIONS.name());
     // every rule is judged in one processor per path, on one state per key ("detect"), but for a count in
     // aligned windows, which has a processor and a window store of its own ("detect-<rule>")
-    List<Rule> commandRules = policy.rules().stream().filter(r -> r.per() != Grain.AGENT).toList();
+    // every rule is judged on the command's path too, where the key is its grain's own (Rule.judgesAt): a
+    // refusal with no task is its own command's task, and a wall's that names no command travels under its
+    // agent's (or session's) key already
+    List<Rule> commandRules = policy.rules();
     List<Rule> grainRules = policy.rules().stream().filter(r -> r.per() != Grain.COMMAND).toList();
     List<String> ownNodes = new ArrayList<>();
     List<String> grainOwnNodes = new ArrayList<>();

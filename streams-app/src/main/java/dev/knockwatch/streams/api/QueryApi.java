@@ -14,7 +14,7 @@ import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
-import dev.knockwatch.events.CommandId;
+import dev.knockwatch.events.EventKey;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.ViolationEvent;
@@ -324,9 +324,10 @@ public final class QueryApi implements AutoCloseable {
   }
 
   private void command(HttpExchange ex, String commandId) throws IOException {
-    Optional<String> problem = CommandId.problem(commandId);
+    // a command id, or the agent's or session's key a wall's refusals that name no command are kept under
+    Optional<String> problem = EventKey.problem(commandId);
     if (problem.isPresent()) {
-      throw new Answers.BadRequest("not a command id: " + problem.get());
+      throw new Answers.BadRequest("not a command id, nor an agent's or session's key: " + problem.get());
     }
     if (streams.state() != KafkaStreams.State.RUNNING) {
       throw new InvalidStateStoreException("state " + streams.state());

@@ -16,8 +16,8 @@ public final class IngestRejectsDetector implements Detector<IngestRejectsDetect
   @Override
   public Spec spec() {
     return Spec.of("ingest-rejects", "a refusal ingest rejected for whose it is (a directory that is no agent id, a"
-        + " missing or bad command id): one alert per log directory and episode, under the key"
-        + " `ingest-rejects.<hash of the directory>`").reading(Reads.INGEST_NOTICES);
+        + " missing or bad command id, a wall's identity its source maps to no agent): one alert per log directory, or"
+        + " wall and identity, and episode, under the key `ingest-rejects.<hash of it>`").reading(Reads.INGEST_NOTICES);
   }
 
   @Override
@@ -32,8 +32,9 @@ public final class IngestRejectsDetector implements Detector<IngestRejectsDetect
     if (u == null) {
       return null;
     }
-    return new Finding("ingest rejected a refusal in "
-        + (u.directory().isEmpty() ? "the logs' root" : "directory \"" + u.directory() + "\"")
+    String of = u.identity() != null ? "of " + u.identity() + ", which its source maps to no agent,"
+        : u.directory() == null || u.directory().isEmpty() ? "in the logs' root" : "in directory \"" + u.directory() + "\"";
+    return new Finding("ingest rejected a refusal " + of
         + " (" + u.code() + "): it cannot be told whose it is, and no other rule sees it"
         + (e.origin() == null ? "" : "; first " + e.origin().file() + ":" + e.origin().offset()), u.code());
   }

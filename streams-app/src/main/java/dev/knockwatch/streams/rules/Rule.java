@@ -2,6 +2,7 @@ package dev.knockwatch.streams.rules;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Alert.Severity;
+import dev.knockwatch.events.EventKey;
 import dev.knockwatch.events.ViolationEvent;
 import java.time.Duration;
 
@@ -55,9 +56,14 @@ public record Rule(
 
   /**
    * What a hit of this rule counted, in its summary: the grain's noun ("task"), or "command" where
-   * the key is the command's own (a refusal with no task, or a rule of the command's grain).
+   * the key is the command's own (a refusal with no task, or a rule of the command's grain), or the
+   * agent or session whose key a wall's refusal that names no command travels under.
    */
   public String nounOf(String key, ViolationEvent e) {
+    if (EventKey.namesNoCommand(key) && (e == null || e.commandId() == null)) {
+      // a wall that names no command: its key is the agent's or the session's whatever the rule's grain
+      return key.startsWith(EventKey.SESSION) ? Grain.SESSION.noun() : Grain.AGENT.noun();
+    }
     return per == Grain.COMMAND || (e != null && key.equals(e.commandId())) ? "command" : per.noun();
   }
 

@@ -220,6 +220,28 @@ class TimelineTest {
     assertThat(difference(index(), expectedIndex())).isEmpty();
   }
 
+  /**
+   * A wall that names no command (a firewall): its refusals are the timeline of its agent's key, in
+   * that agent's list like any of its commands, and carry that they name no command.
+   */
+  @Test
+  void aWallsRefusalsAreTheTimelineOfTheAgentsKeyAndInItsList() {
+    for (int i = 0; i < 3; i++) {
+      ViolationEvent e = ViolationEvent.builder().eventId("w" + i).agentId("ci-runner-7").commandUnknown(true)
+          .source("netfilter").kind(Kind.NETWORK).action("connect").host("10.77.0.2").port(443).protocol("tcp")
+          .subject(new ViolationEvent.Subject("netfilter", "uid=65534")).observedAt(T0.plusSeconds(i)).build();
+      violations.pipeInput(e.key(), e, T0.plusSeconds(i));
+    }
+    CommandSummary s = commands().get("agent:ci-runner-7");
+    assertThat(s.events()).isEqualTo(3);
+    assertThat(s.agentId()).isEqualTo("ci-runner-7");
+    assertThat(s.role()).isEqualTo("ci");
+    assertThat(eventIds("agent:ci-runner-7")).containsExactly("w0", "w1", "w2");
+    assertThat(index().keySet()).anyMatch(k -> k.startsWith(TimelineIndex.agentPrefix("ci-runner-7"))
+        && k.endsWith("agent:ci-runner-7"));
+    assertThat(difference(index(), expectedIndex())).isEmpty();
+  }
+
   private java.util.Map<String, String> index() {
     java.util.Map<String, String> out = new java.util.TreeMap<>();
     KeyValueStore<String, String> index = driver.getKeyValueStore(TimelineIndex.STORE);
