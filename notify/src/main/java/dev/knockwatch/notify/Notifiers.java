@@ -6,6 +6,7 @@ import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.console.ConsoleNotifier;
 import dev.knockwatch.notify.pagerduty.PagerDutyNotifier;
 import dev.knockwatch.notify.slack.SlackNotifier;
+import dev.knockwatch.notify.spi.Notifier;
 import dev.knockwatch.notify.webhook.WebhookNotifier;
 import java.io.PrintStream;
 import java.util.List;

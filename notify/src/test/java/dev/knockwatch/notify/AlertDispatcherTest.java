@@ -12,6 +12,10 @@ import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
 import dev.knockwatch.events.Glob;
+import dev.knockwatch.notify.pipeline.NotifyMetrics;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
+import dev.knockwatch.notify.spi.Secret;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import dev.knockwatch.testkit.HttpRecorder;
 import java.time.Duration;
@@ -108,7 +112,7 @@ class AlertDispatcherTest {
     }
     try (HttpRecorder slack = new HttpRecorder()) {
       ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Slack("soc-slack",
-          new dev.knockwatch.notify.config.Secret(slack.url("/hook")), null, null, slack.url("/api/"), Duration.ofMillis(40))),
+          new dev.knockwatch.notify.spi.Secret(slack.url("/hook")), null, null, slack.url("/api/"), Duration.ofMillis(40))),
           route("rule=\"off-role-host\"", "soc-slack", Duration.ofMinutes(5)), null);
       AlertDispatcher first = new AlertDispatcher(broker.bootstrapServers(), "restart-test", null, Map.of(), config,
           Notifiers.create(config, System.out), Backoff.DEFAULT);

@@ -1,5 +1,6 @@
 package dev.knockwatch.notify.config;
 
+import dev.knockwatch.notify.spi.Secret;
 import java.net.URI;
 import java.time.Duration;
 

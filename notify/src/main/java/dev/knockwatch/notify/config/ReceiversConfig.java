@@ -8,6 +8,7 @@ import dev.knockwatch.events.config.YamlNode.Entry;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Durations;
 import dev.knockwatch.events.Glob;
+import dev.knockwatch.notify.spi.Secret;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;

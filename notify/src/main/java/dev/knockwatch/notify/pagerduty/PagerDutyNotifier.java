@@ -1,7 +1,7 @@
 package dev.knockwatch.notify.pagerduty;
 
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import dev.knockwatch.notify.config.Receiver;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.notify.spi.Secret;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

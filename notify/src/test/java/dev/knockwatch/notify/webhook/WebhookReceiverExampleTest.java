@@ -3,10 +3,10 @@ package dev.knockwatch.notify.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.notify.Fixtures;
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import dev.knockwatch.notify.config.Receiver;
-import dev.knockwatch.notify.config.Secret;
+import dev.knockwatch.notify.spi.Secret;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
