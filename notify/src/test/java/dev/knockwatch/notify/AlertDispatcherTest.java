@@ -6,7 +6,8 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
-import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.console.ConsoleReceiver;
+import dev.knockwatch.notify.slack.SlackReceiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.notify.config.Route;
@@ -77,7 +78,7 @@ class AlertDispatcherTest {
     Recording recording = new Recording();
     double skippedBefore = NotifyMetrics.SKIPPED.get();
     // only this test's rules: the broker, and its alerts topic, serve the whole class
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"persistent-retry|trial-rule\"",
+    ReceiversConfig config = new ReceiversConfig(List.of(new ConsoleReceiver("recording")), route("rule=~\"persistent-retry|trial-rule\"",
         "recording", Duration.ZERO), null);
     AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", null, Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
@@ -111,7 +112,7 @@ class AlertDispatcherTest {
       p.flush();
     }
     try (HttpRecorder slack = new HttpRecorder()) {
-      ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Slack("soc-slack",
+      ReceiversConfig config = new ReceiversConfig(List.of(new SlackReceiver("soc-slack",
           new dev.knockwatch.notify.spi.Secret(slack.url("/hook")), null, null, slack.url("/api/"), Duration.ofMillis(40))),
           route("rule=\"off-role-host\"", "soc-slack", Duration.ofMinutes(5)), null);
       AlertDispatcher first = new AlertDispatcher(broker.bootstrapServers(), "restart-test", null, Map.of(), config,
@@ -160,7 +161,7 @@ class AlertDispatcherTest {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), loud.fingerprint(), Json.write(loud))).get(30, TimeUnit.SECONDS);
     }
     Recording recording = new Recording();
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"muted-rule|loud-rule\"",
+    ReceiversConfig config = new ReceiversConfig(List.of(new ConsoleReceiver("recording")), route("rule=~\"muted-rule|loud-rule\"",
         "recording", Duration.ZERO), null);
     AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "silence-test", null, Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
@@ -208,7 +209,7 @@ class AlertDispatcherTest {
       }
     }
     Recording recording = new Recording();
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"inhibit-test-off-role|inhibit-test-retry\"",
+    ReceiversConfig config = new ReceiversConfig(List.of(new ConsoleReceiver("recording")), route("rule=~\"inhibit-test-off-role|inhibit-test-retry\"",
         "recording", Duration.ZERO), null, List.of(new dev.knockwatch.notify.config.InhibitRule(
             List.of(Matcher.parse("rule=\"inhibit-test-off-role\"")), List.of(Matcher.parse("rule=\"inhibit-test-retry\"")),
             List.of("command"))), Map.of());

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.knockwatch.notify.Fixtures;
 import dev.knockwatch.notify.spi.Notification;
 import dev.knockwatch.notify.spi.Notifier;
-import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.spi.Secret;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -68,7 +67,7 @@ class WebhookReceiverExampleTest {
   }
 
   private static WebhookNotifier notifier(String secret, Clock clock) {
-    return new WebhookNotifier(new Receiver.Webhook("hook", url, new Secret(secret)), Fixtures.PUBLIC_URL, clock);
+    return new WebhookNotifier(new WebhookReceiver("hook", url, new Secret(secret)), Fixtures.PUBLIC_URL, clock);
   }
 
   private static HttpResponse<String> post(long timestamp, String signature, byte[] body) throws Exception {
