@@ -124,6 +124,25 @@ class ReceiversConfigTest {
         .message().doesNotContain("s3cr3t");
   }
 
+  /** Each type's keys, as it declares them: a misspelt one does not hide what the others lack. */
+  @Test
+  void everyKeyIsReadAsItsTypeDeclaresIt() throws IOException {
+    Path d = write("""
+        receivers:
+          - {name: bot, type: slack, botToken: "${T}", botTokenFile: /run/t, channel: c, minInterval: soon}
+          - {name: pd, type: pagerduty, routingkey: k}
+        routes:
+          - receivers: [bot, pd]
+        """);
+    assertThatThrownBy(() -> ReceiversConfig.load(d, Map.of("T", "xoxb-s3cr3t")))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            d.resolve("receivers.yaml") + ":2: receiver bot: minInterval \"soon\" is not a duration (like 30s, 5m, 1h)",
+            d.resolve("receivers.yaml") + ":2: receiver bot: give botToken or botTokenFile, not both",
+            d.resolve("receivers.yaml") + ":3: receiver pd: unknown key \"routingkey\" (known: maxPerMinute, name, routingKey, routingKeyFile, type, url)",
+            d.resolve("receivers.yaml") + ":3: receiver pd: routingKey (or routingKeyFile) is required"))
+        .message().doesNotContain("s3cr3t");
+  }
+
   @Test
   void withoutTheFileEveryAlertGoesToTheConsole() {
     ReceiversConfig c = ReceiversConfig.load(dir, Map.of());
