@@ -5,7 +5,7 @@ import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.KafkaEventSink;
 import dev.knockwatch.ingest.RawTopicIngest;
 import dev.knockwatch.notify.AlertDispatcher;
-import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.spi.Notifier;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.pipeline.Backoff;
 import dev.knockwatch.streams.StreamsApp;

@@ -8,7 +8,7 @@ import dev.knockwatch.ingest.Formats;
 import dev.knockwatch.ingest.IngestAgent;
 import dev.knockwatch.ingest.config.SourcesConfig;
 import dev.knockwatch.notify.Notifiers;
-import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.console.ConsoleReceiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.silence.SilencesApi;
 import dev.knockwatch.streams.DetectionTopology;
@@ -218,7 +218,7 @@ final class UpCommand implements Callable<Integer> {
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");
     out.println("  notify   " + Rules.describe(receivers) + " from " + rulesOption.dir.resolve(ReceiversConfig.FILE)
         + (Files.exists(rulesOption.dir.resolve(ReceiversConfig.FILE)) ? "" : " (absent: every alert to the console)")
-        + (receivers.receivers().stream().anyMatch(r -> r instanceof Receiver.Console) ? "; alerts print below" : ""));
+        + (receivers.receivers().stream().anyMatch(r -> r instanceof ConsoleReceiver) ? "; alerts print below" : ""));
     out.println("  metrics  " + MetricsEndpoint.url("127.0.0.1", metrics)
         + (metrics.getPort() != metricsPort ? " (port " + metricsPort + " was taken)" : ""));
     out.println("  timeline " + TimelineTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("timeline")

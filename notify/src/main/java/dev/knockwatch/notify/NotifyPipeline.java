@@ -10,6 +10,7 @@ import dev.knockwatch.notify.pipeline.Grouper;
 import dev.knockwatch.notify.pipeline.Inhibition;
 import dev.knockwatch.notify.pipeline.Mute;
 import dev.knockwatch.notify.pipeline.NotificationLog;
+import dev.knockwatch.notify.pipeline.NotifyMetrics;
 import dev.knockwatch.notify.pipeline.Pending;
 import dev.knockwatch.notify.pipeline.ReceiverQueue;
 import dev.knockwatch.notify.pipeline.Routing;
@@ -17,6 +18,9 @@ import dev.knockwatch.notify.pipeline.Stage;
 import dev.knockwatch.notify.pipeline.Stage.Delivery;
 import dev.knockwatch.notify.pipeline.Throttle;
 import dev.knockwatch.notify.silence.Silences;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
+import dev.knockwatch.notify.spi.Receiver;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -45,7 +49,7 @@ final class NotifyPipeline implements AutoCloseable {
   private final Mute mute;
   private final Grouper grouper = new Grouper();
   private final FloodBudget budget;
-  /** The console receivers: a terminal has no rate limit to protect, and every page is a line of its own. */
+  /** The receivers whose type is not budgeted (the console): a terminal has no rate limit to protect. */
   private final Set<String> unbudgeted;
   private final Map<String, ReceiverQueue> queues = new LinkedHashMap<>();
   /** The monotonic clock groups and the flood budget go by (System::nanoTime; a test's own ticker). */
@@ -64,8 +68,8 @@ final class NotifyPipeline implements AutoCloseable {
     this.inhibition = new Inhibition(config.inhibitRules());
     this.mute = new Mute(silences::muting, inhibition);
     this.budget = new FloodBudget(config::maxPerMinute);
-    this.unbudgeted = config.receivers().stream().filter(r -> r instanceof dev.knockwatch.notify.config.Receiver.Console)
-        .map(dev.knockwatch.notify.config.Receiver::name).collect(Collectors.toSet());
+    this.unbudgeted = config.receivers().stream().map(Receiver::name).filter(r -> !config.budgeted(r))
+        .collect(Collectors.toSet());
     for (Notifier n : notifiers) {
       queues.put(n.name(), new ReceiverQueue(n, minInterval(config, n.name()), backoff));
     }
@@ -232,8 +236,7 @@ final class NotifyPipeline implements AutoCloseable {
   }
 
   private static Duration minInterval(ReceiversConfig config, String receiver) {
-    return config.receivers().stream().filter(r -> r.name().equals(receiver))
-        .map(r -> r instanceof dev.knockwatch.notify.config.Receiver.Slack s ? s.minInterval() : Duration.ZERO)
+    return config.receivers().stream().filter(r -> r.name().equals(receiver)).map(Receiver::minInterval)
         .findFirst().orElse(Duration.ZERO);
   }
 

@@ -6,12 +6,17 @@ import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
-import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.console.ConsoleReceiver;
+import dev.knockwatch.notify.slack.SlackReceiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
 import dev.knockwatch.events.Glob;
+import dev.knockwatch.notify.pipeline.NotifyMetrics;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
+import dev.knockwatch.notify.spi.Secret;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import dev.knockwatch.testkit.HttpRecorder;
 import java.time.Duration;
@@ -73,7 +78,7 @@ class AlertDispatcherTest {
     Recording recording = new Recording();
     double skippedBefore = NotifyMetrics.SKIPPED.get();
     // only this test's rules: the broker, and its alerts topic, serve the whole class
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"persistent-retry|trial-rule\"",
+    ReceiversConfig config = new ReceiversConfig(List.of(new ConsoleReceiver("recording")), route("rule=~\"persistent-retry|trial-rule\"",
         "recording", Duration.ZERO), null);
     AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "dispatcher-test", null, Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
@@ -107,8 +112,8 @@ class AlertDispatcherTest {
       p.flush();
     }
     try (HttpRecorder slack = new HttpRecorder()) {
-      ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Slack("soc-slack",
-          new dev.knockwatch.notify.config.Secret(slack.url("/hook")), null, null, slack.url("/api/"), Duration.ofMillis(40))),
+      ReceiversConfig config = new ReceiversConfig(List.of(new SlackReceiver("soc-slack",
+          new dev.knockwatch.notify.spi.Secret(slack.url("/hook")), null, null, slack.url("/api/"), Duration.ofMillis(40))),
           route("rule=\"off-role-host\"", "soc-slack", Duration.ofMinutes(5)), null);
       AlertDispatcher first = new AlertDispatcher(broker.bootstrapServers(), "restart-test", null, Map.of(), config,
           Notifiers.create(config, System.out), Backoff.DEFAULT);
@@ -156,7 +161,7 @@ class AlertDispatcherTest {
       p.send(new ProducerRecord<>(Topics.ALERTS.name(), loud.fingerprint(), Json.write(loud))).get(30, TimeUnit.SECONDS);
     }
     Recording recording = new Recording();
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"muted-rule|loud-rule\"",
+    ReceiversConfig config = new ReceiversConfig(List.of(new ConsoleReceiver("recording")), route("rule=~\"muted-rule|loud-rule\"",
         "recording", Duration.ZERO), null);
     AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "silence-test", null, Map.of(), config,
         List.of(recording), Backoff.DEFAULT);
@@ -204,7 +209,7 @@ class AlertDispatcherTest {
       }
     }
     Recording recording = new Recording();
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Console("recording")), route("rule=~\"inhibit-test-off-role|inhibit-test-retry\"",
+    ReceiversConfig config = new ReceiversConfig(List.of(new ConsoleReceiver("recording")), route("rule=~\"inhibit-test-off-role|inhibit-test-retry\"",
         "recording", Duration.ZERO), null, List.of(new dev.knockwatch.notify.config.InhibitRule(
             List.of(Matcher.parse("rule=\"inhibit-test-off-role\"")), List.of(Matcher.parse("rule=\"inhibit-test-retry\"")),
             List.of("command"))), Map.of());

@@ -8,11 +8,11 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Glob;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
-import dev.knockwatch.notify.config.Receiver;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.notify.config.Route;
 import dev.knockwatch.notify.pipeline.Backoff;
+import dev.knockwatch.notify.webhook.WebhookReceiver;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
 import dev.knockwatch.testkit.HttpRecorder;
 import java.net.URI;
@@ -80,7 +80,7 @@ class FloodTest {
   /** A dispatcher sending the alerts whose rule matches the regex {@code rule} to {@code hook}. */
   private AlertDispatcher dispatcher(EmbeddedKafkaBroker broker, String group, String rule, HttpRecorder hook,
       List<String> groupBy) {
-    ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Webhook("hook", URI.create(hook.url("/hook")), null)),
+    ReceiversConfig config = new ReceiversConfig(List.of(new WebhookReceiver("hook", URI.create(hook.url("/hook")), null)),
         Route.root(List.of(new Route(List.of(Matcher.of("rule", Matcher.Op.REGEX, rule)), List.of("hook"), false, groupBy,
             Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofMinutes(5), List.of()))), null);
     return new AlertDispatcher(broker.bootstrapServers(), group, null, Map.of(), config, Notifiers.create(config, System.out),
@@ -143,7 +143,7 @@ class FloodTest {
   void pastAReceiversMaxPerMinuteTheRestComeAsOneDigest(EmbeddedKafkaBroker broker) throws Exception {
     publish(broker, java.util.stream.IntStream.range(0, 40).mapToObj(i -> alert("cap-" + i, 100 + i, 5)).toList());
     try (HttpRecorder hook = new HttpRecorder()) {
-      ReceiversConfig config = new ReceiversConfig(List.of(new Receiver.Webhook("hook", URI.create(hook.url("/hook")), null)),
+      ReceiversConfig config = new ReceiversConfig(List.of(new WebhookReceiver("hook", URI.create(hook.url("/hook")), null)),
           Route.root(List.of(new Route(List.of(Matcher.parse("rule=~\"cap-.*\"")), List.of("hook"), false, List.of(),
               Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofMinutes(5), List.of()))), null, List.of(),
           Map.of("hook", 10));

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.notify.pagerduty.PagerDutyEvent;
 import dev.knockwatch.notify.slack.SlackMessage;
+import dev.knockwatch.notify.spi.AlertmanagerPayload;
+import dev.knockwatch.notify.spi.Notification;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -87,7 +89,7 @@ class PayloadsTest {
     JsonNode pd = PagerDutyEvent.body(n, "ROUTINGKEY", Fixtures.PUBLIC_URL);
     assertThat(pd.get("links").findValuesAsText("href")).contains("https://runbooks.example/off-role");
     assertThat(pd.at("/payload/custom_details/rule_meta/tags").toString()).isEqualTo("[\"exfiltration\",\"attack.t1041\"]");
-    JsonNode am = dev.knockwatch.notify.alertmanager.AlertmanagerPayload.alert(a, Fixtures.PUBLIC_URL, Fixtures.T0);
+    JsonNode am = dev.knockwatch.notify.spi.AlertmanagerPayload.alert(a, Fixtures.PUBLIC_URL, Fixtures.T0);
     assertThat(am.at("/labels/team").asText()).isEqualTo("soc");
     assertThat(am.at("/labels/severity").asText()).as("the rule's labels never override knockwatch's").isEqualTo("page");
     assertThat(am.at("/annotations/runbook_url").asText()).isEqualTo("https://runbooks.example/off-role");

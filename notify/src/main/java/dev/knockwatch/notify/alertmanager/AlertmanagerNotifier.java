@@ -1,8 +1,8 @@
 package dev.knockwatch.notify.alertmanager;
 
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
-import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.spi.AlertmanagerPayload;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -16,16 +16,16 @@ import java.time.Duration;
  */
 public final class AlertmanagerNotifier implements Notifier {
 
-  private final Receiver.Alertmanager config;
+  private final AlertmanagerReceiver config;
   private final String publicUrl;
   private final Clock clock;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  public AlertmanagerNotifier(Receiver.Alertmanager config, String publicUrl) {
+  public AlertmanagerNotifier(AlertmanagerReceiver config, String publicUrl) {
     this(config, publicUrl, Clock.systemUTC());
   }
 
-  AlertmanagerNotifier(Receiver.Alertmanager config, String publicUrl, Clock clock) {
+  AlertmanagerNotifier(AlertmanagerReceiver config, String publicUrl, Clock clock) {
     this.config = config;
     this.publicUrl = publicUrl;
     this.clock = clock;

@@ -1,17 +1,14 @@
 package dev.knockwatch.notify.config;
 
 import dev.knockwatch.events.Alert;
-import java.util.LinkedHashMap;
-import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
+import dev.knockwatch.notify.spi.AlertLabels;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
  * One matcher of a route or an inhibit rule, in Alertmanager's syntax: {@code name="value"},
  * {@code name!="value"}, {@code name=~"regex"} or {@code name!~"regex"} (the value may be left
- * unquoted; a regex must match the whole value). The names are an alert's {@link #labels}: rule
+ * unquoted; a regex must match the whole value). The names are an alert's {@link AlertLabels}: rule
  * (also {@code alertname}), severity, agent, role, command, and the rule's own labels; a label the
  * alert lacks has the empty value, as in Alertmanager.
  */
@@ -60,38 +57,13 @@ public record Matcher(String name, Op op, String value, Pattern regex) {
   }
 
   public boolean matches(Alert a) {
-    String v = labels(a).getOrDefault("rule".equals(name) ? "alertname" : name, "");
+    String v = AlertLabels.of(a).getOrDefault("rule".equals(name) ? "alertname" : name, "");
     return switch (op) {
       case EQUAL -> v.equals(value);
       case NOT_EQUAL -> !v.equals(value);
       case REGEX -> regex.matcher(v).matches();
       case NOT_REGEX -> !regex.matcher(v).matches();
     };
-  }
-
-  /**
-   * The labels of an alert, in a fixed order, absent fields left out: alertname (the rule),
-   * severity (lower case), agent, role, command, {@code source=knockwatch}, then the rule's own
-   * labels (never overriding these). What matchers match and what Alertmanager receives.
-   */
-  public static Map<String, String> labels(Alert a) {
-    Map<String, String> labels = new LinkedHashMap<>();
-    put(labels, "alertname", a.rule());
-    put(labels, "severity", a.severity() == null ? null : a.severity().name().toLowerCase(Locale.ROOT));
-    put(labels, "agent", a.agentId());
-    put(labels, "role", a.role());
-    put(labels, "command", a.commandId());
-    labels.put("source", "knockwatch");
-    if (a.meta() != null) {
-      new TreeMap<>(a.meta().labels()).forEach(labels::putIfAbsent);
-    }
-    return labels;
-  }
-
-  private static void put(Map<String, String> labels, String name, String value) {
-    if (value != null && !value.isEmpty()) {
-      labels.put(name, value);
-    }
   }
 
   /** {@code "a\"b"} is {@code a"b}; an unquoted value is itself. */

@@ -2,39 +2,31 @@ package dev.knockwatch.notify.config;
 
 import static dev.knockwatch.notify.config.RouteReader.value;
 
+import dev.knockwatch.events.config.Key;
+import dev.knockwatch.events.config.KeyValues;
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
-import dev.knockwatch.events.Alert;
-import dev.knockwatch.events.Durations;
-import dev.knockwatch.events.Glob;
-import java.io.IOException;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
+import dev.knockwatch.notify.spi.Receiver;
+import dev.knockwatch.notify.spi.ReceiverType;
+import dev.knockwatch.notify.spi.ReceiverValues;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code receivers.yaml} in the alert-rules directory: the receivers, the route tree (or the
  * flat list of routes it replaced, read as the children of a root with no receiver), the inhibit
- * rules, and the console link ({@code publicUrl}). String values may use {@code ${VAR}} and
- * {@code ${VAR:-default}} from the environment; each secret also has a {@code *File} form
- * ({@code webhookUrlFile}, {@code botTokenFile}, {@code routingKeyFile}, {@code secretFile}) that
- * reads it from a file. Every problem is collected; none of them quotes a secret's value.
+ * rules, and the console link ({@code publicUrl}). A receiver is read by the keys its type
+ * declares ({@link ReceiverTypes}); string values may use {@code ${VAR}} and
+ * {@code ${VAR:-default}} from the environment, and each secret also has a {@code *File} form
+ * ({@link ReceiverValues}). Every problem is collected; none of them quotes a secret's value.
  * Without the file, every alert goes to the console.
  */
 public record ReceiversConfig(List<Receiver> receivers, Route route, String publicUrl,
@@ -49,23 +41,30 @@ public record ReceiversConfig(List<Receiver> receivers, Route route, String publ
   }
 
   public static final String FILE = "receivers.yaml";
-  public static final URI PAGERDUTY_EVENTS = URI.create("https://events.pagerduty.com/v2/enqueue");
-  public static final String SLACK_API = "https://slack.com/api/";
-
-  private static final Pattern VAR = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
-  private static final Map<String, Set<String>> KEYS = Map.of(
-      "slack", Set.of("name", "type", "webhookUrl", "webhookUrlFile", "botToken", "botTokenFile", "channel", "apiUrl",
-          "minInterval", "maxPerMinute"),
-      "pagerduty", Set.of("name", "type", "routingKey", "routingKeyFile", "url", "maxPerMinute"),
-      "webhook", Set.of("name", "type", "url", "secret", "secretFile", "format", "maxPerMinute"),
-      "alertmanager", Set.of("name", "type", "url", "maxPerMinute"),
-      "console", Set.of("name", "type"));
   /** Past this many notifications in a minute, a receiver's next ones are folded into one digest a minute. */
   public static final int DEFAULT_MAX_PER_MINUTE = 60;
 
+  /** The keys of every receiver, before its type's own: the type's are read only once its type is known. */
+  static final Key<String> NAME = Key.of("name", "string", null, "required", "the receiver's name in routes",
+      (node, where) -> node.text());
+  static final Key<String> TYPE = Key.of("type", "one of the receiver types", null, "required",
+      "what the receiver is", (node, where) -> node.text());
+  /** Of every budgeted type ({@link ReceiverType#budgeted}). */
+  static final Key<Integer> MAX_PER_MINUTE = Key.of("maxPerMinute", "whole number, 1 to 99999", null,
+      String.valueOf(DEFAULT_MAX_PER_MINUTE), "past this many notifications in a minute, one digest a minute",
+      (cap, where) -> {
+        String text = cap.text();
+        if (text == null || !text.matches("[0-9]{1,5}") || Integer.parseInt(text) < 1) {
+          cap.problem(where + ": maxPerMinute: expected a whole number from 1 to 99999");
+          return null;
+        }
+        return Integer.parseInt(text);
+      });
+
   /** Every alert to one console receiver: what {@code up} does without receivers.yaml. */
   public static ReceiversConfig consoleOnly() {
-    return new ReceiversConfig(List.of(new Receiver.Console("console")), Route.leaf(List.of(), List.of("console")), null);
+    return new ReceiversConfig(List.of(ReceiverTypes.withDefaults("console", "console")),
+        Route.leaf(List.of(), List.of("console")), null);
   }
 
   public static ReceiversConfig load(Path dir) {
@@ -93,7 +92,7 @@ public record ReceiversConfig(List<Receiver> receivers, Route route, String publ
   /** The configuration as YAML-like text, every secret masked: what {@code rules check} prints. */
   public String dump() {
     StringBuilder b = new StringBuilder("receivers:\n");
-    receivers.forEach(r -> b.append("  ").append(r.name()).append(": ").append(describe(r)).append('\n'));
+    receivers.forEach(r -> b.append("  ").append(r.name()).append(": ").append(ReceiverTypes.describe(r)).append('\n'));
     if (!maxPerMinute.isEmpty()) {
       b.append("maxPerMinute (past it, one digest a minute):\n");
       new java.util.TreeMap<>(maxPerMinute).forEach((k, v) -> b.append("  ").append(k).append(": ").append(v).append('\n'));
@@ -119,26 +118,12 @@ public record ReceiversConfig(List<Receiver> receivers, Route route, String publ
 
   /** The receivers alerts may reach past {@link #DEFAULT_MAX_PER_MINUTE} or their own cap; 0 is no cap. */
   public int maxPerMinute(String receiver) {
-    return maxPerMinute.getOrDefault(receiver, receiver(receiver) instanceof Receiver.Console ? 0 : DEFAULT_MAX_PER_MINUTE);
+    return maxPerMinute.getOrDefault(receiver, budgeted(receiver) ? DEFAULT_MAX_PER_MINUTE : 0);
   }
 
-  private static String describe(Receiver r) {
-    if (r instanceof Receiver.Slack s) {
-      return "slack " + (s.webhookUrl() != null ? "webhook " + s.webhookUrl()
-          : "bot token " + s.botToken() + " to " + s.channel() + " via " + s.apiUrl())
-          + ", one message every " + Durations.format(s.minInterval()) + " at most";
-    }
-    if (r instanceof Receiver.PagerDuty p) {
-      return "pagerduty " + p.url() + ", routing key " + p.routingKey();
-    }
-    if (r instanceof Receiver.Webhook w) {
-      return "webhook " + w.url() + (w.alertmanager() ? " (Alertmanager's webhook format)" : "")
-          + (w.secret() == null ? ", unsigned" : ", signed with " + w.secret());
-    }
-    if (r instanceof Receiver.Alertmanager a) {
-      return "alertmanager " + a.alerts();
-    }
-    return "console";
+  /** Whether a receiver's notifications are budgeted: not a terminal's ({@link ReceiverType#budgeted}). */
+  public boolean budgeted(String receiver) {
+    return ReceiverTypes.of(receiver(receiver)).budgeted();
   }
 
   /** One pass over the file's nodes: every problem is a problem of its {@link YamlFile}, at its line. */
@@ -191,7 +176,8 @@ public record ReceiversConfig(List<Receiver> receivers, Route route, String publ
         }
         route = routing.flat(ro);
       }
-      String publicUrl = top.containsKey("publicUrl") ? string(top.get("publicUrl").value(), "publicUrl") : null;
+      String publicUrl = top.containsKey("publicUrl")
+          ? ReceiverValues.expanded(top.get("publicUrl").value(), "publicUrl", env) : null;
       List<InhibitRule> inhibitRules = new ArrayList<>();
       List<YamlNode> ir = RouteReader.list(top.get("inhibitRules"), "inhibitRules");
       for (int i = 0; i < ir.size(); i++) {
@@ -209,8 +195,6 @@ public record ReceiversConfig(List<Receiver> receivers, Route route, String publ
         node.problem(where + ": expected a mapping with name and type");
         return null;
       }
-      Map<String, Entry> m = new LinkedHashMap<>();
-      node.entries(where).forEach(e -> m.put(e.name(), e));
       YamlNode nameNode = value(node, "name");
       if (nameNode == null || nameNode.text() == null || nameNode.text().isBlank()) {
         node.problem(where + ": no name");
@@ -219,174 +203,38 @@ public record ReceiversConfig(List<Receiver> receivers, Route route, String publ
       String name = nameNode.text();
       where = "receiver " + name;
       YamlNode typeNode = value(node, "type");
-      String type = typeNode == null ? null : typeNode.text();
-      if (type == null || !KEYS.containsKey(type)) {
-        (typeNode == null ? node : typeNode).problem(where + ": type " + (type == null ? "missing" : "\"" + type + "\"")
-            + " (one of slack, pagerduty, webhook, alertmanager, console)");
+      String typeName = typeNode == null ? null : typeNode.text();
+      Optional<ReceiverType<?>> type = ReceiverTypes.named(typeName);
+      if (type.isEmpty()) {
+        (typeNode == null ? node : typeNode).problem(where + ": type "
+            + (typeName == null ? "missing" : "\"" + typeName + "\"") + " (one of " + ReceiverTypes.names() + ")");
         return null;
       }
-      for (Entry e : m.values()) {
-        if (!KEYS.get(type).contains(e.name())) {
-          e.key().problem(where + ": unknown key \"" + e.name() + "\" for a " + type + " receiver");
-        }
+      List<Key<?>> keys = new ArrayList<>(List.of(NAME, TYPE));
+      if (type.get().budgeted()) {
+        keys.add(MAX_PER_MINUTE);
       }
+      keys.addAll(type.get().keys());
+      Set<String> names = new LinkedHashSet<>();
+      keys.forEach(k -> names.add(k.name()));
+      Map<String, YamlNode> given = new LinkedHashMap<>();
+      node.mapping(where, names).orElseThrow().forEach((k, e) -> given.put(k, e.value()));
+      // counted after the unknown keys: a misspelt key does not hide the checks across the others
       int before = file.problemCount();
-      YamlNode cap = value(node, "maxPerMinute");
-      if (cap != null) {
-        String text = cap.text();
-        if (text == null || !text.matches("[0-9]{1,5}") || Integer.parseInt(text) < 1) {
-          cap.problem(where + ": maxPerMinute: expected a whole number from 1 to 99999");
-        } else {
-          maxPerMinute.put(name, Integer.parseInt(text));
-        }
+      KeyValues values = new KeyValues(where, node, given);
+      keys.forEach(values::read);
+      if (type.get().budgeted() && values.get(MAX_PER_MINUTE) != null) {
+        maxPerMinute.put(name, values.get(MAX_PER_MINUTE));
       }
-      Receiver r = switch (type) {
-        case "slack" -> {
-          Secret webhook = secret(node, "webhookUrl", where);
-          Secret token = secret(node, "botToken", where);
-          String channel = string(node, "channel", where);
-          if (file.problemCount() > before) {
-            // a value that did not expand or read is already named; "give one of" would only repeat it
-          } else if ((webhook == null) == (token == null)) {
-            node.problem(where + ": give webhookUrl, or botToken and channel (one of the two)");
-          } else if (token != null && channel == null) {
-            node.problem(where + ": botToken needs a channel");
-          }
-          String api = m.containsKey("apiUrl") ? string(node, "apiUrl", where) : SLACK_API;
-          Duration interval = m.containsKey("minInterval")
-              ? m.get("minInterval").value().duration(where + ": minInterval").orElse(Duration.ZERO)
-              : Duration.ofSeconds(1);
-          yield new Receiver.Slack(name, webhook, token, channel, api != null && !api.endsWith("/") ? api + "/" : api,
-              interval);
-        }
-        case "pagerduty" -> {
-          Secret key = secret(node, "routingKey", where);
-          if (key == null && file.problemCount() == before) {
-            node.problem(where + ": routingKey (or routingKeyFile) is required");
-          }
-          URI url = m.containsKey("url") ? uri(node, "url", where) : PAGERDUTY_EVENTS;
-          yield new Receiver.PagerDuty(name, key, url);
-        }
-        case "webhook" -> {
-          URI url = null;
-          if (value(node, "url") == null) {
-            node.problem(where + ": url is required");
-          } else {
-            url = uri(node, "url", where);
-          }
-          YamlNode format = value(node, "format");
-          String f = format == null ? "knockwatch" : string(format, where + ": format");
-          if (f != null && !f.equals("knockwatch") && !f.equals("alertmanager")) {
-            format.problem(where + ": format \"" + f + "\" (one of knockwatch, alertmanager)");
-          }
-          yield new Receiver.Webhook(name, url, secret(node, "secret", where), "alertmanager".equals(f));
-        }
-        case "alertmanager" -> {
-          URI url = null;
-          if (value(node, "url") == null) {
-            node.problem(where + ": url is required (the Alertmanager, e.g. http://alertmanager:9093)");
-          } else {
-            url = uri(node, "url", where);
-          }
-          yield new Receiver.Alertmanager(name, url);
-        }
-        default -> new Receiver.Console(name);
-      };
+      Receiver r = type.get().receiver(name, new ReceiverValues(values, node, env, before));
       return file.problemCount() > before ? null : r;
-    }
-
-    /** {@code key} or {@code keyFile}, expanded; null when neither is given. */
-    private Secret secret(YamlNode m, String key, String where) {
-      YamlNode inline = value(m, key);
-      YamlNode fromFile = value(m, key + "File");
-      if (inline != null && fromFile != null) {
-        fromFile.problem(where + ": give " + key + " or " + key + "File, not both");
-        return null;
-      }
-      if (fromFile != null) {
-        String path = string(m, key + "File", where);
-        if (path == null) {
-          return null;
-        }
-        try {
-          String value = Files.readString(Path.of(path), StandardCharsets.UTF_8).strip();
-          if (value.isEmpty()) {
-            fromFile.problem(where + ": " + key + "File " + path + " is empty");
-            return null;
-          }
-          return new Secret(value);
-        } catch (IOException e) {
-          fromFile.problem(where + ": " + key + "File " + path + " cannot be read (" + e.getClass().getSimpleName() + ")");
-          return null;
-        }
-      }
-      String value = inline != null ? string(m, key, where) : null;
-      return value == null ? null : new Secret(value);
-    }
-
-    /** {@code key}'s string, expanded; null (after a problem, if it is not a non-empty string) when absent. */
-    private String string(YamlNode m, String key, String where) {
-      YamlNode v = value(m, key);
-      return v == null ? null : string(v, where + ": " + key);
-    }
-
-    private String string(YamlNode v, String what) {
-      String text = v.string(what);
-      if (text == null) {
-        return null;
-      }
-      String expanded = expand(v, text, what);
-      if (expanded != null && expanded.isEmpty()) {
-        v.problem(what + " is empty");
-        return null;
-      }
-      return expanded;
-    }
-
-    /** ${VAR} and ${VAR:-default}; a problem (naming the variable, never its value) when VAR is unset. */
-    private String expand(YamlNode at, String text, String where) {
-      Matcher v = VAR.matcher(text);
-      StringBuilder out = new StringBuilder();
-      boolean ok = true;
-      while (v.find()) {
-        String value = env.get(v.group(1));
-        if (value == null || value.isEmpty()) {
-          value = v.group(2);
-        }
-        if (value == null) {
-          at.problem(where + ": ${" + v.group(1) + "} is not set");
-          ok = false;
-          value = "";
-        }
-        v.appendReplacement(out, Matcher.quoteReplacement(value));
-      }
-      v.appendTail(out);
-      return ok ? out.toString() : null;
-    }
-
-    private URI uri(YamlNode m, String key, String where) {
-      String text = string(m, key, where);
-      if (text == null) {
-        return null;
-      }
-      try {
-        URI u = new URI(text);
-        if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme()) || u.getHost() == null) {
-          value(m, key).problem(where + ": " + key + ": not an http(s) URL");
-          return null;
-        }
-        return u;
-      } catch (URISyntaxException e) {
-        value(m, key).problem(where + ": " + key + ": not a URL");
-        return null;
-      }
     }
   }
 
   /** Names of receivers in the order routes would list them: for the start-up banner. */
   public Map<String, String> summary() {
     Map<String, String> out = new LinkedHashMap<>();
-    receivers.forEach(r -> out.put(r.name(), r.getClass().getSimpleName().toLowerCase(Locale.ROOT)));
+    receivers.forEach(r -> out.put(r.name(), ReceiverTypes.of(r).name()));
     return out;
   }
 }

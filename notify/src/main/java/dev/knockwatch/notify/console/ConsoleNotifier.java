@@ -2,8 +2,8 @@ package dev.knockwatch.notify.console;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -6,7 +6,7 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.IsoInstant;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.spi.Notification;
 
 /**
  * The PagerDuty Events API v2 body of a notification, built without sending anything:

@@ -1,8 +1,7 @@
 package dev.knockwatch.notify.pagerduty;
 
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
-import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -10,11 +9,11 @@ import java.time.Duration;
 /** PagerDuty Events API v2 over the JDK's HTTP client. The routing key is in the body only. */
 public final class PagerDutyNotifier implements Notifier {
 
-  private final Receiver.PagerDuty config;
+  private final PagerDutyReceiver config;
   private final String publicUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  public PagerDutyNotifier(Receiver.PagerDuty config, String publicUrl) {
+  public PagerDutyNotifier(PagerDutyReceiver config, String publicUrl) {
     this.config = config;
     this.publicUrl = publicUrl;
   }

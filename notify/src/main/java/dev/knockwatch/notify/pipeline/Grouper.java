@@ -1,7 +1,7 @@
 package dev.knockwatch.notify.pipeline;
 
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.spi.Notification;
 import dev.knockwatch.notify.config.Route;
 import java.util.ArrayList;
 import java.util.HashMap;

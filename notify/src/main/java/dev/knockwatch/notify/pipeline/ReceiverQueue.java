@@ -1,8 +1,7 @@
 package dev.knockwatch.notify.pipeline;
 
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.NotifyMetrics;
-import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;

@@ -1,6 +1,6 @@
 package dev.knockwatch.notify.pipeline;
 
-import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.spi.Notification;
 import java.time.Duration;
 import java.time.Instant;
 

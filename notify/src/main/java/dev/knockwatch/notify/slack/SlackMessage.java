@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.spi.Notification;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;

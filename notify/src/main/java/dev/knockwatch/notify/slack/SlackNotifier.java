@@ -10,9 +10,9 @@ import com.slack.api.methods.SlackApiException;
 import com.slack.api.methods.response.chat.ChatPostMessageResponse;
 import com.slack.api.methods.response.chat.ChatUpdateResponse;
 import com.slack.api.webhook.WebhookResponse;
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
-import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
+import dev.knockwatch.notify.spi.Secret;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -31,11 +31,11 @@ public final class SlackNotifier implements Notifier {
   static final String METADATA_TYPE = "knockwatch_notification";
   static final String METADATA_KEY = "idempotency_key";
 
-  private final Receiver.Slack config;
+  private final SlackReceiver config;
   private final Slack slack;
   private final String publicUrl;
 
-  public SlackNotifier(Receiver.Slack config, String publicUrl) {
+  public SlackNotifier(SlackReceiver config, String publicUrl) {
     this.config = config;
     SlackConfig sc = new SlackConfig();
     sc.setMethodsEndpointUrlPrefix(config.apiUrl());
@@ -134,10 +134,10 @@ public final class SlackNotifier implements Notifier {
   private String masked(String detail) {
     String out = detail == null ? "" : detail;
     if (config.webhookUrl() != null) {
-      out = out.replace(config.webhookUrl().reveal(), dev.knockwatch.notify.config.Secret.MASK);
+      out = out.replace(config.webhookUrl().reveal(), dev.knockwatch.notify.spi.Secret.MASK);
     }
     if (config.botToken() != null) {
-      out = out.replace(config.botToken().reveal(), dev.knockwatch.notify.config.Secret.MASK);
+      out = out.replace(config.botToken().reveal(), dev.knockwatch.notify.spi.Secret.MASK);
     }
     return out;
   }

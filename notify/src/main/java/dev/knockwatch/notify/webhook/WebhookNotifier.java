@@ -5,10 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.Json;
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
-import dev.knockwatch.notify.alertmanager.AlertmanagerPayload;
-import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
+import dev.knockwatch.notify.spi.AlertmanagerPayload;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -38,16 +37,16 @@ public final class WebhookNotifier implements Notifier {
   public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
   /** "true" when the notifier stopped between sending this notification and recording it. */
   public static final String POSSIBLE_REPEAT = "X-Knockwatch-Possible-Repeat";
-  private final Receiver.Webhook config;
+  private final WebhookReceiver config;
   private final String publicUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final Clock clock;
 
-  public WebhookNotifier(Receiver.Webhook config, String publicUrl) {
+  public WebhookNotifier(WebhookReceiver config, String publicUrl) {
     this(config, publicUrl, Clock.systemUTC());
   }
 
-  WebhookNotifier(Receiver.Webhook config, String publicUrl, Clock clock) {
+  WebhookNotifier(WebhookReceiver config, String publicUrl, Clock clock) {
     this.config = config;
     this.publicUrl = publicUrl;
     this.clock = clock;

@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.notify.Fixtures;
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
-import dev.knockwatch.notify.config.Receiver;
+import dev.knockwatch.notify.spi.AlertmanagerPayload;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import dev.knockwatch.testkit.HttpRecorder;
 import dev.knockwatch.testkit.HttpRecorder.Answer;
 import java.io.IOException;
@@ -46,7 +46,7 @@ class AlertmanagerNotifierTest {
   }
 
   private AlertmanagerNotifier notifier(String prefix) {
-    return new AlertmanagerNotifier(new Receiver.Alertmanager("am", URI.create(am.url(prefix))), Fixtures.PUBLIC_URL,
+    return new AlertmanagerNotifier(new AlertmanagerReceiver("am", URI.create(am.url(prefix))), Fixtures.PUBLIC_URL,
         CLOCK);
   }
 

@@ -5,6 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.knockwatch.events.Alert;
+import dev.knockwatch.notify.alertmanager.AlertmanagerReceiver;
+import dev.knockwatch.notify.console.ConsoleReceiver;
+import dev.knockwatch.notify.pagerduty.PagerDutyReceiver;
+import dev.knockwatch.notify.slack.SlackReceiver;
+import dev.knockwatch.notify.spi.Receiver;
+import dev.knockwatch.notify.spi.Secret;
+import dev.knockwatch.notify.webhook.WebhookReceiver;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -50,10 +57,10 @@ class ReceiversConfigTest {
   void theIssuesExampleLoadsWithItsEnvironment() throws IOException {
     ReceiversConfig c = ReceiversConfig.load(write(EXAMPLE), ENV);
     assertThat(c.receivers()).extracting(Receiver::name).containsExactly("soc-slack", "oncall");
-    Receiver.Slack slack = (Receiver.Slack) c.receiver("soc-slack");
+    SlackReceiver slack = (SlackReceiver) c.receiver("soc-slack");
     assertThat(slack.webhookUrl().reveal()).isEqualTo("https://hooks.slack.test/T1/B2/s3cr3tW3bh00k");
     assertThat(slack.minInterval()).isEqualTo(Duration.ofSeconds(1));
-    Receiver.PagerDuty pd = (Receiver.PagerDuty) c.receiver("oncall");
+    PagerDutyReceiver pd = (PagerDutyReceiver) c.receiver("oncall");
     assertThat(pd.url()).isEqualTo(URI.create("https://events.pagerduty.com/v2/enqueue"));
     // the flat list, migrated: the children of a root with no receiver
     assertThat(c.route().receivers()).isEmpty();
@@ -83,7 +90,7 @@ class ReceiversConfigTest {
         routes:
           - receivers: [oncall]
         """.formatted(key)), Map.of());
-    assertThat(((Receiver.PagerDuty) c.receiver("oncall")).routingKey().reveal()).isEqualTo("FR0MF1LE");
+    assertThat(((PagerDutyReceiver) c.receiver("oncall")).routingKey().reveal()).isEqualTo("FR0MF1LE");
   }
 
   @Test
@@ -104,7 +111,7 @@ class ReceiversConfigTest {
     assertThatThrownBy(() -> ReceiversConfig.load(d, Map.of()))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
             d.resolve("receivers.yaml") + ":2: receiver soc-slack: webhookUrl: ${KNOCKWATCH_SLACK_WEBHOOK} is not set",
-            d.resolve("receivers.yaml") + ":3: receiver oncall: unknown key \"colour\" for a pagerduty receiver",
+            d.resolve("receivers.yaml") + ":3: receiver oncall: unknown key \"colour\" (known: maxPerMinute, name, routingKey, routingKeyFile, type, url)",
             d.resolve("receivers.yaml") + ":4: receiver hook: url: not an http(s) URL",
             d.resolve("receivers.yaml") + ":4: receiver hook: secretFile /nonexistent/secret cannot be read (NoSuchFileException)",
             d.resolve("receivers.yaml") + ":5: receiver teams: type \"msteams\" (one of slack, pagerduty, webhook, alertmanager, console)",
@@ -117,10 +124,29 @@ class ReceiversConfigTest {
         .message().doesNotContain("s3cr3t");
   }
 
+  /** Each type's keys, as it declares them: a misspelt one does not hide what the others lack. */
+  @Test
+  void everyKeyIsReadAsItsTypeDeclaresIt() throws IOException {
+    Path d = write("""
+        receivers:
+          - {name: bot, type: slack, botToken: "${T}", botTokenFile: /run/t, channel: c, minInterval: soon}
+          - {name: pd, type: pagerduty, routingkey: k}
+        routes:
+          - receivers: [bot, pd]
+        """);
+    assertThatThrownBy(() -> ReceiversConfig.load(d, Map.of("T", "xoxb-s3cr3t")))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+            d.resolve("receivers.yaml") + ":2: receiver bot: minInterval \"soon\" is not a duration (like 30s, 5m, 1h)",
+            d.resolve("receivers.yaml") + ":2: receiver bot: give botToken or botTokenFile, not both",
+            d.resolve("receivers.yaml") + ":3: receiver pd: unknown key \"routingkey\" (known: maxPerMinute, name, routingKey, routingKeyFile, type, url)",
+            d.resolve("receivers.yaml") + ":3: receiver pd: routingKey (or routingKeyFile) is required"))
+        .message().doesNotContain("s3cr3t");
+  }
+
   @Test
   void withoutTheFileEveryAlertGoesToTheConsole() {
     ReceiversConfig c = ReceiversConfig.load(dir, Map.of());
-    assertThat(c.receivers()).containsExactly(new Receiver.Console("console"));
+    assertThat(c.receivers()).containsExactly(new ConsoleReceiver("console"));
     assertThat(c.route().receivers()).containsExactly("console");
     assertThat(c.route().routes()).isEmpty();
   }
@@ -154,10 +180,10 @@ class ReceiversConfigTest {
         routes:
           - receivers: [am, hook, plain]
         """), Map.of());
-    assertThat(((Receiver.Alertmanager) c.receiver("am")).alerts())
+    assertThat(((AlertmanagerReceiver) c.receiver("am")).alerts())
         .isEqualTo(java.net.URI.create("http://alertmanager:9093/prefix/api/v2/alerts"));
-    assertThat(((Receiver.Webhook) c.receiver("hook")).alertmanager()).isTrue();
-    assertThat(((Receiver.Webhook) c.receiver("plain")).alertmanager()).isFalse();
+    assertThat(((WebhookReceiver) c.receiver("hook")).alertmanager()).isTrue();
+    assertThat(((WebhookReceiver) c.receiver("plain")).alertmanager()).isFalse();
     Path bad = write("""
         receivers:
           - {name: am, type: alertmanager}
@@ -249,7 +275,7 @@ class ReceiversConfigTest {
         """);
     assertThatThrownBy(() -> ReceiversConfig.load(bad, Map.of()))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-            bad.resolve("receivers.yaml") + ":2: receiver console: unknown key \"maxPerMinute\" for a console receiver",
+            bad.resolve("receivers.yaml") + ":2: receiver console: unknown key \"maxPerMinute\" (known: name, type)",
             bad.resolve("receivers.yaml") + ":3: receiver hook: maxPerMinute: expected a whole number from 1 to 99999",
             bad.resolve("receivers.yaml") + ":12: give route (the tree) or routes (the flat list), not both"));
     Path badTree = write(Files.readString(bad.resolve("receivers.yaml")).replace("routes:\n  - receivers: [console]\n", "")

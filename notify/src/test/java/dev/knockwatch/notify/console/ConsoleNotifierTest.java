@@ -3,8 +3,8 @@ package dev.knockwatch.notify.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.notify.Fixtures;
-import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.spi.Notification;
 import dev.knockwatch.notify.config.Route;
 import java.time.Duration;
 import java.util.List;

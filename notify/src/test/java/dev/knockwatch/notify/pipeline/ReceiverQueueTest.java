@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.notify.Fixtures;
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

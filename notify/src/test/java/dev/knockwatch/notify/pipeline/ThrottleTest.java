@@ -3,7 +3,7 @@ package dev.knockwatch.notify.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.notify.Fixtures;
-import dev.knockwatch.notify.Notification;
+import dev.knockwatch.notify.spi.Notification;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -3,10 +3,9 @@ package dev.knockwatch.notify.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.notify.Fixtures;
-import dev.knockwatch.notify.Notification;
-import dev.knockwatch.notify.Notifier;
-import dev.knockwatch.notify.config.Receiver;
-import dev.knockwatch.notify.config.Secret;
+import dev.knockwatch.notify.spi.Notification;
+import dev.knockwatch.notify.spi.Notifier;
+import dev.knockwatch.notify.spi.Secret;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -68,7 +67,7 @@ class WebhookReceiverExampleTest {
   }
 
   private static WebhookNotifier notifier(String secret, Clock clock) {
-    return new WebhookNotifier(new Receiver.Webhook("hook", url, new Secret(secret)), Fixtures.PUBLIC_URL, clock);
+    return new WebhookNotifier(new WebhookReceiver("hook", url, new Secret(secret)), Fixtures.PUBLIC_URL, clock);
   }
 
   private static HttpResponse<String> post(long timestamp, String signature, byte[] body) throws Exception {

@@ -1,4 +1,4 @@
-package dev.knockwatch.notify;
+package dev.knockwatch.notify.spi;
 
 import java.time.Duration;
 import java.time.ZonedDateTime;

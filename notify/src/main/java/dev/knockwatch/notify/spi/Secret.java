@@ -1,4 +1,4 @@
-package dev.knockwatch.notify.config;
+package dev.knockwatch.notify.spi;
 
 /**
  * A value that must never reach a log, an error message or a config dump: a webhook URL (it is

@@ -1,13 +1,11 @@
-package dev.knockwatch.notify.alertmanager;
+package dev.knockwatch.notify.spi;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
-import dev.knockwatch.notify.config.Matcher;
 import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Sanitize;
-import dev.knockwatch.notify.Notification;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -19,7 +17,8 @@ import java.util.Map;
  * knockwatch's alerts in Alertmanager's shapes, pure: an alert as Alertmanager's API v2 takes it
  * ({@code POST /api/v2/alerts}: labels, annotations, startsAt, endsAt, generatorURL), and a
  * notification as Alertmanager's webhook sends it (version 4), for a {@code webhook} receiver
- * with {@code format: alertmanager}.
+ * with {@code format: alertmanager}. Two receivers send these shapes (alertmanager and webhook),
+ * so they stand here, below both.
  *
  * <p>Labels: {@code alertname} (the rule), {@code severity}, {@code agent}, {@code role},
  * {@code command}, and {@code source="knockwatch"}, then the rule's own {@code labels}; annotations:
@@ -34,16 +33,16 @@ public final class AlertmanagerPayload {
 
   /** How far ahead a firing alert's endsAt is set. */
   public static final Duration FIRING_ENDS_AFTER = Duration.ofHours(1);
-  static final int MAX_LABEL_CHARS = 256;
-  static final int MAX_ANNOTATION_CHARS = 2_000;
+  public static final int MAX_LABEL_CHARS = 256;
+  public static final int MAX_ANNOTATION_CHARS = 2_000;
   private static final List<String> GROUP_LABELS = List.of("alertname", "severity", "role", "agent");
 
   private AlertmanagerPayload() {}
 
-  /** The labels of an alert ({@link Matcher#labels}, what routes match), each value sanitized and bounded. */
+  /** The labels of an alert ({@link AlertLabels}, what routes match), each value sanitized and bounded. */
   public static Map<String, String> labels(Alert a) {
     Map<String, String> labels = new LinkedHashMap<>();
-    Matcher.labels(a).forEach((k, v) -> put(labels, k, v, MAX_LABEL_CHARS));
+    AlertLabels.of(a).forEach((k, v) -> put(labels, k, v, MAX_LABEL_CHARS));
     return labels;
   }
 

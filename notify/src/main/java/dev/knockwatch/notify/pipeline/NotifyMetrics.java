@@ -1,4 +1,4 @@
-package dev.knockwatch.notify;
+package dev.knockwatch.notify.pipeline;
 
 import io.prometheus.client.Counter;
 import io.prometheus.client.Gauge;

@@ -1,4 +1,4 @@
-package dev.knockwatch.notify;
+package dev.knockwatch.notify.spi;
 
 import dev.knockwatch.events.Alert;
 import java.util.List;
