@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

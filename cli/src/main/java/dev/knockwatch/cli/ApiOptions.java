@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.Pipeline;
 import java.nio.file.Path;
 import java.time.Duration;
 import picocli.CommandLine.Mixin;

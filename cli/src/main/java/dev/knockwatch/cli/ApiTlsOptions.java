@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.streams.api.QueryApi;
 import java.io.IOException;
 import java.nio.file.Files;

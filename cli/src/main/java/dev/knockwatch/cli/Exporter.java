@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Durations;

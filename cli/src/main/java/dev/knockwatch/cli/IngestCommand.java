@@ -1,5 +1,7 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
+import dev.knockwatch.cli.run.Pipeline;
 import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.ingest.IngestAgent;

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.cli.bench.BenchCommand;
 import dev.knockwatch.events.config.ConfigException;
 import java.io.PrintWriter;

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.Rules;
 import dev.knockwatch.broker.KafkaWatch;
 import dev.knockwatch.notify.AlertDispatcher;
 import dev.knockwatch.notify.Notifiers;

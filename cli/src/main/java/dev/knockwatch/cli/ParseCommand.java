@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.RejectedLine;

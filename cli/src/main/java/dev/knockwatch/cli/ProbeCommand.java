@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.probes.guard.GuardProbe;
 import dev.knockwatch.probes.guard.GuardProbes;

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.EventKey;

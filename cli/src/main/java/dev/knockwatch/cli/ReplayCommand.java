@@ -1,5 +1,7 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
+import dev.knockwatch.cli.run.Rules;
 import dev.knockwatch.cli.replay.TimeOrderedSink;
 import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.notify.pipeline.Routing;

@@ -1,5 +1,7 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
+import dev.knockwatch.cli.run.Rules;
 import dev.knockwatch.events.config.ConfigException;
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.streams.rules.Policy;

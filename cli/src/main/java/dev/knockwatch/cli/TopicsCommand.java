@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.events.Topics;
 import java.io.PrintWriter;

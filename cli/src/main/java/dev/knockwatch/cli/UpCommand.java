@@ -1,5 +1,8 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.UsageException;
+import dev.knockwatch.cli.run.Rules;
+import dev.knockwatch.cli.run.Pipeline;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.broker.TopicCreator;
 import dev.knockwatch.events.Durations;

@@ -106,9 +106,11 @@ class KnockwatchTest {
   @Test
   void parseReadsAProxysRawAnswerWithNoRequestLine(@TempDir Path dir) throws IOException {
     Path agent = Files.createDirectories(dir.resolve("ci-7"));
-    Path fixtures = Path.of("../ingest/src/test/resources/fixtures/srt-0.0.83/transcripts");
-    Path http = Files.copy(fixtures.resolve("a3-http-raw-403.bin"), agent.resolve("RawHttpAnswer000000001.curl.log"));
-    Path connect = Files.copy(fixtures.resolve("b3-connect-raw-403.bin"), agent.resolve("RawConnectAnswer000001.stderr.log"));
+    Path fixtures = Path.of("../ingest/src/test/resources/dev/knockwatch/ingest/formats/proxy/samples");
+    Path http = Files.copy(fixtures.resolve("srt-0.0.83-curl-7.88.1-a3-http-raw-403.bin"),
+        agent.resolve("RawHttpAnswer000000001.curl.log"));
+    Path connect = Files.copy(fixtures.resolve("srt-0.0.83-curl-7.88.1-b3-connect-raw-403.bin"),
+        agent.resolve("RawConnectAnswer000001.stderr.log"));
     for (Path f : List.of(http, connect)) {
       Run r = run("parse", f.toString());
       assertThat(r.code()).isZero();

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.cli.run.Pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;

@@ -278,12 +278,15 @@ class IngestAgentTest {
    */
   @Test
   void threeParseThreadsGiveWhatTheReaderAloneGivesInTheSameOrder() throws Exception {
-    String[] fixtures = {"strace/strace-g2-in-srt-curl-ip-direct.txt", "strace/strace-g4-in-srt-fs-denials.txt",
-        "strace/strace-g5-readme-recipe-network-full.txt", "transcripts/b-https-connect-curl-v.txt",
-        "transcripts/s-socks5h-curl-v.txt", "transcripts/c-https-noproxy-direct.txt"};
+    String[] fixtures = {"strace/samples/strace-6.1-srt-0.0.83-g2-in-srt-curl-ip-direct.txt",
+        "strace/samples/strace-6.1-srt-0.0.83-g4-in-srt-fs-denials.txt",
+        "strace/samples/strace-6.1-srt-0.0.83-g5-readme-recipe-network-full.txt",
+        "proxy/samples/srt-0.0.83-curl-7.88.1-b-https-connect-curl-v.txt",
+        "proxy/samples/srt-0.0.83-curl-7.88.1-s-socks5h-curl-v.txt",
+        "proxy/samples/srt-0.0.83-curl-7.88.1-c-https-noproxy-direct.txt"};
     for (int i = 0; i < fixtures.length; i++) {
       String text;
-      try (java.io.InputStream in = IngestAgentTest.class.getResourceAsStream("/fixtures/srt-0.0.83/" + fixtures[i])) {
+      try (java.io.InputStream in = IngestAgentTest.class.getResourceAsStream("/dev/knockwatch/ingest/formats/" + fixtures[i])) {
         text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
       }
       String suffix = fixtures[i].startsWith("strace") ? ".strace" : ".curl.log";
@@ -297,7 +300,8 @@ class IngestAgentTest {
     }
     Files.writeString(logs.resolve("srt/xhfHytmXL-L6RsYw2CrSjA.violations.jsonl"), srt);
     String squid;
-    try (java.io.InputStream in = IngestAgentTest.class.getResourceAsStream("/fixtures/squid-5.7/authci-access-knock.log")) {
+    try (java.io.InputStream in = IngestAgentTest.class.getResourceAsStream(
+        "/dev/knockwatch/ingest/formats/squid/samples/squid-5.7-authci-access-knock.log")) {
       squid = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     }
     Files.createDirectories(logs.resolve("proxy"));

@@ -1,6 +1,6 @@
 package dev.knockwatch.cli.bench;
 
-import dev.knockwatch.cli.Knockwatch;
+import picocli.CommandLine;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,6 +23,6 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     spec.commandLine().usage(spec.commandLine().getErr());
-    return Knockwatch.USAGE;
+    return CommandLine.ExitCode.USAGE;
   }
 }

@@ -1,8 +1,8 @@
 package dev.knockwatch.cli.bench;
 
+import picocli.CommandLine;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
-import dev.knockwatch.cli.Knockwatch;
-import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.probes.guard.GuardProbes;
 import dev.knockwatch.probes.guard.GuardRunner;
 import dev.knockwatch.probes.guard.ProbeOutcome;
@@ -106,7 +106,7 @@ final class EmitterBench implements Callable<Integer> {
         result.put("guardSeconds", Math.round((System.nanoTime() - g0) / 1e7) / 100.0);
       }
       report.print(result);
-      return Knockwatch.OK;
+      return CommandLine.ExitCode.OK;
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }

@@ -1,8 +1,8 @@
 package dev.knockwatch.cli.bench;
 
+import picocli.CommandLine;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
-import dev.knockwatch.cli.Knockwatch;
-import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.probes.claudecode.HookSettings;
 import dev.knockwatch.probes.sandbox.Checkout;
 import java.io.OutputStream;
@@ -78,7 +78,7 @@ final class HookBench implements Callable<Integer> {
       result.put("addedMedianMs", ms(Stats.percentile(h, 50) - Stats.percentile(t, 50)));
       result.put("addedP99Ms", ms(Stats.percentile(h, 99) - Stats.percentile(t, 99)));
       report.print(result);
-      return Knockwatch.OK;
+      return CommandLine.ExitCode.OK;
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }

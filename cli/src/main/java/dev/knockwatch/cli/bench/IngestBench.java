@@ -1,9 +1,9 @@
 package dev.knockwatch.cli.bench;
 
+import picocli.CommandLine;
 import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
-import dev.knockwatch.cli.Knockwatch;
-import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.events.RejectedLine;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink;
@@ -154,7 +154,7 @@ final class IngestBench implements Callable<Integer> {
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }
-    return Knockwatch.OK;
+    return CommandLine.ExitCode.OK;
   }
 
   /**
@@ -194,7 +194,7 @@ final class IngestBench implements Callable<Integer> {
       result.put("syslogs", "rsyslog and syslog-ng not unpacked (the launcher runs bench/syslogs.sh): not compared");
     }
     report.print(result);
-    return Knockwatch.OK;
+    return CommandLine.ExitCode.OK;
   }
 
   /** A run's time and CPU: its own threads', and for the agent in process the whole process's and its JIT compilers'. */

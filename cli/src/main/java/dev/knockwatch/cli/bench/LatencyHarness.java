@@ -1,7 +1,7 @@
 package dev.knockwatch.cli.bench;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
-import dev.knockwatch.cli.Pipeline;
+import dev.knockwatch.cli.run.Pipeline;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;

@@ -1,9 +1,9 @@
 package dev.knockwatch.cli.bench;
 
+import picocli.CommandLine;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
-import dev.knockwatch.cli.Knockwatch;
-import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
@@ -226,6 +226,6 @@ final class QueryBench implements Callable<Integer> {
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }
-    return Knockwatch.OK;
+    return CommandLine.ExitCode.OK;
   }
 }

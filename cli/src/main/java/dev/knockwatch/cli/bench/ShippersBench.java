@@ -1,8 +1,8 @@
 package dev.knockwatch.cli.bench;
 
+import picocli.CommandLine;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
-import dev.knockwatch.cli.Knockwatch;
-import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import java.nio.charset.StandardCharsets;
@@ -140,7 +140,7 @@ final class ShippersBench implements Callable<Integer> {
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }
-    return Knockwatch.OK;
+    return CommandLine.ExitCode.OK;
   }
 
   private static Process launch(List<String> cmd, Path dir, Map<String, String> env) throws Exception {

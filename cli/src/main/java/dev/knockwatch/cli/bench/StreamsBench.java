@@ -1,9 +1,9 @@
 package dev.knockwatch.cli.bench;
 
+import picocli.CommandLine;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
-import dev.knockwatch.cli.Knockwatch;
-import dev.knockwatch.cli.Rules;
-import dev.knockwatch.cli.UsageException;
+import dev.knockwatch.cli.run.Rules;
+import dev.knockwatch.cli.run.UsageException;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.EventSink;
@@ -153,7 +153,7 @@ final class StreamsBench implements Callable<Integer> {
     } finally {
       EmbeddedKafkaBroker.wipe(tmp);
     }
-    return Knockwatch.OK;
+    return CommandLine.ExitCode.OK;
   }
 
   record Run(double seconds, double cpuSeconds, long stateChangelogRecords, long stateChangelogBytes,

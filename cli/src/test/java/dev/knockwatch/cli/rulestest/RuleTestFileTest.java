@@ -54,8 +54,8 @@ class RuleTestFileTest {
         assertThat(e.problems()).containsExactly(
             f + ":1: start \"yesterday\" is not a time like 2026-11-29T18:45:00Z",
             f + ":5: test \"a\": file ../escape.violations.jsonl is not AGENT/FILE, the layout ingest reads",
-            f + ":6: test \"a\": file ci/x.log has no suffix ingest reads (.violations.jsonl, .stderr.log, .curl.log,"
-                + " access.log, .strace, .claude-code.jsonl, .probe.jsonl)",
+            f + ":6: test \"a\": file ci/x.log has no suffix ingest reads (" + String.join(", ",
+                dev.knockwatch.ingest.Formats.all().stream().flatMap(t -> t.choice().suffixes().stream()).toList()) + ")",
             f + ":7: test \"a\": file ci/Cmd0000000000000000000001.strace has no lines",
             f + ":9: test \"a\": expect: unknown key \"colour\" (known: agent, command, rule, severity, status)",
             f + ":9: test \"a\": expect: status \"open\" is not one of firing, resolved",

@@ -1,4 +1,4 @@
-package dev.knockwatch.cli;
+package dev.knockwatch.cli.run;
 
 /** A mistake in what the user asked for: printed as one line, exit code 2, no stack trace. */
 public final class UsageException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.knockwatch.cli;
+package dev.knockwatch.cli.run;
 
 import dev.knockwatch.ingest.LogLayout;
 import dev.knockwatch.ingest.IngestAgent;
@@ -38,7 +38,7 @@ public final class Pipeline implements AutoCloseable {
   /**
    * Everything the stages need; {@code varDir} holds the ingest checkpoint and the streams state;
    * {@code instanceId}, when not null, is the static group member id of detection and notify
-   * ({@link InstanceId}).
+   * (the launcher's {@code InstanceId}).
    */
   public record Settings(String bootstrapServers, Map<String, Object> clientProps, Path logsDir, Path varDir,
       Policy policy, String applicationId, String notifyGroupId, Duration pollInterval, String instanceId,
@@ -105,7 +105,7 @@ public final class Pipeline implements AutoCloseable {
    * A Streams app's settings with {@code instanceId} as its static member id (Streams adds each
    * thread's index), or as they are when it is null.
    */
-  static Map<String, Object> member(Map<String, Object> streamsProps, String instanceId) {
+  public static Map<String, Object> member(Map<String, Object> streamsProps, String instanceId) {
     if (instanceId == null) {
       return streamsProps;
     }
@@ -132,7 +132,7 @@ public final class Pipeline implements AutoCloseable {
    * Waits until {@code stopped} (Ctrl-C, SIGTERM); a Streams app that Kafka stopped for good (a
    * login or an ACL refused while it runs) stops the command too, with that one line.
    */
-  static void awaitStop(CountDownLatch stopped, List<Supplier<String>> refusals) throws InterruptedException {
+  public static void awaitStop(CountDownLatch stopped, List<Supplier<String>> refusals) throws InterruptedException {
     while (!stopped.await(1, TimeUnit.SECONDS)) {
       for (Supplier<String> r : refusals) {
         String refused = r.get();
@@ -153,7 +153,7 @@ public final class Pipeline implements AutoCloseable {
     streams.awaitCaughtUp(timeout);
   }
 
-  static String hostName() {
+  public static String hostName() {
     String h = System.getenv("HOSTNAME");
     if (h == null || h.isBlank()) {
       try {

@@ -1,4 +1,4 @@
-package dev.knockwatch.cli;
+package dev.knockwatch.cli.run;
 
 import dev.knockwatch.notify.config.ReceiversConfig;
 import dev.knockwatch.streams.rules.Policy;
@@ -23,13 +23,13 @@ public final class Rules {
   }
 
   /** One line per receiver: {@code soc-slack (slack), oncall (pagerduty)}. */
-  static String describe(ReceiversConfig receivers) {
+  public static String describe(ReceiversConfig receivers) {
     return receivers.summary().entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")")
         .collect(Collectors.joining(", "));
   }
 
   /** One line: each rule and what it does, e.g. {@code persistent-retry: count 5 in any 5m -> warning}. */
-  static String describe(Policy policy) {
+  public static String describe(Policy policy) {
     return policy.rules().stream().map(Rules::describe).collect(Collectors.joining("; "))
         + "; policy " + policy.version();
   }
@@ -45,7 +45,7 @@ public final class Rules {
    * detects, its severity, what it matches and excepts), each role's hosts, and which agents
    * take which role.
    */
-  static String summary(Policy policy) {
+  public static String summary(Policy policy) {
     StringBuilder b = new StringBuilder("rules:\n");
     for (Rule r : policy.rules()) {
       b.append("  ").append(describe(r));
