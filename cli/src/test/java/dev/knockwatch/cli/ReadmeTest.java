@@ -23,18 +23,20 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadmeTest {
 
   /** The {@code sh} blocks run elsewhere or not at all, by their first line, and where or why. */
-  static final Map<String, String> ELSEWHERE = Map.of(
-      "./knockwatch up ", "FirstRunTest runs up as this block does; ./knockwatch test is this suite",
-      "mkdir -p var/logs/ci-runner-1", "FirstRunTest runs it verbatim beside the up it started, and awaits both alerts",
-      "./knockwatch topics --bootstrap-servers kafka-1.corp:9093", "your company's Kafka: SecuredKafkaTest runs the four"
-          + " commands on a SASL_SSL broker with the documented ACLs",
-      "cp alert-rules/receivers.example.yaml", "posts to hooks.slack.com and PagerDuty: NotifyCrashTest and the notify"
-          + " module's tests run the receivers against local stand-ins",
-      "(cd probes/srt-bridge && npm ci)", "./knockwatch test runs it before any test (need_test_packages)",
-      "mkdir -p var/logs var/rsyslog", "ShipperFirstRunTest runs it verbatim (the real rsyslog as rsyslogd) beside"
-          + " up --raw-topic, then the \"Try it\" block, and awaits both alerts",
-      "mkdir -p var/logs/ci-runner-2", "DiscoverJourneyTest runs it verbatim beside up, after \"Try it\"",
-      "./knockwatch allowlist suggest", "DiscoverJourneyTest runs it verbatim and checks the narrow list it prints");
+  static final Map<String, String> ELSEWHERE = Map.ofEntries(
+      Map.entry("./knockwatch up ", "FirstRunTest runs up as this block does; ./knockwatch test is this suite"),
+      Map.entry("mkdir -p var/logs/ci-runner-1", "FirstRunTest runs it verbatim beside the up it started, and awaits both alerts"),
+      Map.entry("./knockwatch topics --bootstrap-servers kafka-1.corp:9093", "your company's Kafka: SecuredKafkaTest runs the four" + " commands on a SASL_SSL broker with the documented ACLs"),
+      Map.entry("cp alert-rules/receivers.example.yaml", "posts to hooks.slack.com and PagerDuty: NotifyCrashTest and the notify" + " module's tests run the receivers against local stand-ins"),
+      Map.entry("(cd probes/srt-bridge && npm ci)", "./knockwatch test runs it before any test (need_test_packages)"),
+      Map.entry("mkdir -p var/logs var/rsyslog", "ShipperFirstRunTest runs it verbatim (the real rsyslog as rsyslogd) beside" + " up --raw-topic, then the \"Try it\" block, and awaits both alerts"),
+      Map.entry("mkdir -p var/logs/ci-runner-2", "DiscoverJourneyTest runs it verbatim beside up, after \"Try it\""),
+      Map.entry("./knockwatch allowlist suggest", "DiscoverJourneyTest runs it verbatim and checks the narrow list it prints"),
+      Map.entry("mkdir -p var/kernel", "NetfilterJourneyTest runs it verbatim, then up --sources var/netfilter.yaml"),
+      Map.entry("sysctl -n net.netfilter.nf_log_all_netns", "NetfilterJourneyTest runs it verbatim as root (nftables,"
+          + " ulogd2) beside up --sources, and awaits both agents' alerts"),
+      Map.entry("kill \"$(cat var/kernel/dmesg.pid)\"", "NetfilterJourneyTest runs it verbatim after the alerts,"
+          + " and checks the namespace and the switch are back"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 
