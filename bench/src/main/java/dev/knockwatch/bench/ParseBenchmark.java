@@ -1,10 +1,17 @@
 package dev.knockwatch.bench;
 
+import dev.knockwatch.events.config.KeyValues;
+import dev.knockwatch.events.config.YamlFile;
+import dev.knockwatch.ingest.Formats;
+import dev.knockwatch.ingest.spi.FileOptions;
+import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.spi.Parsed;
+import dev.knockwatch.ingest.spi.SourceFormat;
 import dev.knockwatch.ingest.spi.SourceLine;
 import dev.knockwatch.ingest.formats.squid.SquidAccessLogParser;
 import dev.knockwatch.ingest.formats.srt.SrtViolationParser;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -37,7 +44,19 @@ public class ParseBenchmark extends OneThread {
     }
   }
 
+  static final String KMSG = "4,377,1257394565,-;agent-egress-deny: IN= OUT=lo SRC=10.77.0.1 DST=10.77.0.2 LEN=60 TOS=0x00"
+      + " PREC=0x00 TTL=64 ID=40627 DF PROTO=TCP SPT=35252 DPT=443 WINDOW=65495 RES=0x00 SYN URGP=0 UID=65534 GID=65534 ";
+  static final String ULOGD = "{\"timestamp\": \"2026-12-06T04:35:35.909181\", \"dvc\": \"Netfilter\", \"raw.pktlen\": 60,"
+      + " \"raw.pktcount\": 1, \"oob.prefix\": \"agent-egress-deny: \", \"oob.time.sec\": 1796531735, \"oob.time.usec\": 909181,"
+      + " \"oob.mark\": 0, \"oob.ifindex_out\": 1, \"oob.hook\": 3, \"oob.family\": 2, \"oob.protocol\": 2048,"
+      + " \"oob.uid\": 65534, \"oob.gid\": 65534, \"action\": \"blocked\", \"ip.protocol\": 6, \"ip.tos\": 0, \"ip.ttl\": 64,"
+      + " \"ip.totlen\": 60, \"ip.ihl\": 5, \"ip.csum\": 60179, \"ip.id\": 15116, \"ip.fragoff\": 16384, \"src_port\": 40764,"
+      + " \"dest_port\": 8443, \"tcp.seq\": 4290920193, \"tcp.ackseq\": 0, \"tcp.window\": 65495, \"tcp.syn\": 1,"
+      + " \"oob.in\": \"\", \"oob.out\": \"lo\", \"src_ip\": \"10.77.0.1\", \"dest_ip\": \"10.77.0.2\"}";
+
   final SrtViolationParser srt = new SrtViolationParser();
+  /** The netfilter format through the registry, as a source of it is read: its prefixes and its agents. */
+  final LineParser netfilter = netfilter();
   final SquidAccessLogParser squid = new SquidAccessLogParser();
   long offset;
 
@@ -66,6 +85,25 @@ public class ParseBenchmark extends OneThread {
     for (int i = 0; i < COMMANDS.length; i++) {
       COMMANDS[i] = "curl -s https://example.com:443/path?token=SECRET" + i;
     }
+  }
+
+  private static LineParser netfilter() {
+    SourceFormat f = Formats.named("netfilter").orElseThrow();
+    KeyValues with = KeyValues.of(new YamlFile("bench", new ArrayList<>()).parse("prefixes: [\"agent-egress-deny: \"]\n"
+        + "agents: [{uid: \"65534\", agent: sandbox-runner-1}]\n").orElseThrow(), "bench", f.keys()).orElseThrow();
+    return f.parser(new FileOptions(with, "kernel/kernel.log", "kernel", other -> false));
+  }
+
+  /** A kernel LOG line as /dev/kmsg gives it. */
+  @Benchmark
+  public Parsed netfilterKmsgLine() {
+    return netfilter.parse(new SourceLine("kernel/kernel.log", offset++, KMSG, null, null, "h", NOW));
+  }
+
+  /** A ulogd2 JSON record of NFLOG. */
+  @Benchmark
+  public Parsed netfilterUlogdRecord() {
+    return netfilter.parse(new SourceLine("kernel/ulogd.json", offset++, ULOGD, null, null, "h", NOW));
   }
 
   @Benchmark
