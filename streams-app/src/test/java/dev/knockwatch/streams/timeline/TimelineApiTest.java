@@ -420,7 +420,11 @@ class TimelineApiTest {
     assertThat(get(api, "/api/commands/" + id(1), "wrong").statusCode()).isEqualTo(401);
     HttpResponse<String> malformed = get(api, "/api/commands/short", TOKEN);
     assertThat(malformed.statusCode()).isEqualTo(400);
-    assertThat(Json.MAPPER.readTree(malformed.body()).get("error").asText()).startsWith("not a command id: ");
+    assertThat(Json.MAPPER.readTree(malformed.body()).get("error").asText())
+        .startsWith("not a command id, nor an agent's or session's key: ");
+    // a wall's refusals that name no command are kept under their agent's key: found there, and nothing else is
+    assertThat(get(api, "/api/commands/agent:ci-runner-9", TOKEN).statusCode()).isEqualTo(404);
+    assertThat(get(api, "/api/commands/agent:..%2Fx", TOKEN).statusCode()).isEqualTo(400);
     await(api, "/api/commands/" + id(0));
     HttpResponse<String> unknown = get(api, "/api/commands/UnknownUnknownUnknown0", TOKEN);
     assertThat(unknown.statusCode()).isEqualTo(404);
