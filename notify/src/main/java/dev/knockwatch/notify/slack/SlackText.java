@@ -30,7 +30,9 @@ public final class SlackText {
       return "-";
     }
     String clean = Sanitize.text(text, Integer.MAX_VALUE); // control and bidi characters become spaces
-    return escape(truncate(defang(clean), max));
+    // cut before defanging too: the pattern is tried at every start of a long word, so its time grows
+    // with the square of what it reads, and only the first max characters are ever sent
+    return escape(truncate(defang(truncate(clean, max)), max));
   }
 
   /** Slack's three escapes: {@code &amp;}, {@code &lt;}, {@code &gt;}. */
