@@ -158,6 +158,25 @@ class KnockwatchTest {
     assertThat(r.err()).isEqualTo("knockwatch: unknown --type nope (known: " + dev.knockwatch.ingest.Formats.names() + ")" + System.lineSeparator());
   }
 
+  /** A kernel LOG line and a ulogd2 record: the refusal, with the agent the --with mapping names, and no command. */
+  @Test
+  void parseReadsTheKernelsAndUlogdsRefusalsWithTheMappedAgent(@TempDir Path dir) throws IOException {
+    Path samples = Path.of("../ingest/src/test/resources/dev/knockwatch/ingest/formats/netfilter/samples");
+    for (String sample : List.of("linux-6.18.44-nft-1.0.6-log-devkmsg-raw.txt",
+        "ulogd2-2.0.8-json-group1-egress-boolean_label.log")) {
+      Path file = Files.copy(samples.resolve(sample), dir.resolve(sample));
+      Run r = run("parse", "--type", "netfilter", "--with", "prefixes=[\"agent-egress-deny: \"]",
+          "--with", "agents=[{uid: \"65534\", agent: sandbox-runner-1}]", file.toString());
+      assertThat(r.code()).isZero();
+      assertThat(r.out().lines().toList()).as(sample).isNotEmpty().allSatisfy(l -> assertThat(l)
+          .contains("\"agentId\":\"sandbox-runner-1\"", "\"source\":\"netfilter\"", "\"commandUnknown\":true")
+          .doesNotContain("\"commandId\""));
+    }
+    // without a mapping, the format says what it needs
+    assertThat(run("parse", "--type", "netfilter", dir.resolve("linux-6.18.44-nft-1.0.6-log-devkmsg-raw.txt").toString())
+        .err()).contains("prefixes is missing", "agents is missing");
+  }
+
   @Test
   void parseReadsJsonThroughAMapping(@TempDir Path dir) throws IOException {
     Path file = Files.writeString(dir.resolve("envoy.json"),
