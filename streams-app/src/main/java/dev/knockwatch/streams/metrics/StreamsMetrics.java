@@ -112,7 +112,7 @@ public final class StreamsMetrics {
     }
   }
 
-  /** An enum constant as its wire name ("srt-violation", "cloud-metadata"), "none" for null. */
+  /** An enum constant as its wire name ("cloud-metadata", "filesystem"), "none" for null. */
   public static String label(Enum<?> v) {
     return v == null ? "none" : v.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
