@@ -1,4 +1,4 @@
-package dev.knockwatch.ingest.formats.claudecode;
+package dev.knockwatch.ingest.formats.toolcall;
 
 import dev.knockwatch.events.AddressClass;
 import dev.knockwatch.events.HostClassifier;

@@ -1,4 +1,4 @@
-package dev.knockwatch.ingest.formats.claudecode;
+package dev.knockwatch.ingest.formats.toolcall;
 
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -10,15 +10,15 @@ import java.util.regex.Pattern;
  * direct dial. Each yields what it names; the line is the agent's, so nothing here trusts it
  * beyond what it says (docs/TRUST.md: a command can print any of these).
  */
-final class OutputWords {
+public final class OutputWords {
 
   private OutputWords() {}
 
   /** A file refusal: the path as printed (maybe relative), and its errno's name. */
-  record FileRefusal(String path, String errno, String words) {}
+  public record FileRefusal(String path, String errno, String words) {}
 
   /** A network refusal: the target as printed (host, host:port or URL; null when the line names none). */
-  record NetRefusal(String target, String action, String reason) {}
+  public record NetRefusal(String target, String action, String reason) {}
 
   private static final String WORDS = "(Read-only file system|Permission denied|Operation not permitted)";
   /** {@code touch: cannot touch '/p': Read-only file system}, {@code mkdir: cannot create directory ‘/p’: ...}. */
@@ -37,7 +37,7 @@ final class OutputWords {
   /** Node's proxy agents: {@code tunneling socket could not be established, statusCode=403}. */
   private static final Pattern NODE_TUNNEL = Pattern.compile("(?d)tunneling socket could not be established, (?:statusCode|cause)=(40[37])");
 
-  static Optional<FileRefusal> file(String line) {
+  public static Optional<FileRefusal> file(String line) {
     Matcher m;
     if ((m = QUOTED.matcher(line)).matches() || (m = PLAIN.matcher(line)).matches()) {
       return Optional.of(new FileRefusal(m.group(1), errno(m.group(2)), m.group(2)));
@@ -49,13 +49,13 @@ final class OutputWords {
   }
 
   /** What wget fetches, when {@code line} starts a wget attempt. */
-  static Optional<String> wgetStart(String line) {
+  public static Optional<String> wgetStart(String line) {
     Matcher m = WGET_START.matcher(line);
     return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
   }
 
   /** @param wgetUrl the URL wget last started on (null: none) */
-  static Optional<NetRefusal> network(String line, String wgetUrl) {
+  public static Optional<NetRefusal> network(String line, String wgetUrl) {
     Matcher m;
     if ((m = CURL_CONNECT.matcher(line)).matches()) {
       String host = m.group(1);
