@@ -63,17 +63,23 @@ public record ViolationEvent(
   public static final String EVIDENCE_SANDBOX = "sandbox-record";
 
   /**
-   * Not refusals but a harness's record of a call that asked to run outside the sandbox (Claude
-   * Code's {@code dangerouslyDisableSandbox}, kind {@code process}): the request ({@value}), and the
-   * same call's end when nothing in its output shows the sandbox answered for it
-   * ({@link #SANDBOX_OFF_UNANSWERED}). Only the {@code sandbox-escape} rule reads them.
+   * Not refusals but a harness's record of the sandbox itself (kind {@code process}): a call that
+   * asked to run outside it (Claude Code's {@code dangerouslyDisableSandbox}, Codex's
+   * {@code require_escalated}: {@value}); the same call's end when nothing in its output shows the
+   * sandbox answered for it ({@link #SANDBOX_OFF_UNANSWERED}); such a request approved, so that the
+   * call ran outside ({@link #SANDBOX_OFF_APPROVED}, who approved in the reason); and a sandbox that
+   * could not start at all ({@link #SANDBOX_UNAVAILABLE}). Only the {@code sandbox-escape} and
+   * {@code sandbox-unavailable} rules read them.
    */
   public static final String SANDBOX_OFF_REQUEST = "sandbox-off-request";
   public static final String SANDBOX_OFF_UNANSWERED = "sandbox-off-unanswered";
+  public static final String SANDBOX_OFF_APPROVED = "sandbox-off-approved";
+  public static final String SANDBOX_UNAVAILABLE = "sandbox-unavailable";
 
-  /** Whether this is such a record of a sandbox-off request, not a refusal. */
+  /** Whether this is such a record of the sandbox itself, not a refusal. */
   public boolean sandboxOff() {
-    return kind == Kind.PROCESS && (SANDBOX_OFF_REQUEST.equals(action) || SANDBOX_OFF_UNANSWERED.equals(action));
+    return kind == Kind.PROCESS && (SANDBOX_OFF_REQUEST.equals(action) || SANDBOX_OFF_UNANSWERED.equals(action)
+        || SANDBOX_OFF_APPROVED.equals(action) || SANDBOX_UNAVAILABLE.equals(action));
   }
   public static final String EVIDENCE_OUTPUT = "output";
   public static final String EVIDENCE_COMMAND = "command-text";

@@ -52,6 +52,9 @@ public final class FormatsReference {
       if (by.isEmpty()) {
         by.add("its source's `type` only");
       }
+      if (f.telemetry() != null) {
+        by.add("OpenTelemetry: " + f.telemetry().readsDoc() + " (the OTLP endpoint, `otlp` files)");
+      }
       b.append("| `").append(f.wireName()).append("` | ").append(cell(String.join("; ", by))).append(" | ")
           .append(f.perCommand() ? "one command's (or session's) lines" : "a shared log's").append(" | ")
           .append(cell(f.summary())).append(" |\n");
@@ -65,9 +68,23 @@ public final class FormatsReference {
     b.append("| `blank` | every format | nothing but white space (except where a format reads it: a raw response's end of"
         + " headers) |\n");
     Map<String, List<String>> formatsOf = new LinkedHashMap<>();
+    java.util.Set<String> readersSkips = new java.util.HashSet<>();
+    for (SourceFormat f : Formats.all()) {
+      if (f.telemetry() != null) {
+        f.telemetry().skips().forEach(s -> readersSkips.add(f.wireName() + ": " + s.what()));
+      }
+    }
     for (SourceFormat f : Formats.all()) {
       for (SourceFormat.Skip s : f.skips()) {
-        formatsOf.computeIfAbsent(s.reason() + "\u0000" + s.what(), k -> new ArrayList<>()).add(f.wireName());
+        if (!readersSkips.contains(s.what())) { // a reader's skip, passed on by the OTLP files: listed as its reader's
+          formatsOf.computeIfAbsent(s.reason() + "\u0000" + s.what(), k -> new ArrayList<>()).add(f.wireName());
+        }
+      }
+      if (f.telemetry() != null) {
+        for (SourceFormat.Skip s : f.telemetry().skips()) {
+          formatsOf.computeIfAbsent(s.reason() + "\u0000" + s.what(), k -> new ArrayList<>())
+              .add(f.wireName() + " (OpenTelemetry)");
+        }
       }
     }
     formatsOf.forEach((key, formats) -> {

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class IngestAgent implements Runnable, AutoCloseable {
 
-  public static final int MAX_LINE_BYTES = 64 * 1024;
+  public static final int MAX_LINE_BYTES = SourceFormat.DEFAULT_MAX_LINE_BYTES;
   static final int MAX_REJECTED_LINE_CHARS = 8192;
   private static final int BATCH = 5_000;
   /** Batches handed to Kafka and not yet answered, at most: 20,000 lines' events in memory. */
@@ -474,8 +474,8 @@ public final class IngestAgent implements Runnable, AutoCloseable {
     Instant ingestedAt = clock.instant();
     Parsed parsed = sender.outcome(run.parser(), run.ctx(), run.sourceLabel(), line, ingestedAt);
     if (parsed instanceof Parsed.Rejected r && line.truncated()) {
-      parsed = Parsed.rejected(Rejection.LINE_TOO_LONG, "line is longer than " + MAX_LINE_BYTES
-          + " bytes, and its start and end, kept, do not parse: " + r.reason());
+      parsed = Parsed.rejected(Rejection.LINE_TOO_LONG, "line is longer than "
+          + (run.ctx().format() == null ? MAX_LINE_BYTES : run.ctx().format().maxLineBytes()) + " bytes, and its start and end, kept, do not parse: " + r.reason());
     }
     run.published()[0] += sender.send(parsed, line, ingestedAt, sourceLabel, run.ctx().source(), run.out());
   }

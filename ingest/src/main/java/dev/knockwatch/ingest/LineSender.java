@@ -46,10 +46,25 @@ final class LineSender {
 
   /** What a line's outcome sends: its events, or its rejected line (with a notice when it was a refusal); returns the events sent. */
   int send(Parsed parsed, TailedLine line, Instant ingestedAt, String sourceLabel, String source, List<Outgoing> out) {
+    return send(parsed, line, ingestedAt, sourceLabel, source, out, true);
+  }
+
+  private int send(Parsed parsed, TailedLine line, Instant ingestedAt, String sourceLabel, String source,
+      List<Outgoing> out, boolean whole) {
     int prepared = 0;
     if (parsed instanceof Parsed.Rejected r) {
-      reject(out, line, sourceLabel, r.code(), r.reason());
+      reject(out, line, line.text(), sourceLabel, r.code(), r.reason());
       unattributed(out, line, ingestedAt, sourceLabel, r.code(), source, r.at(), r.identity());
+    } else if (parsed instanceof Parsed.Several several) {
+      // each record of the line as a line of its own; a rejected one keeps the record, not the whole line
+      for (Parsed.Part part : several.parts()) {
+        if (part.outcome() instanceof Parsed.Rejected r) {
+          reject(out, line, part.record() == null ? line.text() : part.record(), sourceLabel, r.code(), r.reason());
+          unattributed(out, line, ingestedAt, sourceLabel, r.code(), source, r.at(), r.identity());
+        } else {
+          prepared += send(part.outcome(), line, ingestedAt, sourceLabel, source, out, false);
+        }
+      }
     } else if (parsed instanceof Parsed.Skipped s) {
       IngestMetrics.SKIPPED.labels(sourceLabel, s.reason()).inc();
     } else if (parsed instanceof Parsed.Events ev) {
@@ -57,7 +72,9 @@ final class LineSender {
         prepared += prepare(e, line, ingestedAt, sourceLabel, out) ? 1 : 0;
       }
     }
-    outcomes.line(line, parsed);
+    if (whole) {
+      outcomes.line(line, parsed);
+    }
     return prepared;
   }
 
@@ -100,7 +117,7 @@ final class LineSender {
         : CommandId.problem(e.commandId());
     if (idProblem.isPresent()) {
       Rejection code = Rejection.forCommandId(e.commandId());
-      reject(out, line, sourceLabel, code, idProblem.get());
+      reject(out, line, line.text(), sourceLabel, code, idProblem.get());
       unattributed(out, line, ingestedAt, sourceLabel, code, e.source(), e.timeSource() == null ? e.observedAt() : null,
           null);
       return false;
@@ -112,7 +129,7 @@ final class LineSender {
       out.add(sink.prepare(Sanitize.event(e)));
       return true;
     } catch (RuntimeException x) { // no field of it can cause this; should a bug, the line is kept
-      reject(out, line, sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
+      reject(out, line, line.text(), sourceLabel, Rejection.UNPUBLISHABLE, "its event could not be written: "
           + Sanitize.text(String.valueOf(x.getMessage()), 200));
       return false;
     }
@@ -161,9 +178,10 @@ final class LineSender {
     }
   }
 
-  private void reject(List<Outgoing> out, TailedLine line, String sourceLabel, Rejection code, String reason) {
+  private void reject(List<Outgoing> out, TailedLine line, String text, String sourceLabel, Rejection code,
+      String reason) {
     IngestMetrics.REJECTED.labels(sourceLabel, code.code()).inc();
     out.add(new Outgoing.Rejected(new RejectedLine(line.file(), line.offset(), ingestHost, code.code(), reason,
-        Redactor.safe(line.text(), IngestAgent.MAX_REJECTED_LINE_CHARS), clock.instant())));
+        Redactor.safe(text, IngestAgent.MAX_REJECTED_LINE_CHARS), clock.instant())));
   }
 }

@@ -43,7 +43,8 @@ public final class LogLayout {
   public static Feed logDirectoryFeed(Path root, Predicate<Path> only, Path checkpointFile) {
     FileTailer tailer = new FileTailer(root,
         p -> Formats.ofFileName(p.getFileName().toString()).isPresent() && only.test(p),
-        checkpointFile, IngestAgent.MAX_LINE_BYTES);
+        checkpointFile, rel -> Formats.ofFileName(fileName(rel)).map(SourceFormat::maxLineBytes)
+            .orElse(IngestAgent.MAX_LINE_BYTES));
     Function<String, FileContext> context = cached(rel -> contextOf(rel, records -> Files.exists(root.resolve(records))));
     return new Feed(tailer, context, "");
   }
@@ -67,7 +68,7 @@ public final class LogLayout {
   /** An agent that reads every file under {@code root} as {@code format}, whatever its name, with these parsers. */
   public static IngestAgent forFormat(Path root, Predicate<Path> only, SourceFormat format, Supplier<LineParser> parsers,
       EventSink sink, String ingestHost) {
-    FileTailer tailer = new FileTailer(root, only, null, IngestAgent.MAX_LINE_BYTES);
+    FileTailer tailer = new FileTailer(root, only, null, format.maxLineBytes());
     Function<String, FileContext> context =
         cached(rel -> new FileContext(format, parsers, agentIdOf(rel), Formats.stem(format, fileName(rel))));
     return new IngestAgent(List.of(new Feed(tailer, context, "")), sink, ingestHost, Clock.systemUTC(), Duration.ZERO);

@@ -89,6 +89,10 @@ class FormatSamplesTest {
         sink, "sample-host").wholeFiles().untimedFromFiles().observing((line, parsed) -> {
           if (parsed instanceof Parsed.Skipped k) {
             skipped.computeIfAbsent(line.offset(), o -> new ArrayList<>()).add(k.reason());
+          } else if (parsed instanceof Parsed.Several several) { // a line of records: each record's skip
+            several.parts().stream().filter(part -> part.outcome() instanceof Parsed.Skipped)
+                .forEach(part -> skipped.computeIfAbsent(line.offset(), o -> new ArrayList<>())
+                    .add(((Parsed.Skipped) part.outcome()).reason()));
           }
         });
     try (agent) {

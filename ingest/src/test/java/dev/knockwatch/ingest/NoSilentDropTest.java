@@ -88,17 +88,25 @@ class NoSilentDropTest {
       }
       assertThat(at).as("%s: every byte read", f.getKey()).isEqualTo(f.getValue().length);
       for (Outcome o : lines.values().stream().flatMap(List::stream).toList()) {
-        if (o.parsed() instanceof Parsed.Events e) {
-          assertThat(e.events()).as("%s:%d yields events, so at least one", f.getKey(), o.line().offset()).isNotEmpty();
-          events += e.events().size();
-        } else if (o.parsed() instanceof Parsed.Rejected r) {
-          assertThat(r.code()).isNotNull();
-          assertThat(r.reason()).isNotBlank();
-          rejected++;
-        } else {
-          String reason = ((Parsed.Skipped) o.parsed()).reason();
-          assertThat(declared).as("%s:%d skipped as '%s', a reason %s declares", f.getKey(), o.line().offset(), reason,
-              format.wireName()).contains(reason);
+        List<Parsed> each = o.parsed() instanceof Parsed.Several several
+            ? several.parts().stream().map(Parsed.Part::outcome).toList() : List.of(o.parsed());
+        if (o.parsed() instanceof Parsed.Several several) {
+          assertThat(several.parts()).as("%s:%d holds records, so at least one", f.getKey(), o.line().offset())
+              .isNotEmpty();
+        }
+        for (Parsed p : each) {
+          if (p instanceof Parsed.Events e) {
+            assertThat(e.events()).as("%s:%d yields events, so at least one", f.getKey(), o.line().offset()).isNotEmpty();
+            events += e.events().size();
+          } else if (p instanceof Parsed.Rejected r) {
+            assertThat(r.code()).isNotNull();
+            assertThat(r.reason()).isNotBlank();
+            rejected++;
+          } else {
+            String reason = ((Parsed.Skipped) p).reason();
+            assertThat(declared).as("%s:%d skipped as '%s', a reason %s declares", f.getKey(), o.line().offset(), reason,
+                format.wireName()).contains(reason);
+          }
         }
       }
     }

@@ -148,7 +148,7 @@ public final class SourcesConfig {
     String path = common.get(PATH);
     FileTailer tailer = new FileTailer(t.root(), p -> t.matches(t.root().relativize(p).toString().replace('\\', '/')),
         checkpointDir.resolve("checkpoints-" + Hashes.sha256Hex(t.root() + "|" + path, 6) + ".json"),
-        IngestAgent.MAX_LINE_BYTES);
+        type != null ? type.maxLineBytes() : IngestAgent.MAX_LINE_BYTES);
     Function<String, FileContext> context = LogLayout.cached(r -> {
       Map<String, String> fromPath = t.fields(r);
       SourceFormat ft = type != null ? type : detect(t.root().resolve(r)).orElse(null);

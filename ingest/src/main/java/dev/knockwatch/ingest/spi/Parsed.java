@@ -29,6 +29,15 @@ public sealed interface Parsed {
    */
   record Skipped(String reason) implements Parsed {}
 
+  /**
+   * A line that holds several records (an OTLP export: one request a line): each record's outcome,
+   * with the record as text for the rejected line it may become.
+   */
+  record Several(List<Part> parts) implements Parsed {}
+
+  /** One record's outcome, and the record as text ({@code Several}). */
+  record Part(Parsed outcome, String record) {}
+
   static Parsed of(ViolationEvent event) {
     return new Events(List.of(event));
   }

@@ -84,4 +84,25 @@ public interface SourceFormat extends EventSource {
   String yields();
 
   Trust trust();
+
+  /**
+   * The OpenTelemetry log records this format reads: which ({@code reads}, in words for the
+   * formats' table as {@code readsDoc}), a reader per exporter, and why a record it reads may be
+   * skipped. A format that reads no telemetry has none (null).
+   */
+  record Telemetry(java.util.function.Predicate<TelemetryRecord> reads, String readsDoc,
+      java.util.function.Supplier<TelemetryReader> reader, List<Skip> skips) {}
+
+  /** The longest line ingest reads whole: a longer one keeps its start and end, and is rejected. */
+  int DEFAULT_MAX_LINE_BYTES = 64 * 1024;
+
+  /** The longest line of this format ingest reads whole (an OTLP export's line is a whole request). */
+  default int maxLineBytes() {
+    return DEFAULT_MAX_LINE_BYTES;
+  }
+
+  /** The telemetry this format reads, or null: the OTLP endpoint and OTLP files hand it its records. */
+  default Telemetry telemetry() {
+    return null;
+  }
 }

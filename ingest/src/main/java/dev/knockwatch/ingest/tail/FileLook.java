@@ -25,7 +25,10 @@ final class FileLook {
   private static final Logger log = LoggerFactory.getLogger(FileTailer.class);
   private static final int CHUNK = 64 * 1024;
 
-  private final LineSplitter splitter;
+  /** A file's bound on a line, by its path relative to the root (a format's: an OTLP export's lines are long). */
+  private final java.util.function.ToIntFunction<String> maxLineBytes;
+  /** One splitter per bound, made when a file of it is first read. */
+  private final java.util.Map<Integer, LineSplitter> splitters = new java.util.HashMap<>();
   private final byte[] chunk = new byte[CHUNK];
   private final Duration partialFlushAfter;
   /** The files are finished (parse, replay): a last line without its newline is read at once. */
@@ -35,8 +38,8 @@ final class FileLook {
   /** The id name of the file being read (set by the read that starts it). */
   private String readingIdName;
 
-  FileLook(int maxLineBytes, Duration partialFlushAfter) {
-    this.splitter = new LineSplitter(maxLineBytes);
+  FileLook(java.util.function.ToIntFunction<String> maxLineBytes, Duration partialFlushAfter) {
+    this.maxLineBytes = maxLineBytes;
     this.partialFlushAfter = partialFlushAfter;
   }
 
@@ -100,7 +103,7 @@ final class FileLook {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ch.position(state.position);
       ByteBuffer buf = ByteBuffer.wrap(chunk);
-      LineSplitter split = splitter;
+      LineSplitter split = splitters.computeIfAbsent(maxLineBytes.applyAsInt(rel), LineSplitter::new);
       split.start(state.position, state.discarding);
       LineSplitter.Lines lines = (start, end, bytes, from, length, cut) ->
           out.add(TailedLine.decode(rel, start, end, bytes, from, length, cut, modifiedAt,

@@ -75,6 +75,12 @@ public final class FileTailer {
    * @param maxLineBytes longer lines are returned cut, flagged {@code truncated}
    */
   public FileTailer(Path root, Predicate<Path> matches, Path checkpointFile, int maxLineBytes) {
+    this(root, matches, checkpointFile, rel -> maxLineBytes, DEFAULT_PARTIAL_FLUSH);
+  }
+
+  /** @param maxLineBytes each file's bound, by its path relative to the root */
+  public FileTailer(Path root, Predicate<Path> matches, Path checkpointFile,
+      java.util.function.ToIntFunction<String> maxLineBytes) {
     this(root, matches, checkpointFile, maxLineBytes, DEFAULT_PARTIAL_FLUSH);
   }
 
@@ -83,6 +89,11 @@ public final class FileTailer {
    *     grown for this long (a writer that died mid-line); until then it waits for its newline
    */
   public FileTailer(Path root, Predicate<Path> matches, Path checkpointFile, int maxLineBytes, Duration partialFlushAfter) {
+    this(root, matches, checkpointFile, rel -> maxLineBytes, partialFlushAfter);
+  }
+
+  public FileTailer(Path root, Predicate<Path> matches, Path checkpointFile,
+      java.util.function.ToIntFunction<String> maxLineBytes, Duration partialFlushAfter) {
     this.look = new FileLook(maxLineBytes, partialFlushAfter);
     this.root = root;
     this.walk = new TreeWalk(root);

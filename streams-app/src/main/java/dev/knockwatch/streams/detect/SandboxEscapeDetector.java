@@ -17,11 +17,12 @@ import java.time.Duration;
 
 /**
  * {@code sandbox-escape}: a call that asked to run outside the sandbox (Claude Code's
- * {@code dangerouslyDisableSandbox}, ingest's {@code sandbox-off-request}) pages; it is critical
- * when a refusal of the same task (the rule's grain) came before it within {@code within}: a model
- * that was told no and reached for the way around the wall. A call that asked, and whose output
- * then showed no mark of the sandbox ({@code sandbox-off-unanswered}: it may have run outside),
- * is critical, as an alert of its own. Its slice is the key's last refusal time, dropped after
+ * {@code dangerouslyDisableSandbox}, Codex's {@code require_escalated}; ingest's
+ * {@code sandbox-off-request}) pages; it is critical when a refusal of the same task (the rule's
+ * grain) came before it within {@code within}: a model that was told no and reached for the way
+ * around the wall. A call that asked and was let out ({@code sandbox-off-approved}: it ran outside,
+ * who let it out in its reason), and one whose output then showed no mark of the sandbox
+ * ({@code sandbox-off-unanswered}: it may have run outside), are critical, each an alert of its own. Its slice is the key's last refusal time, dropped after
  * {@code within} of stream time.
  */
 public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEscapeDetector.Settings, Long> {
@@ -33,8 +34,9 @@ public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEsc
 
   @Override
   public Spec spec() {
-    return Spec.of("sandbox-escape", "a call that asked to run outside the sandbox (`dangerouslyDisableSandbox`);"
-        + " critical within `within` after a refusal, or when its output shows no mark of the sandbox", WITHIN,
+    return Spec.of("sandbox-escape", "a call that asked to run outside the sandbox (`dangerouslyDisableSandbox`,"
+        + " `require_escalated`); critical within `within` after a refusal, when it was let out, or when its output"
+        + " shows no mark of the sandbox", WITHIN,
         Grain.PER).reading(Reads.REFUSALS_AND_SANDBOX_REQUESTS);
   }
 
@@ -75,12 +77,20 @@ public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEsc
       // a refusal: what a later request to leave the sandbox follows
       return refused == null || ts > refused ? Long.valueOf(ts) : refused;
     }
+    if (ViolationEvent.SANDBOX_UNAVAILABLE.equals(e.action())) {
+      return refused; // a broken sandbox is sandbox-unavailable's
+    }
     Instant at = Instant.ofEpochMilli(ts);
     String fingerprint;
     Rule judged;
     String summary;
     String noun = rule.nounOf(key, e);
-    if (ViolationEvent.SANDBOX_OFF_UNANSWERED.equals(e.action())) {
+    if (ViolationEvent.SANDBOX_OFF_APPROVED.equals(e.action())) {
+      fingerprint = Alert.fingerprintOf(rule.id() + ":approved", key);
+      judged = rule.withSeverity(Alert.Severity.CRITICAL);
+      summary = "a call of the " + noun + " asked to run outside the sandbox and was let out: it ran outside"
+          + (e.reason() == null ? "" : " (" + e.reason() + ")");
+    } else if (ViolationEvent.SANDBOX_OFF_UNANSWERED.equals(e.action())) {
       fingerprint = Alert.fingerprintOf(rule.id() + ":unanswered", key);
       judged = rule.withSeverity(Alert.Severity.CRITICAL);
       summary = "a call of the " + noun + " asked to run outside the sandbox, and nothing in its output shows the"
@@ -89,11 +99,19 @@ public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEsc
       boolean after = refused != null && ts >= refused && ts - refused <= s.within().toMillis();
       fingerprint = Alert.fingerprintOf(rule.id(), key);
       judged = after ? rule.withSeverity(Alert.Severity.CRITICAL) : rule;
-      summary = "a call of the " + noun + " asked to run outside the sandbox (dangerouslyDisableSandbox)"
+      summary = "a call of the " + noun + " asked to run outside the sandbox (" + flag(e) + ")"
           + (after ? ", " + (ts - refused) / 1000 + " s after the sandbox refused the " + noun : "");
     }
     hits.accept(new Hit(judged, fingerprint, rule.commandOf(key, e), e.agentId(), seen.role(), null, null, e.source(),
         at, at, e.eventId() == null ? List.of() : List.of(e.eventId()), 1, null, null, summary, null));
     return refused;
+  }
+
+  private static final java.util.regex.Pattern FLAG = java.util.regex.Pattern.compile("\\(([A-Za-z_]{1,40})\\)");
+
+  /** The harness's word for the request, as ingest wrote it in the reason ({@code dangerouslyDisableSandbox}, {@code require_escalated}). */
+  static String flag(ViolationEvent e) {
+    java.util.regex.Matcher m = e.reason() == null ? null : FLAG.matcher(e.reason());
+    return m != null && m.find() ? m.group(1) : "dangerouslyDisableSandbox";
   }
 }

@@ -12,6 +12,7 @@ import dev.knockwatch.streams.detect.CountDetector;
 import dev.knockwatch.streams.detect.FsGuardDetector;
 import dev.knockwatch.streams.detect.IdentityConflictDetector;
 import dev.knockwatch.streams.detect.IngestRejectsDetector;
+import dev.knockwatch.streams.detect.SandboxUnavailableDetector;
 import dev.knockwatch.streams.detect.WallBreachDetector;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,17 +37,21 @@ class PolicyLoaderTest {
     Policy p = PolicyLoader.load(Path.of("../alert-rules"));
     assertThat(p.rules()).extracting(Rule::id)
         .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard",
-            "sandbox-escape", "identity-conflict", "ingest-rejects", "wall-breach", "scanning", "write-attempt");
+            "sandbox-escape", "identity-conflict", "ingest-rejects", "wall-breach", "scanning", "write-attempt",
+            "sandbox-unavailable");
     assertThat(p.rules().get(0)).usingRecursiveComparison().ignoringFields("match").isEqualTo(
         CountDetector.rule("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)).per(Grain.TASK));
-    // every refusal rule groups per task: a harness's retries are new tool calls (issue 44)
+    // every refusal rule groups per task: a harness's retries are new tool calls; a broken sandbox is the session's
     assertThat(p.rules()).filteredOn(r -> !r.is(WallBreachDetector.Settings.class) && !r.is(IdentityConflictDetector.Settings.class)
-        && !r.is(IngestRejectsDetector.Settings.class)).extracting(Rule::per).containsOnly(Grain.TASK);
+        && !r.is(IngestRejectsDetector.Settings.class) && !r.is(SandboxUnavailableDetector.Settings.class))
+        .extracting(Rule::per).containsOnly(Grain.TASK);
+    assertThat(p.rules()).filteredOn(r -> r.is(SandboxUnavailableDetector.Settings.class)).extracting(Rule::per)
+        .containsExactly(Grain.SESSION);
     assertThat(p.roleOf("claude-code")).isEqualTo("coding-assistant");
     // the guard probes' expected refusals page no one; only wall-breach reads the guard's results, and
     // a line claiming another identity pages whoever it came from (docs/TRUST.md)
     assertThat(p.rules()).filteredOn(r -> !r.is(WallBreachDetector.Settings.class) && !r.is(IdentityConflictDetector.Settings.class)
-            && !r.is(IngestRejectsDetector.Settings.class))
+            && !r.is(IngestRejectsDetector.Settings.class) && !r.is(SandboxUnavailableDetector.Settings.class))
         .allSatisfy(r -> assertThat(r.match().except().roles()).containsExactly("guard-probe"));
     assertThat(p.rules().get(6).match().except()).isNull();
     assertThat(p.rules().get(6).severity()).isEqualTo(Severity.PAGE);
@@ -76,7 +81,7 @@ class PolicyLoaderTest {
         rules + ":4: rule retry: window \"5x\" is not a duration (like 30s, 5m, 1h)",
         rules + ":5: rule retry: threshold must be a whole number of at least 1, not \"0\"",
         rules + ":6: rule retry: duplicate id (first at line 2)",
-        rules + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape, write-attempt",
+        rules + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape, write-attempt, sandbox-unavailable",
         rules + ":13: rule sensitive: \"threshold\" is a key of count and value-count rules, not of address-class rules",
         rules + ":12: rule sensitive: \"intranet\" is not an address class (public, private, loopback, link-local, "
             + "cloud-metadata, unspecified, multicast, broadcast, cgnat, reserved, this-host, deny-listed, listed, "

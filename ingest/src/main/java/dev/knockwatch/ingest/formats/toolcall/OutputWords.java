@@ -34,6 +34,13 @@ public final class OutputWords {
   private static final Pattern WGET_REFUSED = Pattern.compile("(?d)^(?:Proxy tunneling failed: (.{0,100})|.*ERROR (40[37]): (.{0,100}))$");
   /** Python (urllib3/requests): {@code HTTPSConnectionPool(host='x', port=443): ... Tunnel connection failed: 403 Forbidden}. */
   private static final Pattern PYTHON_TUNNEL = Pattern.compile("(?d)host='([^']{1,253})', port=(\\d{1,5}).{0,2000}?Tunnel connection failed: (40[37][^'\")]{0,60})");
+  /**
+   * Codex's word for a call its network proxy refused, appended to the output (also inside its
+   * {@code ProcessFailed} message, where the quotes are escaped): {@code Network access to
+   * "evil.example" was blocked: domain is not on the allowlist for the current sandbox mode.}
+   */
+  private static final Pattern CODEX_BLOCKED = Pattern.compile(
+      "(?d)Network access to \\\\?\"([^\"\\\\\\s]{1,300})\\\\?\" was blocked: ([^\"\\\\]{0,200})");
   /** Node's proxy agents: {@code tunneling socket could not be established, statusCode=403}. */
   private static final Pattern NODE_TUNNEL = Pattern.compile("(?d)tunneling socket could not be established, (?:statusCode|cause)=(40[37])");
 
@@ -69,6 +76,10 @@ public final class OutputWords {
     if ((m = PYTHON_TUNNEL.matcher(line)).find()) {
       return Optional.of(new NetRefusal(m.group(1) + ":" + m.group(2), "http-connect",
           "tunnel connection failed: " + m.group(3).strip()));
+    }
+    if ((m = CODEX_BLOCKED.matcher(line)).find()) {
+      return Optional.of(new NetRefusal(m.group(1), "network-outbound", "blocked by the network proxy: "
+          + m.group(2).strip()));
     }
     if ((m = NODE_TUNNEL.matcher(line)).find()) {
       return Optional.of(new NetRefusal(null, "http-connect", "tunneling socket could not be established: " + m.group(1)));
