@@ -57,11 +57,21 @@ final class IngestCommand implements Callable<Integer> {
       description = "With --raw-topic: the consumer group the instances share the partitions in (default: ${DEFAULT-VALUE}).")
   String rawGroup;
 
+  @Option(names = "--codex-home", paramLabel = "[AGENT=]DIR",
+      description = "Also read the session rollouts of this Codex CLI home (DIR/sessions/**/rollout-*.jsonl) as AGENT's"
+          + " (default agent: codex); repeatable.")
+  List<String> codexHomes;
+
+  @Mixin OtlpOptions otlp;
+
   @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_METRICS_PORT:-0}",
       description = "Serve /metrics on port N (default: ${DEFAULT-VALUE}, off; env KNOCKWATCH_METRICS_PORT).")
   int metricsPort;
 
   @Mixin MetricsEndpoint.Bind metricsBind;
+
+  /** The OTLP endpoint, when it runs. */
+  private dev.knockwatch.ingest.OtlpIngest endpoint;
 
   @Override
   public Integer call() throws Exception {
@@ -72,11 +82,14 @@ final class IngestCommand implements Callable<Integer> {
       return raw();
     }
     List<IngestAgent.Feed> feeds = null;
+    java.util.Optional<dev.knockwatch.ingest.config.OtlpConfig> otlpConfig = java.util.Optional.empty();
     if (config != null) {
       if (!Files.isRegularFile(config)) {
         throw new UsageException("config " + config + " does not exist");
       }
-      feeds = SourcesConfig.load(config, var.resolve("ingest"));
+      feeds = new java.util.ArrayList<>(SourcesConfig.load(config, var.resolve("ingest")));
+      otlpConfig = dev.knockwatch.ingest.config.OtlpConfig.load(config);
+      feeds.addAll(CodexHomes.feeds(codexHomes, var.resolve("ingest")));
     } else {
       Files.createDirectories(logs);
     }
@@ -84,14 +97,22 @@ final class IngestCommand implements Callable<Integer> {
     StageAccess.INGEST.require(cluster.bootstrapServers, cluster.clientProps());
     HTTPServer metrics = metricsPort == 0 ? null : MetricsEndpoint.start(metricsBind.address, metricsPort, false);
     KafkaEventSink sink = KafkaEventSink.create(cluster.bootstrapServers, cluster.clientProps());
-    IngestAgent agent = feeds != null
-        ? new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL)
-        : LogLayout.forLogDirectory(logs, p -> true, var.resolve("ingest").resolve("checkpoints.json"),
-            sink, Pipeline.hostName(), Pipeline.POLL_INTERVAL);
+    IngestAgent agent;
+    if (feeds != null) {
+      agent = new IngestAgent(feeds, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL);
+    } else {
+      List<IngestAgent.Feed> all = new java.util.ArrayList<>(List.of(LogLayout.logDirectoryFeed(logs, p -> true,
+          var.resolve("ingest").resolve("checkpoints.json"))));
+      all.addAll(CodexHomes.feeds(codexHomes, var.resolve("ingest")));
+      agent = new IngestAgent(all, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL);
+    }
     agent.pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
+    endpoint = otlp.start(false, var, otlpConfig, cluster.bootstrapServers, cluster.clientProps());
     return runUntilStopped(agent, sink, metrics,
         () -> String.format("%,d bytes of logs not read yet", MetricsEndpoint.sum("knockwatch_ingest_lag_bytes")),
-        "watching " + (config != null ? "the sources of " + config : logs + " (" + Formats.namesBySuffix() + ")"));
+        "watching " + (config != null ? "the sources of " + config : logs + " (" + Formats.namesBySuffix() + ")")
+            + (codexHomes == null ? "" : ", and Codex's rollouts: " + CodexHomes.describe(codexHomes))
+            + (endpoint == null ? "" : "; OTLP logs on " + endpoint.url()));
   }
 
   /** {@code --raw-topic}: the raw lines a shipper carried, instead of files. */
@@ -124,6 +145,9 @@ final class IngestCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       watch.close();
+      if (endpoint != null) {
+        endpoint.close();
+      }
       try {
         stage.close();
       } catch (Exception e) {

@@ -91,6 +91,13 @@ final class UpCommand implements Callable<Integer> {
           + " beside --logs (env KNOCKWATCH_SOURCES)."})
   Path sources;
 
+  @Option(names = "--codex-home", paramLabel = "[AGENT=]DIR",
+      description = {"Also read the session rollouts of this Codex CLI home (DIR/sessions/**/rollout-*.jsonl) as AGENT's"
+          + " (default agent: codex); repeatable."})
+  List<String> codexHomes;
+
+  @Mixin OtlpOptions otlp;
+
   @Option(names = "--fresh", description = "Wipe the broker's data, the ingest checkpoints and the streams state first (not the logs).")
   boolean fresh;
 
@@ -124,11 +131,18 @@ final class UpCommand implements Callable<Integer> {
       }
     }
     Files.createDirectories(logs);
+    if (codexHomes != null && rawTopic != null) {
+      throw new UsageException("--codex-home reads files beside --logs; with --raw-topic your shipper carries the lines");
+    }
     if (sources != null && rawTopic != null) {
       throw new UsageException("--sources reads files beside --logs; with --raw-topic your shipper carries the lines");
     }
     // checked before anything starts: every problem of the file at once, each at its line
-    List<IngestAgent.Feed> sourceFeeds = sources == null ? List.of() : SourcesConfig.load(sources, var.resolve("ingest"));
+    List<IngestAgent.Feed> sourceFeeds = new java.util.ArrayList<>(sources == null ? List.of()
+        : SourcesConfig.load(sources, var.resolve("ingest")));
+    sourceFeeds.addAll(CodexHomes.feeds(codexHomes, var.resolve("ingest")));
+    java.util.Optional<dev.knockwatch.ingest.config.OtlpConfig> otlpConfig = sources == null ? java.util.Optional.empty()
+        : dev.knockwatch.ingest.config.OtlpConfig.load(sources);
     String instanceId = InstanceId.of(var);
 
     List<AutoCloseable> running = new CopyOnWriteArrayList<>();
@@ -160,6 +174,10 @@ final class UpCommand implements Callable<Integer> {
 
     HTTPServer metrics = startMetrics();
     running.add(0, metrics::close);
+    dev.knockwatch.ingest.OtlpIngest otlpEndpoint = otlp.start(true, var, otlpConfig, bootstrap, clientProps);
+    if (otlpEndpoint != null) {
+      running.add(0, otlpEndpoint);
+    }
 
     PolicyFiles policyFiles = PolicyLoader.files(rulesOption.dir);
     PolicyPublisher.publish(bootstrap, clientProps, policyFiles);
@@ -215,7 +233,11 @@ final class UpCommand implements Callable<Integer> {
         ? "  ingest   reading the raw lines your shipper puts on " + rawTopic + " (paths under "
             + logs.toAbsolutePath().normalize() + "/<agentId>/<commandId>.<suffix>; config/shippers/)"
         : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + Formats.namesBySuffix() + ")"
-            + (sources == null ? "" : ", and the sources of " + sources));
+            + (sources == null ? "" : ", and the sources of " + sources)
+            + (codexHomes == null ? "" : ", and Codex's rollouts: " + CodexHomes.describe(codexHomes)));
+    out.println("  otlp     " + (otlpEndpoint == null ? "off (--no-otlp)" : otlpEndpoint.url() + " (OTLP/HTTP logs of "
+        + dev.knockwatch.ingest.OtlpIngest.readers() + "; a client's token in " + OtlpOptions.tokensDir(var)
+        + "/<agentId>.token, made by `knockwatch codex settings`)"));
     out.println("  rules    " + rulesOption.dir + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"
         + " watched for changes");
     out.println("  streams  " + DetectionTopology.DEFAULT_APPLICATION_ID + " (state in " + var.resolve("streams") + ")");

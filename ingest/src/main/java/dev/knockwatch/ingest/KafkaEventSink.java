@@ -77,6 +77,18 @@ public final class KafkaEventSink implements EventSink {
         VALUES));
   }
 
+  /**
+   * A publisher for the OTLP endpoint, which answers each request once Kafka has its records: its
+   * batches close after {@code lingerMs} (the exporter waits for the answer), not after the file
+   * agent's 50 ms.
+   */
+  public static KafkaEventSink forRequests(String bootstrapServers, Map<String, Object> clientProps, int lingerMs) {
+    Map<String, Object> p = producerProps(bootstrapServers, clientProps);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "knockwatch-ingest-otlp");
+    return new KafkaEventSink(new KafkaProducer<>(p, new StringSerializer(), VALUES));
+  }
+
   /** The producer's settings: idempotent, acks=all, batched and compressed for ingest's records. */
   static Map<String, Object> producerProps(String bootstrapServers, Map<String, Object> clientProps) {
     Map<String, Object> p = new HashMap<>(clientProps);

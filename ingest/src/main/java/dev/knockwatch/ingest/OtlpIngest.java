@@ -389,9 +389,11 @@ public final class OtlpIngest implements AutoCloseable {
     return String.join(", ", TelemetryFormats.all().stream().map(SourceFormat::wireName).toList());
   }
 
+  /** Stops listening, then closes its sink (the endpoint's own producer). */
   @Override
   public void close() {
     server.stop(0);
     executor.shutdownNow();
+    sink.close();
   }
 }

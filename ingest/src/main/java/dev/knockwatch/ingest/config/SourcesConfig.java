@@ -76,6 +76,9 @@ public final class SourcesConfig {
   /** The keys every source takes, whatever its format. */
   static final List<Key<?>> KEYS = List.of(PATH, TYPE, FIELDS);
 
+  /** The top level of a sources file: its files, and the OTLP endpoint's clients ({@link OtlpConfig}). */
+  static final Set<String> TOP_LEVEL = Set.of("sources", "otlp");
+
   private SourcesConfig() {}
 
   /** The feeds of {@code file}; each keeps its checkpoints in {@code checkpointDir}. */
@@ -83,10 +86,15 @@ public final class SourcesConfig {
     YamlFile yaml = new YamlFile(file);
     YamlNode root = yaml.read(file).flatMap(yaml::parse).orElse(null);
     yaml.throwIfProblems();
-    Map<String, Entry> top = root == null || !root.isMapping() ? Map.of() : root.mapping(null, Set.of("sources")).orElseThrow();
+    Map<String, Entry> top = root == null || !root.isMapping() ? Map.of() : root.mapping(null, TOP_LEVEL).orElseThrow();
     YamlNode sources = top.containsKey("sources") ? top.get("sources").value() : null;
+    if (sources == null && top.containsKey("otlp")) {
+      yaml.throwIfProblems();
+      return List.of(); // only the OTLP endpoint's clients (OtlpConfig)
+    }
     if (sources == null || !sources.isList() || sources.list("sources").isEmpty()) {
-      yaml.problem(sources == null ? 1 : sources.line(), "needs a non-empty top-level \"sources:\" list");
+      yaml.problem(sources == null ? 1 : sources.line(), "needs a non-empty top-level \"sources:\" list"
+          + " (or only an \"otlp:\" section)");
     }
     yaml.throwIfProblems();
     Path base = file.toAbsolutePath().getParent();
@@ -144,8 +152,20 @@ public final class SourcesConfig {
     if (s.file().problemCount() > before) {
       return null;
     }
-    Template t = parsed;
-    String path = common.get(PATH);
+    return feed(parsed, common.get(PATH), type, options, fields, checkpointDir);
+  }
+
+  /**
+   * The feed of the files {@code path} names under {@code base} (a glob, as a source's), each read
+   * as {@code type} with its keys' defaults and {@code fields} (its agent): a source made by a
+   * command line, not a file ({@code up --codex-home}).
+   */
+  public static Feed of(Path base, String path, SourceFormat type, Map<String, String> fields, Path checkpointDir) {
+    return feed(Template.of(base, path), path, type, KeyValues.defaults(type.keys()), Map.copyOf(fields), checkpointDir);
+  }
+
+  private static Feed feed(Template t, String path, SourceFormat type, KeyValues options, Map<String, String> fields,
+      Path checkpointDir) {
     FileTailer tailer = new FileTailer(t.root(), p -> t.matches(t.root().relativize(p).toString().replace('\\', '/')),
         checkpointDir.resolve("checkpoints-" + Hashes.sha256Hex(t.root() + "|" + path, 6) + ".json"),
         type != null ? type.maxLineBytes() : IngestAgent.MAX_LINE_BYTES);

@@ -191,6 +191,25 @@ public final class QueryApi implements AutoCloseable {
       return new Tls(server, client);
     }
 
+    /**
+     * A server's context whose clients may show a certificate, verified against {@code truststore}
+     * (the JDK's trusted certificates when null): the OTLP endpoint's, which maps a client's
+     * certificate to its agent.
+     */
+    public static SSLContext serverWithClients(Path keystore, Path truststore, char[] password)
+        throws IOException, GeneralSecurityException {
+      KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(load(keystore, password), password);
+      TrustManagerFactory trust = null;
+      if (truststore != null) {
+        trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(load(truststore, password));
+      }
+      SSLContext server = SSLContext.getInstance("TLS");
+      server.init(keys.getKeyManagers(), trust == null ? null : trust.getTrustManagers(), null);
+      return server;
+    }
+
     private static KeyStore load(Path file, char[] password) throws IOException, GeneralSecurityException {
       KeyStore ks = KeyStore.getInstance("PKCS12");
       try (InputStream in = Files.newInputStream(file)) {
