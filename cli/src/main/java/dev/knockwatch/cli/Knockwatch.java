@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Knockwatch.Version.class,
     description = "Refused-connection telemetry and alerting for AI-agent sandboxes.",
-    subcommands = {UpCommand.class, IngestCommand.class, StreamsCommand.class, NotifyCommand.class, TopicsCommand.class, ReplayCommand.class, ParseCommand.class, FormatsCommand.class, RulesCommand.class, RoutesCommand.class, ExportCommand.class, SilenceCommand.class, QueryCommand.class, AllowlistCommand.class, ProbeCommand.class, ClaudeCodeCommand.class, BenchCommand.class,
+    subcommands = {UpCommand.class, IngestCommand.class, StreamsCommand.class, NotifyCommand.class, TopicsCommand.class, ReplayCommand.class, ParseCommand.class, FormatsCommand.class, RulesCommand.class, RoutesCommand.class, ExportCommand.class, SilenceCommand.class, QueryCommand.class, AllowlistCommand.class, ProbeCommand.class, ClaudeCodeCommand.class, CodexCommand.class, BenchCommand.class,
         CommandLine.HelpCommand.class})
 public final class Knockwatch implements Callable<Integer> {
 

@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "probe", mixinStandardHelpOptions = true,
     description = "Test the wall (guard) or make controlled retry storms (limit); every probe runs in a fresh"
         + " network namespace holding only lo.",
-    subcommands = {ProbeCommand.Guard.class, ProbeCommand.Limit.class, ProbeCommand.ClaudeCodeChecks.class})
+    subcommands = {ProbeCommand.Guard.class, ProbeCommand.Limit.class, ProbeCommand.ClaudeCodeChecks.class,
+        ProbeCommand.CodexChecks.class})
 final class ProbeCommand implements Callable<Integer> {
 
   /** Exit status of {@code probe guard} when a probe that must be refused was not. */
@@ -178,6 +179,73 @@ final class ProbeCommand implements Callable<Integer> {
       if (!json) {
         out.println("settings: " + (files.isEmpty() ? "none found (Claude Code's defaults)" : files)
             + "; records and results written under " + dirs.logs.resolve(GuardRunner.AGENT_ID));
+      }
+      out.flush();
+      return exitCode(outcomes);
+    }
+  }
+
+  @Command(name = "codex", mixinStandardHelpOptions = true,
+      description = {"The wall checklist through the real Codex CLI, with your own config.toml, in a private CODEX_HOME",
+          "and HOME (no real session, key or history is touched; a local stand-in plays the model): each check one",
+          "exec_command call, every approval asked for declined.",
+          "Exit 0 when every check was walled, 3 when any was not (its result raises wall-breach), 1 when it could not run."})
+  static final class CodexChecks implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Mixin Dirs dirs;
+
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "The Codex config.toml to test (default: $CODEX_HOME/config.toml, else ~/.codex/config.toml, where it"
+            + " exists).")
+    Path config;
+
+    @Option(names = "--codex", paramLabel = "PATH", description = "The Codex CLI binary (default: the pinned build of "
+        + "probes/codex, installed with npm ci when missing).")
+    Path codex;
+
+    @Option(names = "--json", description = "One JSON object a check (probe, commandId, expected, observed, refused).")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Path file = config != null ? config : dev.knockwatch.probes.codex.CodexProbe.userConfig().orElse(null);
+      if (config != null && !Files.isRegularFile(config)) {
+        throw new UsageException("--config " + config + " is not a file");
+      }
+      java.util.Optional<dev.knockwatch.probes.codex.Codex> binary =
+          dev.knockwatch.probes.codex.Codex.locate(codex, codex == null, System.err);
+      if (binary.isEmpty()) {
+        err.println("knockwatch: probe codex cannot run: no Codex CLI binary" + (codex == null ? "" : " at " + codex)
+            + " (" + dev.knockwatch.probes.codex.Codex.HOW_TO_GET + ")");
+        return Knockwatch.FAILURE;
+      }
+      java.util.Optional<String> guard = dev.knockwatch.probes.sandbox.NetworkGuard.check();
+      if (guard.isPresent()) {
+        err.println("knockwatch: probe codex cannot run: " + guard.get());
+        return Knockwatch.FAILURE;
+      }
+      List<ProbeOutcome> outcomes;
+      try {
+        outcomes = new dev.knockwatch.probes.codex.CodexProbe(binary.get(), dirs.logs, dirs.work, Clock.systemUTC())
+            .run(file);
+      } catch (java.io.IOException e) {
+        err.println("knockwatch: probe codex could not run: " + Sanitize.text(e.getMessage(), 600));
+        return Knockwatch.FAILURE;
+      }
+      for (ProbeOutcome o : outcomes) {
+        if (json) {
+          out.println(o.toJson());
+        } else {
+          out.printf(Locale.ROOT, "%-11s %-8s expected %s; observed: %s%n", o.probe(),
+              !o.ran() ? "ERROR" : o.refused() ? "refused" : "BREACH", o.expected(), !o.ran() ? o.error() : o.observed());
+        }
+      }
+      if (!json) {
+        out.println("config: " + (file == null ? "none found (Codex's defaults)" : file)
+            + "; the session's rollout and the results written under " + dirs.logs.resolve(GuardRunner.AGENT_ID));
       }
       out.flush();
       return exitCode(outcomes);

@@ -3,7 +3,7 @@ package dev.knockwatch.probes.claudecode;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.probes.sandbox.Checkout;
-import dev.knockwatch.probes.sandbox.NetworkGuard;
+import dev.knockwatch.probes.sandbox.LoopbackRelay;
 import dev.knockwatch.probes.sandbox.Prerequisites;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  * The real Claude Code binary, run without a model: a private {@code HOME} (no real session, key
  * or history is touched), the given settings, and {@link MessagesStandIn} playing the model, so
  * that it runs a script of Bash calls in its own sandbox, with its hooks. It runs behind the
- * {@link NetworkGuard} (a network namespace holding only {@code lo}); the stand-in, in this
- * process's namespace, is reached through a Unix socket that two {@code socat}s relay.
+ * network guard (a network namespace holding only {@code lo}); the stand-in, in this process's
+ * namespace, is reached through a {@link LoopbackRelay}.
  */
 public final class ClaudeCode {
 
@@ -82,48 +82,32 @@ public final class ClaudeCode {
     Files.createDirectories(project);
     Path settingsFile = Files.createDirectories(home.resolve(".claude")).resolve("settings.json");
     Files.writeString(settingsFile, Json.MAPPER.writeValueAsString(settings));
-    Path socket = home.resolve("messages.sock");
-    Files.deleteIfExists(socket);
-    try (MessagesStandIn model = new MessagesStandIn(script)) {
-      Process relay = new ProcessBuilder("socat", "UNIX-LISTEN:" + socket + ",fork,mode=600",
-          "TCP:127.0.0.1:" + model.port()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-      try {
-        for (int i = 0; i < 100 && !Files.exists(socket); i++) {
-          Thread.sleep(20);
-        }
-        // inside the namespace: the same port on its own lo, relayed to the socket
-        String inside = "socat TCP-LISTEN:" + model.port() + ",bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:" + socket
-            + " & i=0; while ! (exec 3<>/dev/tcp/127.0.0.1/" + model.port() + ") 2>/dev/null && [ $i -lt 100 ]; do"
-            + " sleep 0.05; i=$((i+1)); done; \"$@\"; rc=$?; kill $! 2>/dev/null; exit $rc";
-        List<String> claude = new ArrayList<>(List.of("bash", "-c", inside, "knockwatch-claude-code",
-            binary.toString(), "-p", "Run the knockwatch probe's script.", "--output-format", "json"));
-        ProcessBuilder pb = new ProcessBuilder(NetworkGuard.wrap(claude)).directory(project.toFile());
-        pb.environment().keySet().removeIf(k -> k.startsWith("ANTHROPIC_") || k.startsWith("CLAUDE"));
-        pb.environment().put("HOME", home.toString());
-        pb.environment().put("ANTHROPIC_BASE_URL", model.baseUrl());
-        pb.environment().put("ANTHROPIC_API_KEY", "sk-ant-knockwatch-stand-in-not-a-key");
-        pb.environment().put("DISABLE_AUTOUPDATER", "1");
-        pb.environment().put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-        Path err = home.resolve("claude-stderr.txt");
-        Path outFile = home.resolve("claude-stdout.json");
-        Process p = pb.redirectError(err.toFile()).redirectOutput(outFile.toFile()).start();
-        p.getOutputStream().close();
-        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-          p.destroyForcibly();
-          throw new IOException("Claude Code did not finish within " + timeout.toSeconds() + " s");
-        }
-        JsonNode result = null;
-        try {
-          result = Json.MAPPER.readTree(Files.readString(outFile));
-        } catch (IOException e) {
-          // no result object: the exit status and stderr say why
-        }
-        return new Result(p.exitValue(), result, Files.readString(err));
-      } finally {
-        relay.destroy();
-        relay.waitFor(5, TimeUnit.SECONDS);
-        Files.deleteIfExists(socket);
+    try (MessagesStandIn model = new MessagesStandIn(script);
+         LoopbackRelay relay = new LoopbackRelay(home, List.of(model.port()))) {
+      List<String> claude = new ArrayList<>(List.of(binary.toString(), "-p", "Run the knockwatch probe's script.",
+          "--output-format", "json"));
+      ProcessBuilder pb = new ProcessBuilder(relay.wrap(claude)).directory(project.toFile());
+      pb.environment().keySet().removeIf(k -> k.startsWith("ANTHROPIC_") || k.startsWith("CLAUDE"));
+      pb.environment().put("HOME", home.toString());
+      pb.environment().put("ANTHROPIC_BASE_URL", model.baseUrl());
+      pb.environment().put("ANTHROPIC_API_KEY", "sk-ant-knockwatch-stand-in-not-a-key");
+      pb.environment().put("DISABLE_AUTOUPDATER", "1");
+      pb.environment().put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+      Path err = home.resolve("claude-stderr.txt");
+      Path outFile = home.resolve("claude-stdout.json");
+      Process p = pb.redirectError(err.toFile()).redirectOutput(outFile.toFile()).start();
+      p.getOutputStream().close();
+      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.destroyForcibly();
+        throw new IOException("Claude Code did not finish within " + timeout.toSeconds() + " s");
       }
+      JsonNode result = null;
+      try {
+        result = Json.MAPPER.readTree(Files.readString(outFile));
+      } catch (IOException e) {
+        // no result object: the exit status and stderr say why
+      }
+      return new Result(p.exitValue(), result, Files.readString(err));
     }
   }
 }
