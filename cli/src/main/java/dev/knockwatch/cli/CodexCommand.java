@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 /** {@code knockwatch codex settings}: what makes the Codex CLI report to knockwatch. */
 @Command(name = "codex", mixinStandardHelpOptions = true,
     description = "OpenAI's Codex CLI, watched: its OpenTelemetry to knockwatch's OTLP endpoint, its rollouts read.",
-    subcommands = {CodexCommand.Settings.class})
+    subcommands = {CodexCommand.Settings.class, CodexCommand.Demo.class})
 final class CodexCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -72,8 +72,57 @@ final class CodexCommand implements Callable<Integer> {
           : "http://127.0.0.1:" + dev.knockwatch.ingest.OtlpIngest.DEFAULT_PORT + dev.knockwatch.ingest.OtlpIngest.PATH;
       String token = CodexSettings.token(tokens, agent);
       spec.commandLine().getOut().print(CodexSettings.otel(endpoint, token, agent));
+      spec.commandLine().getOut().flush();
       spec.commandLine().getErr().println("knockwatch: the token is kept in " + tokens.resolve(agent + ".token")
           + "; run `./knockwatch up --codex-home " + agent + "=" + home + "` to read this Codex's rollouts too");
+      return Knockwatch.OK;
+    }
+  }
+
+  @Command(name = "demo", mixinStandardHelpOptions = true,
+      description = {"See a hostile Codex session page: the real Codex CLI with this Codex home's config (and its [otel]",
+          "block), a local stand-in playing a model that retries a blocked host five times, reaches for the metadata",
+          "address, --noproxy, a git hook and an escalation (codex exec), then asks to leave the sandbox twice, declined",
+          "and accepted (codex app-server). HOME and the project are private; the sessions go to the Codex home."})
+  static final class Demo implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--codex-home", paramLabel = "DIR", required = true,
+        description = "The Codex home to run with: its config.toml, and where its sessions go (up --codex-home reads them).")
+    Path codexHome;
+
+    @Option(names = "--codex", paramLabel = "PATH", description = "The Codex CLI binary (default: the pinned build of "
+        + "probes/codex, installed with npm ci when missing).")
+    Path codex;
+
+    @Option(names = "--work", paramLabel = "DIR", defaultValue = "var/probes",
+        description = "Where the private HOME and project are made (default: ${DEFAULT-VALUE}; not under /tmp).")
+    Path work;
+
+    @Override
+    public Integer call() throws Exception {
+      java.io.PrintWriter out = spec.commandLine().getOut();
+      java.util.Optional<dev.knockwatch.probes.codex.Codex> binary =
+          dev.knockwatch.probes.codex.Codex.locate(codex, codex == null, System.err);
+      if (binary.isEmpty()) {
+        spec.commandLine().getErr().println("knockwatch: codex demo cannot run: no Codex CLI binary"
+            + (codex == null ? "" : " at " + codex) + " (" + dev.knockwatch.probes.codex.Codex.HOW_TO_GET + ")");
+        return Knockwatch.FAILURE;
+      }
+      java.util.Optional<String> guard = dev.knockwatch.probes.sandbox.NetworkGuard.check();
+      if (guard.isPresent()) {
+        spec.commandLine().getErr().println("knockwatch: codex demo cannot run: " + guard.get());
+        return Knockwatch.FAILURE;
+      }
+      Path w = work.toAbsolutePath().normalize();
+      if (w.startsWith("/tmp")) {
+        throw new UsageException("--work " + work + " is under /tmp, which Codex's sandbox lets commands write");
+      }
+      List<dev.knockwatch.probes.codex.Codex.Result> results =
+          new dev.knockwatch.probes.codex.CodexDemo(binary.get()).run(codexHome, w);
+      out.println("codex exec: exit " + results.get(0).exitCode() + "; codex app-server: exit "
+          + results.get(1).exitCode() + "; sessions in " + codexHome.resolve("sessions"));
+      out.flush();
       return Knockwatch.OK;
     }
   }

@@ -78,15 +78,21 @@ final class OtlpOptions {
     OtlpIngest.Settings settings = new OtlpIngest.Settings(address, p, tls(), clients, c.maxBodyBytes(),
         c.recordsPerSecond(), c.burst());
     EventSink sink = KafkaEventSink.forRequests(bootstrap, clientProps, 5);
+    OtlpIngest otlp;
     try {
-      OtlpIngest otlp = new OtlpIngest(settings, sink, Pipeline.hostName(), Clock.systemUTC());
-      Files.writeString(endpointFile(var), otlp.url().replace("0.0.0.0", "127.0.0.1") + "\n", StandardCharsets.UTF_8);
-      return otlp;
+      otlp = new OtlpIngest(settings, sink, Pipeline.hostName(), Clock.systemUTC());
     } catch (BindException e) {
-      sink.close();
-      throw new UsageException("the OTLP endpoint cannot listen on " + address + ":" + p + " (" + e.getMessage()
-          + "): give --otlp-port another port, or --no-otlp");
+      if (port != null || fromSources.isPresent()) {
+        sink.close();
+        throw new UsageException("the OTLP endpoint cannot listen on " + address + ":" + p + " (" + e.getMessage()
+            + "): give --otlp-port another port, or --no-otlp");
+      }
+      // the default port is taken: a free one, which the banner and var/otlp/endpoint name
+      otlp = new OtlpIngest(new OtlpIngest.Settings(address, 0, settings.tls(), clients, settings.maxBodyBytes(),
+          settings.recordsPerSecond(), settings.burst()), sink, Pipeline.hostName(), Clock.systemUTC());
     }
+    Files.writeString(endpointFile(var), otlp.url().replace("0.0.0.0", "127.0.0.1") + "\n", StandardCharsets.UTF_8);
+    return otlp;
   }
 
   private javax.net.ssl.SSLContext tls() {

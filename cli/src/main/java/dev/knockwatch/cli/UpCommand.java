@@ -235,7 +235,9 @@ final class UpCommand implements Callable<Integer> {
         : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + Formats.namesBySuffix() + ")"
             + (sources == null ? "" : ", and the sources of " + sources)
             + (codexHomes == null ? "" : ", and Codex's rollouts: " + CodexHomes.describe(codexHomes)));
-    out.println("  otlp     " + (otlpEndpoint == null ? "off (--no-otlp)" : otlpEndpoint.url() + " (OTLP/HTTP logs of "
+    out.println("  otlp     " + (otlpEndpoint == null ? "off (--no-otlp)" : otlpEndpoint.url()
+        + (otlpEndpoint.port() != dev.knockwatch.ingest.OtlpIngest.DEFAULT_PORT && otlp.port == null
+            ? " (port " + dev.knockwatch.ingest.OtlpIngest.DEFAULT_PORT + " was taken)" : "") + " (OTLP/HTTP logs of "
         + dev.knockwatch.ingest.OtlpIngest.readers() + "; a client's token in " + OtlpOptions.tokensDir(var)
         + "/<agentId>.token, made by `knockwatch codex settings`)"));
     out.println("  rules    " + rulesOption.dir + " (" + Rules.describe(policy) + "); published to knockwatch.policy,"

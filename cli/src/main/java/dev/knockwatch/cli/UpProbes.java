@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The probes of {@code up}: the guard probes at start and every 10 minutes (and the Claude Code
- * checklist with the user's settings, where a {@code claude} is on the PATH), and a gentle limit
+ * checklist with the user's settings, where a {@code claude} is on the PATH, and Codex's with the
+ * user's config.toml, where a {@code codex} is), and a gentle limit
  * probe whose one command crosses the persistent-retry threshold, so a newcomer sees refusals, an
  * alert and a timeline within a minute. Everything runs on one background thread; when srt
  * cannot run here the emitter writes the demo instead, and {@code up} says so once.
@@ -92,13 +93,21 @@ final class UpProbes implements AutoCloseable {
     // the user's own Claude Code, where one is installed: its wall, with the user's settings
     claudeOnPath().ifPresent(claude -> thread.scheduleWithFixedDelay(() -> claudeCode(claude), 0,
         GUARD_EVERY.toMillis(), TimeUnit.MILLISECONDS));
+    // and the user's own Codex CLI, with the user's config.toml
+    onPath("codex").ifPresent(codex -> thread.scheduleWithFixedDelay(() -> codex(codex), 0,
+        GUARD_EVERY.toMillis(), TimeUnit.MILLISECONDS));
   }
 
   /** {@code claude} on the PATH: the user's Claude Code (the pinned build of the tests is not theirs). */
   static java.util.Optional<Path> claudeOnPath() {
+    return onPath("claude");
+  }
+
+  /** An executable of this name on the PATH. */
+  static java.util.Optional<Path> onPath(String name) {
     String path = System.getenv("PATH");
     for (String dir : path == null ? new String[0] : path.split(java.io.File.pathSeparator)) {
-      Path p = Path.of(dir.isEmpty() ? "." : dir, "claude");
+      Path p = Path.of(dir.isEmpty() ? "." : dir, name);
       if (java.nio.file.Files.isExecutable(p) && !java.nio.file.Files.isDirectory(p)) {
         return java.util.Optional.of(p);
       }
@@ -113,6 +122,17 @@ final class UpProbes implements AutoCloseable {
       say(summary("claude-code probe (" + claude + "): ", "walled", outcomes));
     } catch (Exception e) {
       say("claude-code probe did not run: " + e.getMessage());
+    }
+  }
+
+  private void codex(Path codex) {
+    try {
+      List<ProbeOutcome> outcomes = new dev.knockwatch.probes.codex.CodexProbe(new dev.knockwatch.probes.codex.Codex(codex),
+          logs, work.resolve("codex"), Clock.systemUTC()).run(dev.knockwatch.probes.codex.CodexProbe.userConfig()
+          .orElse(null));
+      say(summary("codex probe (" + codex + "): ", "walled", outcomes));
+    } catch (Exception e) {
+      say("codex probe did not run: " + e.getMessage());
     }
   }
 

@@ -90,7 +90,8 @@ final class Launched implements AutoCloseable {
       Files.copy(jar, copiedJar);
     }
     Files.setLastModifiedTime(copiedJar, FileTime.from(Instant.now()));
-    for (String installed : List.of("probes/srt-bridge/node_modules", "probes/claude-code/node_modules")) {
+    for (String installed : List.of("probes/srt-bridge/node_modules", "probes/claude-code/node_modules",
+        "probes/codex/node_modules")) {
       Path library = REPO.resolve(installed);
       if (Files.isDirectory(library)) {
         Files.createSymbolicLink(target.resolve(installed), library);

@@ -144,8 +144,11 @@ public final class Codex {
     }
   }
 
-  /** What a run left: its exit status, what it printed (exec's --json stream, app-server's transcript) and its errors. */
-  public record Result(int exitCode, String stdout, String stderr) {}
+  /**
+   * What a run left: its exit status, what it printed (exec's --json stream, app-server's
+   * transcript), its errors, and the call ids the stand-in gave the calls, in order.
+   */
+  public record Result(int exitCode, String stdout, String stderr, List<String> callIds) {}
 
   /** The overrides that make the stand-in Codex's model provider. */
   static List<String> provider(ResponsesStandIn model) {
@@ -157,10 +160,17 @@ public final class Codex {
   /** {@code codex exec --json} of one turn of {@code script}; {@code ports}: more host ports it reaches (the OTLP endpoint). */
   public Result exec(Place place, List<ResponsesStandIn.Turn> script, List<Integer> ports, Duration timeout)
       throws IOException, InterruptedException {
+    return exec(place, script, ports, timeout, List.of());
+  }
+
+  /** As {@link #exec(Place, List, List, Duration)}, with more {@code -c key=value} overrides of the config. */
+  public Result exec(Place place, List<ResponsesStandIn.Turn> script, List<Integer> ports, Duration timeout,
+      List<String> overrides) throws IOException, InterruptedException {
     try (ResponsesStandIn model = new ResponsesStandIn(script);
          LoopbackRelay relay = new LoopbackRelay(place.home().resolve(".relay"), with(ports, model.port()))) {
       List<String> argv = new ArrayList<>(List.of(binary.toString()));
       provider(model).forEach(o -> argv.addAll(List.of("-c", o)));
+      overrides.forEach(o -> argv.addAll(List.of("-c", o)));
       argv.addAll(List.of("exec", "--json", "--skip-git-repo-check", PROMPT));
       Process p = start(place, relay.wrap(argv));
       p.getOutputStream().close();
@@ -170,7 +180,7 @@ public final class Codex {
         p.destroyForcibly();
         throw new IOException("Codex did not finish within " + timeout.toSeconds() + " s");
       }
-      return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+      return new Result(p.exitValue(), Files.readString(out), Files.readString(err), model.callIds());
     }
   }
 
@@ -181,10 +191,17 @@ public final class Codex {
    */
   public Result appServer(Place place, List<ResponsesStandIn.Turn> script, List<String> decisions, List<Integer> ports,
       Duration timeout) throws IOException, InterruptedException {
+    return appServer(place, script, decisions, ports, timeout, List.of());
+  }
+
+  /** As {@link #appServer(Place, List, List, List, Duration)}, with more {@code -c key=value} overrides. */
+  public Result appServer(Place place, List<ResponsesStandIn.Turn> script, List<String> decisions, List<Integer> ports,
+      Duration timeout, List<String> overrides) throws IOException, InterruptedException {
     try (ResponsesStandIn model = new ResponsesStandIn(script);
          LoopbackRelay relay = new LoopbackRelay(place.home().resolve(".relay"), with(ports, model.port()))) {
       List<String> argv = new ArrayList<>(List.of(binary.toString()));
       provider(model).forEach(o -> argv.addAll(List.of("-c", o)));
+      overrides.forEach(o -> argv.addAll(List.of("-c", o)));
       argv.add("app-server");
       ProcessBuilder pb = builder(place, relay.wrap(argv));
       pb.redirectOutput(ProcessBuilder.Redirect.PIPE);
@@ -216,7 +233,7 @@ public final class Codex {
         }
       }
       return new Result(p.isAlive() ? -1 : p.exitValue(), transcript.toString(),
-          Files.readString(place.home().resolve("codex-stderr.txt")));
+          Files.readString(place.home().resolve("codex-stderr.txt")), model.callIds());
     }
   }
 

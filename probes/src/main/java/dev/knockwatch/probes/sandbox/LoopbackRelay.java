@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Ports of this network namespace, reached from inside the {@link NetworkGuard}'s (which holds
  * only its own {@code lo}) at the same numbers on 127.0.0.1: for each, a {@code socat} here
- * listens on a Unix socket (mode 600, in {@code dir}) and connects to the port, and
+ * listens on a Unix socket (mode 600, in {@code dir}, or in a private temporary directory where
+ * {@code dir}'s path is too long for a socket's) and connects to the port, and
  * {@link #wrap} starts its twin inside, listening on the port and connecting to the socket. What
  * runs inside reaches these ports and nothing else: a model stand-in, knockwatch's OTLP endpoint.
  */
@@ -20,9 +21,18 @@ public final class LoopbackRelay implements AutoCloseable {
   private final List<Path> sockets = new ArrayList<>();
   private final List<Process> relays = new ArrayList<>();
 
+  /** A Unix socket's path holds at most 107 bytes: a deep {@code dir} gets a short private one instead. */
+  static final int MAX_SOCKET_PATH = 100;
+
+  private final Path made;
+
   public LoopbackRelay(Path dir, List<Integer> ports) throws IOException, InterruptedException {
     this.ports = List.copyOf(ports);
     Files.createDirectories(dir);
+    this.made = dir.toAbsolutePath().toString().length() + "/relay-65535.sock".length() > MAX_SOCKET_PATH
+        ? Files.createTempDirectory("kw-relay-", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"))) : null;
+    dir = made != null ? made : dir;
     try {
       for (int port : ports) {
         Path socket = dir.resolve("relay-" + port + ".sock");
@@ -71,6 +81,13 @@ public final class LoopbackRelay implements AutoCloseable {
         Files.deleteIfExists(s);
       } catch (IOException e) {
         // a socket left in a private directory
+      }
+    }
+    if (made != null) {
+      try {
+        Files.deleteIfExists(made);
+      } catch (IOException e) {
+        // an empty private directory left behind
       }
     }
   }
