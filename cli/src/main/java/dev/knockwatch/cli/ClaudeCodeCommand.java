@@ -45,10 +45,36 @@ final class ClaudeCodeCommand implements Callable<Integer> {
         description = "The agent id the records are filed under, as roles.yaml matches it (default: ${DEFAULT-VALUE}).")
     String agent;
 
+    @Option(names = "--otel", description = "Instead of the hooks, the env block that makes Claude Code export its"
+        + " OpenTelemetry log events to up's OTLP endpoint as agent ID (a token kept under VAR/otlp/tokens/ID.token):"
+        + " the doors of each Bash command and its requests to leave the sandbox, no refusal's target.")
+    boolean otel;
+
+    @Option(names = "--var", paramLabel = "DIR", defaultValue = "${env:KNOCKWATCH_VAR:-var}",
+        description = "With --otel: up's --var, where the token is kept and up says its endpoint (default: ${DEFAULT-VALUE}).")
+    Path var;
+
     @Override
     public Integer call() throws Exception {
       if (HookSettings.agentProblem(agent).isPresent()) {
         throw new UsageException("--agent " + agent + ": " + HookSettings.agentProblem(agent).get());
+      }
+      if (otel) {
+        Path tokens = OtlpOptions.tokensDir(var.toAbsolutePath().normalize());
+        Path home = HookSettings.userHome();
+        Path cwd = Path.of("").toAbsolutePath();
+        HookSettings.reachable(tokens, home, cwd, HookSettings.settingsFiles(home, cwd)).ifPresent(why -> {
+          throw new UsageException(why);
+        });
+        Path endpointFile = OtlpOptions.endpointFile(var);
+        String endpoint = java.nio.file.Files.isRegularFile(endpointFile)
+            ? java.nio.file.Files.readString(endpointFile).strip()
+            : "http://127.0.0.1:" + dev.knockwatch.ingest.OtlpIngest.DEFAULT_PORT + dev.knockwatch.ingest.OtlpIngest.PATH;
+        String token = OtlpOptions.token(tokens, agent);
+        spec.commandLine().getOut().println(Json.MAPPER.writerWithDefaultPrettyPrinter()
+            .writeValueAsString(HookSettings.otel(endpoint, token)));
+        spec.commandLine().getOut().flush();
+        return Knockwatch.OK;
       }
       Path hookDir = Checkout.locate(null, DIR, HOOK).orElseThrow(() -> new UsageException(
           "cannot find " + DIR + "/" + HOOK + ": run from a knockwatch checkout"));

@@ -70,7 +70,7 @@ final class CodexCommand implements Callable<Integer> {
       String endpoint = Files.isRegularFile(endpointFile)
           ? Files.readString(endpointFile, StandardCharsets.UTF_8).strip()
           : "http://127.0.0.1:" + dev.knockwatch.ingest.OtlpIngest.DEFAULT_PORT + dev.knockwatch.ingest.OtlpIngest.PATH;
-      String token = CodexSettings.token(tokens, agent);
+      String token = OtlpOptions.token(tokens, agent);
       spec.commandLine().getOut().print(CodexSettings.otel(endpoint, token, agent));
       spec.commandLine().getOut().flush();
       spec.commandLine().getErr().println("knockwatch: the token is kept in " + tokens.resolve(agent + ".token")

@@ -62,6 +62,11 @@ final class IngestCommand implements Callable<Integer> {
           + " (default agent: codex); repeatable.")
   List<String> codexHomes;
 
+  @Option(names = "--claude-projects", paramLabel = "[AGENT=]DIR",
+      description = {"Also read Claude Code's session transcripts under DIR (its ~/.claude/projects: DIR/**/*.jsonl) as"
+          + " AGENT's (default agent: claude-code): no hook needed; repeatable."})
+  List<String> claudeProjects;
+
   @Mixin OtlpOptions otlp;
 
   @Option(names = "--metrics-port", paramLabel = "N", defaultValue = "${env:KNOCKWATCH_METRICS_PORT:-0}",
@@ -89,7 +94,7 @@ final class IngestCommand implements Callable<Integer> {
       }
       feeds = new java.util.ArrayList<>(SourcesConfig.load(config, var.resolve("ingest")));
       otlpConfig = dev.knockwatch.ingest.config.OtlpConfig.load(config);
-      feeds.addAll(CodexHomes.feeds(codexHomes, var.resolve("ingest")));
+      feeds.addAll(HarnessDirs.feeds(codexHomes, claudeProjects, var.resolve("ingest")));
     } else {
       Files.createDirectories(logs);
     }
@@ -103,7 +108,7 @@ final class IngestCommand implements Callable<Integer> {
     } else {
       List<IngestAgent.Feed> all = new java.util.ArrayList<>(List.of(LogLayout.logDirectoryFeed(logs, p -> true,
           var.resolve("ingest").resolve("checkpoints.json"))));
-      all.addAll(CodexHomes.feeds(codexHomes, var.resolve("ingest")));
+      all.addAll(HarnessDirs.feeds(codexHomes, claudeProjects, var.resolve("ingest")));
       agent = new IngestAgent(all, sink, Pipeline.hostName(), Clock.systemUTC(), Pipeline.POLL_INTERVAL);
     }
     agent.pacePerCommand(IngestAgent.PER_COMMAND_LINES_PER_SECOND);
@@ -111,7 +116,7 @@ final class IngestCommand implements Callable<Integer> {
     return runUntilStopped(agent, sink, metrics,
         () -> String.format("%,d bytes of logs not read yet", MetricsEndpoint.sum("knockwatch_ingest_lag_bytes")),
         "watching " + (config != null ? "the sources of " + config : logs + " (" + Formats.namesBySuffix() + ")")
-            + (codexHomes == null ? "" : ", and Codex's rollouts: " + CodexHomes.describe(codexHomes))
+            + HarnessDirs.CODEX.describe(codexHomes) + HarnessDirs.CLAUDE.describe(claudeProjects)
             + (endpoint == null ? "" : "; OTLP logs on " + endpoint.url()));
   }
 

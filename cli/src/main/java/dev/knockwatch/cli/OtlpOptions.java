@@ -53,6 +53,28 @@ final class OtlpOptions {
     return var.resolve("otlp").resolve("tokens");
   }
 
+  /** The agent's token: the one under {@code tokens} when there is one, else a new one written there. */
+  static String token(Path tokens, String agent) throws IOException {
+    dev.knockwatch.events.AgentId.problem(agent).ifPresent(p -> {
+      throw new UsageException("the agent " + p);
+    });
+    Files.createDirectories(tokens);
+    Path file = tokens.resolve(agent + ".token");
+    if (Files.isRegularFile(file)) {
+      String t = Files.readString(file, StandardCharsets.UTF_8).strip();
+      if (t.length() >= 16) {
+        return t;
+      }
+    }
+    byte[] b = new byte[32];
+    new java.security.SecureRandom().nextBytes(b);
+    String t = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    Files.deleteIfExists(file);
+    Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, t + "\n", StandardCharsets.UTF_8);
+    return t;
+  }
+
   /** Where {@code up} writes its endpoint's URL, for {@code codex settings} to print. */
   static Path endpointFile(Path var) {
     return var.resolve("otlp").resolve("endpoint");

@@ -96,6 +96,11 @@ final class UpCommand implements Callable<Integer> {
           + " (default agent: codex); repeatable."})
   List<String> codexHomes;
 
+  @Option(names = "--claude-projects", paramLabel = "[AGENT=]DIR",
+      description = {"Also read Claude Code's session transcripts under DIR (its ~/.claude/projects: DIR/**/*.jsonl) as"
+          + " AGENT's (default agent: claude-code): no hook needed; repeatable."})
+  List<String> claudeProjects;
+
   @Mixin OtlpOptions otlp;
 
   @Option(names = "--fresh", description = "Wipe the broker's data, the ingest checkpoints and the streams state first (not the logs).")
@@ -131,8 +136,9 @@ final class UpCommand implements Callable<Integer> {
       }
     }
     Files.createDirectories(logs);
-    if (codexHomes != null && rawTopic != null) {
-      throw new UsageException("--codex-home reads files beside --logs; with --raw-topic your shipper carries the lines");
+    if ((codexHomes != null || claudeProjects != null) && rawTopic != null) {
+      throw new UsageException("--codex-home and --claude-projects read files beside --logs; with --raw-topic your"
+          + " shipper carries the lines");
     }
     if (sources != null && rawTopic != null) {
       throw new UsageException("--sources reads files beside --logs; with --raw-topic your shipper carries the lines");
@@ -140,7 +146,7 @@ final class UpCommand implements Callable<Integer> {
     // checked before anything starts: every problem of the file at once, each at its line
     List<IngestAgent.Feed> sourceFeeds = new java.util.ArrayList<>(sources == null ? List.of()
         : SourcesConfig.load(sources, var.resolve("ingest")));
-    sourceFeeds.addAll(CodexHomes.feeds(codexHomes, var.resolve("ingest")));
+    sourceFeeds.addAll(HarnessDirs.feeds(codexHomes, claudeProjects, var.resolve("ingest")));
     java.util.Optional<dev.knockwatch.ingest.config.OtlpConfig> otlpConfig = sources == null ? java.util.Optional.empty()
         : dev.knockwatch.ingest.config.OtlpConfig.load(sources);
     String instanceId = InstanceId.of(var);
@@ -234,7 +240,7 @@ final class UpCommand implements Callable<Integer> {
             + logs.toAbsolutePath().normalize() + "/<agentId>/<commandId>.<suffix>; config/shippers/)"
         : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + Formats.namesBySuffix() + ")"
             + (sources == null ? "" : ", and the sources of " + sources)
-            + (codexHomes == null ? "" : ", and Codex's rollouts: " + CodexHomes.describe(codexHomes)));
+            + HarnessDirs.CODEX.describe(codexHomes) + HarnessDirs.CLAUDE.describe(claudeProjects));
     out.println("  otlp     " + (otlpEndpoint == null ? "off (--no-otlp)" : otlpEndpoint.url()
         + (otlpEndpoint.port() != dev.knockwatch.ingest.OtlpIngest.DEFAULT_PORT && otlp.port == null
             ? " (port " + dev.knockwatch.ingest.OtlpIngest.DEFAULT_PORT + " was taken)" : "") + " (OTLP/HTTP logs of "

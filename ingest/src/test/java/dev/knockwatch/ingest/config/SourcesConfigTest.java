@@ -97,7 +97,7 @@ class SourcesConfigTest {
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: a\n    fields: {role: ci}\n"), dir))
         .hasMessage(f + ":3: source 1: fields: unknown field \"role\" (known: agentId, commandId)");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources: []\n"), dir))
-        .hasMessage(f + ":1: needs a non-empty top-level \"sources:\" list");
+        .hasMessage(f + ":1: needs a non-empty top-level \"sources:\" list (or only an \"otlp:\" section)");
     assertThatThrownBy(() -> SourcesConfig.load(config("sources:\n  - path: logs/{user}/x.log\n"), dir))
         .hasMessage(f + ":2: source 1: path logs/{user}/x.log: only {agentId} and {commandId} can stand in a path");
   }

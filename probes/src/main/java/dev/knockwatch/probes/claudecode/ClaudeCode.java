@@ -78,12 +78,18 @@ public final class ClaudeCode {
    */
   public Result run(Path home, Path project, JsonNode settings, List<MessagesStandIn.BashCall> script, Duration timeout)
       throws IOException, InterruptedException {
+    return run(home, project, settings, script, timeout, List.of());
+  }
+
+  /** As {@link #run(Path, Path, JsonNode, List, Duration)}, reaching {@code ports} of this host too (the OTLP endpoint). */
+  public Result run(Path home, Path project, JsonNode settings, List<MessagesStandIn.BashCall> script, Duration timeout,
+      List<Integer> ports) throws IOException, InterruptedException {
     Files.createDirectories(home);
     Files.createDirectories(project);
     Path settingsFile = Files.createDirectories(home.resolve(".claude")).resolve("settings.json");
     Files.writeString(settingsFile, Json.MAPPER.writeValueAsString(settings));
     try (MessagesStandIn model = new MessagesStandIn(script);
-         LoopbackRelay relay = new LoopbackRelay(home, List.of(model.port()))) {
+         LoopbackRelay relay = new LoopbackRelay(home, with(ports, model.port()))) {
       List<String> claude = new ArrayList<>(List.of(binary.toString(), "-p", "Run the knockwatch probe's script.",
           "--output-format", "json"));
       ProcessBuilder pb = new ProcessBuilder(relay.wrap(claude)).directory(project.toFile());
@@ -109,5 +115,11 @@ public final class ClaudeCode {
       }
       return new Result(p.exitValue(), result, Files.readString(err));
     }
+  }
+
+  private static List<Integer> with(List<Integer> ports, int model) {
+    List<Integer> all = new ArrayList<>(ports);
+    all.add(model);
+    return all;
   }
 }

@@ -48,6 +48,21 @@ public final class HookSettings {
     return root;
   }
 
+  /**
+   * {@code {"env": {...}}}: what makes Claude Code export its OpenTelemetry log events to
+   * {@code endpoint} (OTLP/HTTP protobuf, with the agent's bearer token), each Bash call's
+   * {@code tool_parameters} included ({@code OTEL_LOG_TOOL_DETAILS}), every second; no metrics.
+   */
+  public static ObjectNode otel(String endpoint, String token) {
+    ObjectNode root = Json.MAPPER.createObjectNode();
+    root.putObject("env").put("CLAUDE_CODE_ENABLE_TELEMETRY", "1").put("OTEL_LOGS_EXPORTER", "otlp")
+        .put("OTEL_METRICS_EXPORTER", "none").put("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "http/protobuf")
+        .put("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", endpoint)
+        .put("OTEL_EXPORTER_OTLP_LOGS_HEADERS", "Authorization=Bearer " + token)
+        .put("OTEL_LOG_TOOL_DETAILS", "1").put("OTEL_LOGS_EXPORT_INTERVAL", "1000");
+    return root;
+  }
+
   /** What is wrong with {@code agent} as the directory's name under the log root, if anything. */
   public static Optional<String> agentProblem(String agent) {
     return AgentId.problem(agent);

@@ -1,14 +1,10 @@
 package dev.knockwatch.probes.codex;
 
-import dev.knockwatch.events.AgentId;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,28 +19,6 @@ import java.util.Optional;
 public final class CodexSettings {
 
   private CodexSettings() {}
-
-  /** The agent's token: the one under {@code tokens} when there is one, else a new one written there. */
-  public static String token(Path tokens, String agent) throws IOException {
-    AgentId.problem(agent).ifPresent(p -> {
-      throw new IllegalArgumentException("the agent " + p);
-    });
-    Files.createDirectories(tokens);
-    Path file = tokens.resolve(agent + ".token");
-    if (Files.isRegularFile(file)) {
-      String t = Files.readString(file, StandardCharsets.UTF_8).strip();
-      if (t.length() >= 16) {
-        return t;
-      }
-    }
-    byte[] b = new byte[32];
-    new SecureRandom().nextBytes(b);
-    String t = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-    Files.deleteIfExists(file);
-    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(file, t + "\n", StandardCharsets.UTF_8);
-    return t;
-  }
 
   /** The {@code [otel]} block: Codex's log events to {@code endpoint}, as binary OTLP, with the agent's token. */
   public static String otel(String endpoint, String token, String agent) {

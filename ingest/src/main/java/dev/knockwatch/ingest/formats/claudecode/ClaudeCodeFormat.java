@@ -52,6 +52,17 @@ public final class ClaudeCodeFormat implements SourceFormat {
   }
 
   @Override
+  public Telemetry telemetry() {
+    return new Telemetry(ClaudeCodeTelemetry::reads, "`claude_code.tool_decision` and `claude_code.tool_result` of"
+        + " `service.name` `claude-code` (with `OTEL_LOG_TOOL_DETAILS=1`: their `tool_parameters`)",
+        ClaudeCodeTelemetry::new, List.of(
+            new Skip("other-tool", "a decision or result of another tool than `Bash`"),
+            new Skip("no-details", "a decision or result without `tool_parameters` (`OTEL_LOG_TOOL_DETAILS` unset): it names"
+                + " no command"),
+            new Skip("no-door", "a decision or result whose command names no door and asks for no escape")));
+  }
+
+  @Override
   public String yields() {
     return "one event per target and tool call, whichever evidence saw it first (marked `evidence`): `command-text`,"
         + " the doors a `PreToolUse`'s command names (IP literals in any form, cloud-metadata names, URL shorteners, a"
@@ -60,7 +71,9 @@ public final class ClaudeCodeFormat implements SourceFormat {
         + " (everything proxy-403 reads, `curl: (7) Failed to connect`, wget's and Python's refused tunnels, Node's"
         + " `tunneling socket could not be established`, and `Read-only file system` / `Permission denied` / `Operation"
         + " not permitted` with the path, joined to the call's `cwd`). A refusal with no known target is dropped when"
-        + " its call has one with a target";
+        + " its call has one with a target. From its OpenTelemetry (`claude-code settings --otel`): the doors of"
+        + " `tool_parameters.full_command` and a `dangerouslyDisableSandbox` request, never a refusal's target (no event"
+        + " carries the sandbox's violations, the exit code or the output)";
   }
 
   @Override

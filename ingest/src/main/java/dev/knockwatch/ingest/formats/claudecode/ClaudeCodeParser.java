@@ -92,7 +92,7 @@ public final class ClaudeCodeParser implements LineParser {
     ToolCall call = new ToolCall(src, as.commandId(), b -> as.applyTo(b).source(ClaudeCodeFormat.NAME).identityConflict(null)
         .sessionId(session).taskId(task).commandText(commandText),
         counted.computeIfAbsent(toolUseId, k -> new HashSet<>()),
-        (key, index) -> EventIds.of(src.idName(), src.offset(), index));
+        ToolCall.Ids.of(ClaudeCodeFormat.NAME, as.agentId(), session, toolUseId));
     boolean offRequested = input.path("dangerouslyDisableSandbox").asBoolean(false);
     if (pre && offRequested) {
       call.add(ViolationEvent.EVIDENCE_COMMAND, "escape:request", b -> b.kind(Kind.PROCESS).action(SANDBOX_OFF_REQUEST)

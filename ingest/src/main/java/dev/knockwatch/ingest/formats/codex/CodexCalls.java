@@ -72,17 +72,28 @@ final class CodexCalls {
 
   /** The events of one record of {@code call}: its agent, command, thread as session, turn as task. */
   static ToolCall toolCall(SourceLine where, Attribution.Attributed who, CodexThreads.Thread t, CodexThreads.Call c) {
+    return toolCall(where, who, t, c, null);
+  }
+
+  /** As above, the events at {@code at}: the record's own time (null: none). */
+  static ToolCall toolCall(SourceLine where, Attribution.Attributed who, CodexThreads.Thread t, CodexThreads.Call c,
+      java.time.Instant at) {
     String session = Attribution.grainId(t.id);
     String commandText = c.command == null ? null : Redactor.safe(c.command, Sanitize.MAX_COMMAND_CHARS);
     String agent = who.agentId();
-    return new ToolCall(where, c.commandId, b -> b.agentId(agent).commandId(c.commandId).source(CodexFormat.NAME)
-        .sessionId(session).taskId(c.turn).commandText(commandText),
-        c.counted, (key, index) -> id(agent, t.id, c.callId + "/" + key));
+    return new ToolCall(where, c.commandId, b -> {
+      b.agentId(agent).commandId(c.commandId).source(CodexFormat.NAME).sessionId(session).taskId(c.turn)
+          .commandText(commandText);
+      if (at != null) {
+        b.observedAt(at);
+      }
+    },
+        c.counted, ToolCall.Ids.of(CodexFormat.NAME, agent, t.id, c.callId));
   }
 
-  /** An event id of the thread, from what it is about (never where it was read). */
+  /** An event id of the thread that no call names (a proxy refusal counted at the turn), from what it is about. */
   static String id(String agent, String thread, String about) {
-    return EventIds.of("codex/" + (agent == null ? "-" : agent) + "/" + thread + "/" + about, 0, 0);
+    return ToolCall.Ids.of(CodexFormat.NAME, agent, thread, "-").of(about, 0);
   }
 
   /** The call's command text and its request to leave the sandbox, as the model gave them. */

@@ -92,7 +92,7 @@ final class CodexTelemetry implements TelemetryReader {
     c.command = a.command() != null ? a.command() : c.command;
     c.escalated |= a.escalated();
     c.justification = a.justification() != null ? a.justification() : c.justification;
-    ToolCall call = CodexCalls.toolCall(where, (Attribution.Attributed) who, t, c);
+    ToolCall call = CodexCalls.toolCall(where, (Attribution.Attributed) who, t, c, r.time());
     CodexCalls.arguments(call, c);
     boolean unavailable = CodexCalls.output(call, t, r.attribute("output"));
     claimUntied(t, c, call);
@@ -154,7 +154,7 @@ final class CodexTelemetry implements TelemetryReader {
       if (who instanceof Attribution.Refused no) {
         return no.parsed();
       }
-      ToolCall call = CodexCalls.toolCall(where, (Attribution.Attributed) who, t, c);
+      ToolCall call = CodexCalls.toolCall(where, (Attribution.Attributed) who, t, c, r.time());
       call.add(ViolationEvent.EVIDENCE_SANDBOX, "net:" + (p.knownHost() ? p.host() : "?"), p::fill);
       return call.events().isEmpty() ? Parsed.skipped("no-refusal") : new Parsed.Events(call.events());
     }
@@ -172,7 +172,7 @@ final class CodexTelemetry implements TelemetryReader {
     }
     ViolationEvent.Builder b = where.newEvent().eventId(CodexCalls.id(where.agentIdFromPath(), t.id,
         "execution/" + execution + "/" + p.host())).commandUnknown(true).source(CodexFormat.NAME)
-        .sessionId(t.id).taskId(t.turn).evidence(ViolationEvent.EVIDENCE_SANDBOX);
+        .sessionId(t.id).taskId(t.turn).evidence(ViolationEvent.EVIDENCE_SANDBOX).observedAt(r.time());
     p.fill(b);
     return Parsed.of(b.build());
   }

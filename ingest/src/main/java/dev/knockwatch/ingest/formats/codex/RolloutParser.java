@@ -67,6 +67,7 @@ final class RolloutParser implements LineParser {
       return Parsed.rejected(Rejection.UNPARSEABLE, "a rollout line before its session_meta, in a file whose name"
           + " names no thread");
     }
+    java.time.Instant at = time(root.path("timestamp").asText(null));
     switch (type + " " + kind) {
       case "turn_context " -> {
         t.cwd = text(p, "cwd") != null ? text(p, "cwd") : t.cwd;
@@ -77,16 +78,16 @@ final class RolloutParser implements LineParser {
         return Parsed.skipped("turn");
       }
       case "response_item function_call", "response_item custom_tool_call" -> {
-        return call(src, t, p);
+        return call(src, t, p, at);
       }
       case "event_msg item_completed" -> {
         JsonNode item = p.path("item");
-        return "CommandExecution".equals(item.path("type").asText()) ? execution(src, t, item)
+        return "CommandExecution".equals(item.path("type").asText()) ? execution(src, t, item, at)
             : Parsed.skipped("other-record");
       }
       case "response_item function_call_output", "response_item custom_tool_call_output" -> {
         return output(src, t, text(p, "call_id"), p.path("output").isTextual() ? p.path("output").asText()
-            : p.path("output").toString());
+            : p.path("output").toString(), at);
       }
       default -> {
         return Parsed.skipped("other-record");
@@ -102,7 +103,7 @@ final class RolloutParser implements LineParser {
   }
 
   /** A call the model made: its command's doors, and its request to leave the sandbox. */
-  private Parsed call(SourceLine src, CodexThreads.Thread t, JsonNode p) {
+  private Parsed call(SourceLine src, CodexThreads.Thread t, JsonNode p, java.time.Instant at) {
     String callId = text(p, "call_id");
     if (callId == null) {
       return Parsed.rejected(Rejection.MISSING_COMMAND_ID, "a function_call with no call_id");
@@ -113,18 +114,18 @@ final class RolloutParser implements LineParser {
     c.command = a.command();
     c.escalated = a.escalated();
     c.justification = a.justification();
-    return events(src, t, c, call -> CodexCalls.arguments(call, c), "no-door");
+    return events(src, t, c, at, call -> CodexCalls.arguments(call, c), "no-door");
   }
 
   /** The command ran: its whole output, and, when it had asked to leave the sandbox, that it was let out. */
-  private Parsed execution(SourceLine src, CodexThreads.Thread t, JsonNode item) {
+  private Parsed execution(SourceLine src, CodexThreads.Thread t, JsonNode item, java.time.Instant at) {
     String callId = text(item, "id");
     if (callId == null) {
       return Parsed.rejected(Rejection.MISSING_COMMAND_ID, "a CommandExecution with no id");
     }
     CodexThreads.Call c = t.call(callId);
     String output = item.path("aggregated_output").asText("");
-    return events(src, t, c, call -> {
+    return events(src, t, c, at, call -> {
       CodexCalls.output(call, t, output);
       if (c.escalated) {
         CodexCalls.approved(call, ViolationEvent.EVIDENCE_OUTPUT,
@@ -134,23 +135,35 @@ final class RolloutParser implements LineParser {
   }
 
   /** What the model was told of the call: its output, or Codex's refusal of it. */
-  private Parsed output(SourceLine src, CodexThreads.Thread t, String callId, String output) {
+  private Parsed output(SourceLine src, CodexThreads.Thread t, String callId, String output, java.time.Instant at) {
     if (callId == null) {
       return Parsed.rejected(Rejection.MISSING_COMMAND_ID, "a function_call_output with no call_id");
     }
     CodexThreads.Call c = t.call(callId);
-    return events(src, t, c, call -> CodexCalls.output(call, t, output), "no-refusal");
+    return events(src, t, c, at, call -> CodexCalls.output(call, t, output), "no-refusal");
   }
 
-  private static Parsed events(SourceLine src, CodexThreads.Thread t, CodexThreads.Call c,
+  private static Parsed events(SourceLine src, CodexThreads.Thread t, CodexThreads.Call c, java.time.Instant at,
       java.util.function.Consumer<ToolCall> read, String none) {
     Attribution.Result who = Attribution.of(src.agentIdFromPath(), c.commandId, null, null);
     if (who instanceof Attribution.Refused no) {
       return no.parsed();
     }
-    ToolCall call = CodexCalls.toolCall(src, (Attribution.Attributed) who, t, c);
+    ToolCall call = CodexCalls.toolCall(src, (Attribution.Attributed) who, t, c, at);
     read.accept(call);
     return call.events().isEmpty() ? Parsed.skipped(none) : new Parsed.Events(call.events());
+  }
+
+  /** A line's {@code timestamp}; null when none, {@link SourceLine#UNREADABLE_TIME} when it is no time. */
+  private static java.time.Instant time(String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return java.time.Instant.parse(text);
+    } catch (java.time.format.DateTimeParseException e) {
+      return SourceLine.UNREADABLE_TIME;
+    }
   }
 
   private static String text(JsonNode n, String field) {

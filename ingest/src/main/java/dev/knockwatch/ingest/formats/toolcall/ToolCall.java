@@ -42,6 +42,18 @@ public final class ToolCall {
   @FunctionalInterface
   public interface Ids {
     String of(String key, int index);
+
+    /**
+     * Ids of what an event is about, never where it was read: the harness, agent, session and call
+     * (its {@code call} here), then the target's key. The same refusal read from a harness's
+     * several records (a hook's, its telemetry's, its transcript's) is one id, which detection
+     * counts once.
+     */
+    static Ids of(String harness, String agent, String session, String call) {
+      String prefix = harness + "/" + (agent == null ? "-" : agent) + "/" + (session == null ? "-" : session) + "/" + call
+          + "/";
+      return (key, index) -> dev.knockwatch.ingest.spi.EventIds.of(prefix + key, 0, 0);
+    }
   }
 
   private final SourceLine src;
