@@ -63,6 +63,11 @@ class DockerComposeTest {
     assertThat(services.get("export").get("command")).isEqualTo(List.of("export"));
     assertThat(env("export")).containsEntry("KNOCKWATCH_EXPORT_FORMAT", "${KNOCKWATCH_EXPORT_FORMAT:-ocsf}");
     assertThat(services.get("topics").get("restart")).isEqualTo("no");
+    // the OTLP endpoint: the agents' harnesses (or a Collector) reach it on 4318, tokens from their own volume
+    assertThat(env("ingest")).containsEntry("KNOCKWATCH_OTLP_PORT", "4318").containsEntry("KNOCKWATCH_OTLP_BIND", "0.0.0.0");
+    assertThat(services.get("ingest").get("ports")).isEqualTo(List.of("127.0.0.1:4318:4318"));
+    assertThat((List<?>) services.get("ingest").get("volumes")).anySatisfy(v -> assertThat(v.toString())
+        .endsWith(":/var/lib/knockwatch/otlp/tokens:ro"));
     assertThat(services.get("prometheus").get("profiles")).isEqualTo(List.of("monitoring"));
     assertThat(services.get("alertmanager").get("profiles")).isEqualTo(List.of("monitoring"));
     services.forEach((name, s) -> {
@@ -108,7 +113,7 @@ class DockerComposeTest {
         assertThat(seen.add(parts[1])).as("host port " + parts[1] + " twice").isTrue();
       }
     }
-    assertThat(seen).containsExactlyInAnyOrder("8080", "9090", "9093", "3000");
+    assertThat(seen).containsExactlyInAnyOrder("8080", "9090", "9093", "3000", "4318");
   }
 
   @Test
