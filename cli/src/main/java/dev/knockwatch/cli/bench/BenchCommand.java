@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measure knockwatch on this machine.",
-    subcommands = {IngestBench.class, StreamsBench.class, QueryBench.class, EmitterBench.class, HookBench.class,
+    subcommands = {IngestBench.class, StreamsBench.class, QueryBench.class, EmitterBench.class, HookBench.class, OtlpBench.class,
         ShippersBench.class})
 public final class BenchCommand implements Callable<Integer> {
 

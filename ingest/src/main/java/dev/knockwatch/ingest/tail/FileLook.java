@@ -47,6 +47,19 @@ final class FileLook {
     this.wholeFiles = true;
   }
 
+  /** The bytes of lines the reads of a poll may still give. */
+  private long bytesLeft = Long.MAX_VALUE;
+
+  /** The poll's budget of lines' bytes, from now. */
+  void budget(long bytes) {
+    bytesLeft = bytes;
+  }
+
+  /** Whether the poll has given lines of its budget's bytes. */
+  boolean spent() {
+    return bytesLeft <= 0;
+  }
+
   /**
    * Reads {@code file}'s new lines into {@code out}, up to {@code maxLines} in all, from where
    * {@code state} stands; first, another file under the name (a new file key), a file that starts
@@ -105,9 +118,11 @@ final class FileLook {
       ByteBuffer buf = ByteBuffer.wrap(chunk);
       LineSplitter split = splitters.computeIfAbsent(maxLineBytes.applyAsInt(rel), LineSplitter::new);
       split.start(state.position, state.discarding);
-      LineSplitter.Lines lines = (start, end, bytes, from, length, cut) ->
-          out.add(TailedLine.decode(rel, start, end, bytes, from, length, cut, modifiedAt,
-              readingIdName != null ? readingIdName : rel));
+      LineSplitter.Lines lines = (start, end, bytes, from, length, cut) -> {
+        out.add(TailedLine.decode(rel, start, end, bytes, from, length, cut, modifiedAt,
+            readingIdName != null ? readingIdName : rel));
+        bytesLeft -= length;
+      };
       boolean full = false;
       try {
         while (!full) {
@@ -117,10 +132,10 @@ final class FileLook {
             break;
           }
           split.feed(chunk, n, maxLines - out.size(), lines);
-          full = out.size() >= maxLines;
+          full = out.size() >= maxLines || bytesLeft <= 0;
           // the writer left a last line without its newline and stopped: return it as it is
           if (!full && idle && split.flushAt(size, lines)) {
-            full = out.size() >= maxLines;
+            full = out.size() >= maxLines || bytesLeft <= 0;
           }
         }
         if (!full) {

@@ -69,6 +69,13 @@ public final class FileTailer {
   static final int HEAD_BYTES = 128;
 
   /**
+   * A poll's lines hold at most about this many bytes (past it, the line that crossed it is the
+   * last): lines of a format that reads long ones (an OTLP export's, a whole request a line) would
+   * otherwise hold thousands of megabytes in one batch.
+   */
+  static final long MAX_POLL_BYTES = 32L * 1024 * 1024;
+
+  /**
    * @param root the directory to watch (files at any depth below it)
    * @param matches which files to tail (by path)
    * @param checkpointFile where positions are kept between runs; null keeps them in memory only
@@ -166,8 +173,9 @@ public final class FileTailer {
     int share = Math.max(MIN_SHARE, maxLines / FAIR_SHARES);
     List<Found> more = new ArrayList<>();
     int visited = 0;
+    this.look.budget(MAX_POLL_BYTES);
     for (Found found : look) {
-      if (out.size() >= maxLines) {
+      if (out.size() >= maxLines || this.look.spent()) {
         break;
       }
       int before = out.size();
@@ -186,7 +194,7 @@ public final class FileTailer {
       visited++;
     }
     for (Found found : more) {
-      if (out.size() >= maxLines) {
+      if (out.size() >= maxLines || this.look.spent()) {
         break;
       }
       int before = out.size();

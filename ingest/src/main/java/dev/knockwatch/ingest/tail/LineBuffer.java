@@ -16,9 +16,11 @@ final class LineBuffer {
 
   private final int max;
   private final int headMax;
-  private final byte[] head;
+  /** Grown as a line needs it, up to the bound: a bound of megabytes (an OTLP export's lines) costs what lines use. */
+  private byte[] head;
   private int headLength;
-  private final byte[] tail;
+  private byte[] tail;
+  private final int tailSize;
   private int tailStart;
   private int tailLength;
   private long total;
@@ -26,14 +28,23 @@ final class LineBuffer {
   LineBuffer(int max) {
     this.max = max;
     this.headMax = max / 2;
-    this.head = new byte[max];
-    this.tail = new byte[Math.max(1, max - headMax - MARKER.length)];
+    this.head = new byte[Math.min(max, 64 * 1024)];
+    this.tailSize = Math.max(1, max - headMax - MARKER.length);
+  }
+
+  /** Room in the head for {@code more} bytes after what it holds (never past the bound). */
+  private void room(int more) {
+    int need = headLength + more;
+    if (need > head.length) {
+      head = Arrays.copyOf(head, (int) Math.min(max, Math.max(need, 2L * head.length)));
+    }
   }
 
   void add(byte[] b, int from, int len) {
     total += len;
     int room = max - headLength;
     if (tailLength == 0 && len <= room && total <= max) {
+      room(len);
       System.arraycopy(b, from, head, headLength, len);
       headLength += len;
       return;
@@ -46,6 +57,7 @@ final class LineBuffer {
     }
     int fill = Math.min(len, headMax - headLength);
     if (fill > 0) {
+      room(fill);
       System.arraycopy(b, from, head, headLength, fill);
       headLength += fill;
     }
@@ -53,6 +65,9 @@ final class LineBuffer {
   }
 
   private void addToTail(byte[] b, int from, int len) {
+    if (tail == null) {
+      tail = new byte[tailSize];
+    }
     if (len >= tail.length) {
       System.arraycopy(b, from + len - tail.length, tail, 0, tail.length);
       tailStart = 0;
@@ -116,6 +131,10 @@ final class LineBuffer {
   }
 
   void reset() {
+    if (head.length > 64 * 1024) {
+      head = new byte[64 * 1024]; // a long line's room is not kept for the next
+      tail = null;
+    }
     headLength = 0;
     tailStart = 0;
     tailLength = 0;
