@@ -42,14 +42,16 @@ class FirstRunTest {
     int kafka = Launched.freePort();
     int metrics = Launched.freePort();
     int api = Launched.freePort();
+    int otlp = Launched.freePort();
     try (Launched up = Launched.start(checkout, dir.resolve("run"), Map.of(), "up", "--kafka-port",
-        String.valueOf(kafka), "--metrics-port", String.valueOf(metrics), "--api-port", String.valueOf(api))) {
+        String.valueOf(kafka), "--metrics-port", String.valueOf(metrics), "--api-port", String.valueOf(api),
+        "--otlp-port", String.valueOf(otlp))) {
       up.awaitLine("Ctrl-C to stop.", FIRST_START);
       String demo = up.awaitLine("knockwatch: limit probe: command ", DEMO);
       String id = demo.replaceAll(".*command (\\S+) knocked.*", "$1");
       up.awaitLine("ALERT [WARNING] persistent-retry firing command=" + id, Duration.ofMinutes(1));
 
-      List<String> expected = readmeOutput(kafka, metrics, api);
+      List<String> expected = readmeOutput(kafka, metrics, api, otlp);
       int bannerLines = expected.indexOf(Pattern.quote("Ctrl-C to stop.")) + 1;
       assertThat(bannerLines).as("the README's banner ends with Ctrl-C to stop.").isGreaterThan(8);
       List<String> out = up.out().lines().toList();
@@ -139,14 +141,15 @@ class FirstRunTest {
    * The README's output block as patterns: its lines as they are, but for what differs run to
    * run (ports, ids, the token, fingerprints, times, the policy version).
    */
-  static List<String> readmeOutput(int kafka, int metrics, int api) throws IOException {
+  static List<String> readmeOutput(int kafka, int metrics, int api, int otlp) throws IOException {
     String block = ReadmeBlocks.read().starting("text", "knockwatch is up").text();
     List<String> patterns = new ArrayList<>();
     for (String line : block.strip().lines().toList()) {
       String p = Pattern.quote(line);
       p = p.replace("127.0.0.1:9092", "\\E127.0.0.1:" + kafka + "\\Q")
           .replace("127.0.0.1:9464", "\\E127.0.0.1:" + metrics + "\\Q")
-          .replace("127.0.0.1:8080", "\\E127.0.0.1:" + api + "\\Q");
+          .replace("127.0.0.1:8080", "\\E127.0.0.1:" + api + "\\Q")
+          .replace("127.0.0.1:4318", "\\E127.0.0.1:" + otlp + "\\Q");
       p = p.replaceAll("(?<=to choose one\\): )\\S+", "\\\\E\\\\S+\\\\Q")
           .replaceAll("(?<=command[= ])[A-Za-z0-9_-]{22}", "\\\\E[A-Za-z0-9_-]{22}\\\\Q")
           .replaceAll("(?<=fingerprint=)[0-9a-f]{16}", "\\\\E[0-9a-f]{16}\\\\Q")

@@ -32,6 +32,9 @@ class ReadmeTest {
       Map.entry("mkdir -p var/logs var/rsyslog", "ShipperFirstRunTest runs it verbatim (the real rsyslog as rsyslogd) beside" + " up --raw-topic, then the \"Try it\" block, and awaits both alerts"),
       Map.entry("mkdir -p var/logs/ci-runner-2", "DiscoverJourneyTest runs it verbatim beside up, after \"Try it\""),
       Map.entry("./knockwatch allowlist suggest", "DiscoverJourneyTest runs it verbatim and checks the narrow list it prints"),
+      Map.entry("mkdir -p var/codex-home", "CodexJourneyTest runs it verbatim beside up --codex-home, then the demo block"),
+      Map.entry("./knockwatch codex demo", "CodexJourneyTest runs it verbatim (the pinned Codex CLI) and awaits each alert"
+          + " the README names"),
       Map.entry("mkdir -p var/kernel", "NetfilterJourneyTest runs it verbatim, then up --sources var/netfilter.yaml"),
       Map.entry("sysctl -n net.netfilter.nf_log_all_netns", "NetfilterJourneyTest runs it verbatim as root (nftables,"
           + " ulogd2) beside up --sources, and awaits both agents' alerts"),

@@ -130,7 +130,7 @@ class AlertStateSerdeTest {
         .summary("agent ci-runner-1 (role ci) tried example.com:80, which its role does not allow")
         .sampleEventIds(List.of("38e15413168e4dbc0000000000000000", "38e15413168e4dbc0000000000e90000",
             "38e15413168e4dbc0000000001d20000", "38e15413168e4dbc0000000002bb0000", "38e15413168e4dbc0000000003a40000"))
-        .sources(List.of("srt-violation")).policyVersion("700389be4e17")
+        .sources(List.of("srt-violation")).policyVersion("90eb75a986ba")
         .targets(List.of(new Alert.Target("example.com:80", 5))).distinctTargets(1L).lastTarget("example.com:80")
         .build();
     AlertState s = new AlertState(a, 1_764_441_932_887L, 1_764_441_932_887L, true, 600_000,
