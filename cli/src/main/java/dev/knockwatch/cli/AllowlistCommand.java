@@ -42,11 +42,11 @@ final class AllowlistCommand implements Callable<Integer> {
   }
 
   @Command(name = "suggest", mixinStandardHelpOptions = true,
-      description = {"Per role, the refused destinations (host:port exactly as refused, never a parent domain), ranked",
-          "by how many distinct commands, tasks and agents needed them, each with its risks; what must never be",
-          "allowed (sensitive addresses, shorteners, paste sites, a bypass's target, what is no host name) is listed",
-          "apart and never proposed. From the query API of `knockwatch up`; the token from --token-file, else",
-          "KNOCKWATCH_API_TOKEN."})
+      description = {"Per role, the refused destinations (host:port exactly as refused, never a parent domain), ranked by "
+          + "how many distinct commands, tasks and agents needed them, each with its risks; what must never be "
+          + "allowed (sensitive addresses, shorteners, paste sites, a bypass's target, what is no host name) is "
+          + "listed apart and never proposed. From the query API of `knockwatch up`; the token from "
+          + "--token-file, else KNOCKWATCH_API_TOKEN."})
   static final class Suggest implements Callable<Integer> {
 
     @Spec CommandSpec spec;
@@ -58,9 +58,9 @@ final class AllowlistCommand implements Callable<Integer> {
     String since;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "roles",
-        description = {"roles (default): each role's entry for alert-rules/roles.yaml, its hosts and the proposed ones;",
-            "srt: an srt settings file's network.allowedDomains; claude-code: Claude Code's",
-            "sandbox.network.allowedDomains (settings.json); json: the API's answer as it is."})
+        description = {"roles (default): each role's entry for alert-rules/roles.yaml, its hosts and the proposed ones; "
+            + "srt: an srt settings file's network.allowedDomains; claude-code: Claude Code's "
+            + "sandbox.network.allowedDomains (settings.json); json: the API's answer as it is."})
     String format;
 
     @Option(names = "--api", paramLabel = "URL",

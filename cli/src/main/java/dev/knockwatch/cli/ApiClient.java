@@ -56,7 +56,7 @@ final class ApiClient {
   /** The token from {@code tokenFile}, else {@code KNOCKWATCH_API_TOKEN}, else the one up generated; a usage error when none. */
   static String token(Path tokenFile) throws IOException {
     Path generated = var().resolve(TOKEN_FILE);
-    String token = tokenFile != null ? Files.readString(tokenFile, StandardCharsets.UTF_8).strip()
+    String token = tokenFile != null ? dev.knockwatch.cli.run.FileOption.read("--token-file", tokenFile)
         : System.getenv("KNOCKWATCH_API_TOKEN") != null ? System.getenv("KNOCKWATCH_API_TOKEN")
         : Files.isReadable(generated) ? Files.readString(generated, StandardCharsets.UTF_8).strip() : null;
     if (token == null || token.isBlank()) {

@@ -1,9 +1,6 @@
 package dev.knockwatch.cli;
 
 import dev.knockwatch.cli.run.UsageException;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -17,15 +14,11 @@ record ApiToken(String value, String source) {
 
   static ApiToken resolve(Path file, String env) {
     if (file != null) {
-      try {
-        String t = Files.readString(file, StandardCharsets.UTF_8).strip();
-        if (t.length() < 16) {
-          throw new UsageException("--api-token-file " + file + ": the token needs at least 16 characters");
-        }
-        return new ApiToken(t, "from " + file);
-      } catch (IOException e) {
-        throw new UsageException("--api-token-file " + file + " cannot be read (" + e.getClass().getSimpleName() + ")");
+      String t = dev.knockwatch.cli.run.FileOption.read("--api-token-file", file);
+      if (t.length() < 16) {
+        throw new UsageException("--api-token-file " + file + ": the token needs at least 16 characters");
       }
+      return new ApiToken(t, "from " + file);
     }
     if (env != null && !env.isBlank()) {
       if (env.strip().length() < 16) {

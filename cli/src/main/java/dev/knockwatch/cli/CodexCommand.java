@@ -28,10 +28,11 @@ final class CodexCommand implements Callable<Integer> {
   }
 
   @Command(name = "settings", mixinStandardHelpOptions = true,
-      description = {"Print the config.toml block that makes this Codex report to knockwatch as agent ID: its",
-          "OpenTelemetry exporter to up's OTLP endpoint with a token up accepts (kept under VAR/otlp/tokens/ID.token,",
-          "made once). Merge it into ~/.codex/config.toml (one user) or /etc/codex/config.toml (every user), and",
-          "run up with --codex-home ID=<the Codex home> to read its rollouts too."})
+      description = {"Print the config.toml block that makes this Codex report to knockwatch as agent ID: its "
+          + "OpenTelemetry exporter to up's OTLP endpoint with a token up accepts (kept under "
+          + "VAR/otlp/tokens/ID.token, made once). Merge it into ~/.codex/config.toml (one user) or "
+          + "/etc/codex/config.toml (every user), and run up with --codex-home ID=<the Codex home> to read its "
+          + "rollouts too."})
   static final class Settings implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -80,10 +81,11 @@ final class CodexCommand implements Callable<Integer> {
   }
 
   @Command(name = "demo", mixinStandardHelpOptions = true,
-      description = {"See a hostile Codex session page: the real Codex CLI with this Codex home's config (and its [otel]",
-          "block), a local stand-in playing a model that retries a blocked host five times, reaches for the metadata",
-          "address, --noproxy, a git hook and an escalation (codex exec), then asks to leave the sandbox twice, declined",
-          "and accepted (codex app-server). HOME and the project are private; the sessions go to the Codex home."})
+      description = {"See a hostile Codex session page: the real Codex CLI with this Codex home's config (and its [otel] "
+          + "block), a local stand-in playing a model that retries a blocked host five times, reaches for the "
+          + "metadata address, --noproxy, a git hook and an escalation (codex exec), then asks to leave the "
+          + "sandbox twice, declined and accepted (codex app-server). HOME and the project are private; the "
+          + "sessions go to the Codex home."})
   static final class Demo implements Callable<Integer> {
     @Spec CommandSpec spec;
 

@@ -11,8 +11,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code knockwatch export}: the refusals and alerts in OCSF or ECS on a topic a SIEM reads, until Ctrl-C. */
 @Command(name = "export", mixinStandardHelpOptions = true,
-    description = {"Write every refusal and alert, in OCSF or ECS, to a topic a SIEM's connector reads (keyed by",
-        "commandId, at least once), until Ctrl-C. The topic is made when missing."})
+    description = {"Write every refusal and alert, in OCSF or ECS, to a topic a SIEM's connector reads (keyed by "
+        + "commandId, at least once), until Ctrl-C. The topic is made when missing."})
 final class ExportCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;

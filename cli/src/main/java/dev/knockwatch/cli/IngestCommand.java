@@ -27,8 +27,8 @@ import picocli.CommandLine.Spec;
 /** The ingest agent alone, against any Kafka: what runs beside each sandbox host. */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
     description = {"Run the ingest agent alone: tail the logs directory and publish to Kafka until Ctrl-C.",
-        "Positions are checkpointed under --var only after Kafka took the lines, so a restart,",
-        "even after kill -9, resumes where it stopped; a line sent twice keeps its eventId."})
+        "Positions are checkpointed under --var only after Kafka took the lines, so a restart, even after "
+        + "kill -9, resumes where it stopped; a line sent twice keeps its eventId."})
 final class IngestCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;

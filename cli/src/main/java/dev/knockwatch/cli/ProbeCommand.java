@@ -66,8 +66,8 @@ final class ProbeCommand implements Callable<Integer> {
 
   @Command(name = "guard", mixinStandardHelpOptions = true,
       description = {"Run the guard probes on the real srt: each command must be refused.",
-          "Exit 0 when every probe was refused, 3 when any was not (its result raises wall-breach),",
-          "1 when a probe could not run."})
+          "Exit 0 when every probe was refused, 3 when any was not (its result raises wall-breach), 1 when a "
+          + "probe could not run."})
   static final class Guard implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -119,9 +119,10 @@ final class ProbeCommand implements Callable<Integer> {
   }
 
   @Command(name = "claude-code", mixinStandardHelpOptions = true,
-      description = {"The wall checklist through the real Claude Code, with your own settings, in a private HOME",
-          "(no real session, key or history is touched; a local stand-in plays the model): each check one Bash call.",
-          "Exit 0 when every check was walled, 3 when any was not (its result raises wall-breach), 1 when it could not run."})
+      description = {"The wall checklist through the real Claude Code, with your own settings, in a private HOME (no real "
+          + "session, key or history is touched; a local stand-in plays the model): each check one Bash call.",
+          "Exit 0 when every check was walled, 3 when any was not (its result raises wall-breach), 1 when it "
+          + "could not run."})
   static final class ClaudeCodeChecks implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -186,10 +187,11 @@ final class ProbeCommand implements Callable<Integer> {
   }
 
   @Command(name = "codex", mixinStandardHelpOptions = true,
-      description = {"The wall checklist through the real Codex CLI, with your own config.toml, in a private CODEX_HOME",
-          "and HOME (no real session, key or history is touched; a local stand-in plays the model): each check one",
-          "exec_command call, every approval asked for declined.",
-          "Exit 0 when every check was walled, 3 when any was not (its result raises wall-breach), 1 when it could not run."})
+      description = {"The wall checklist through the real Codex CLI, with your own config.toml, in a private CODEX_HOME "
+          + "and HOME (no real session, key or history is touched; a local stand-in plays the model): each check "
+          + "one exec_command call, every approval asked for declined.",
+          "Exit 0 when every check was walled, 3 when any was not (its result raises wall-breach), 1 when it "
+          + "could not run."})
   static final class CodexChecks implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -254,8 +256,8 @@ final class ProbeCommand implements Callable<Integer> {
 
   @Command(name = "limit", mixinStandardHelpOptions = true,
       description = {"A controlled retry storm: --commands commands knock on --hosts at --rate attempts/s in all.",
-          "engine emitter writes srt's records straight to the logs (load tests); srt runs each command",
-          "in the real sandbox (realistic, a few commands a second)."})
+          "engine emitter writes srt's records straight to the logs (load tests); srt runs each command in the "
+          + "real sandbox (realistic, a few commands a second)."})
   static final class Limit implements Callable<Integer> {
     @Spec CommandSpec spec;
 

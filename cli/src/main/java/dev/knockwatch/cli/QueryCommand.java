@@ -47,8 +47,8 @@ final class QueryCommand implements Callable<Integer> {
   Path tokenFile;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-      description = {"table (default); json: the API's JSON as it is; ocsf or ecs: one record a line, each event of the",
-          "timeline (OCSF Network or File System Activity; ECS), then each alert (OCSF Detection Finding; ECS)."})
+      description = {"table (default); json: the API's JSON as it is; ocsf or ecs: one record a line, each event of the "
+          + "timeline (OCSF Network or File System Activity; ECS), then each alert (OCSF Detection Finding; ECS)."})
   String format;
 
   @Option(names = "--json", description = "The same as --format json.") boolean json;
@@ -80,7 +80,10 @@ final class QueryCommand implements Callable<Integer> {
           }
         }
       });
-      case 404 -> throw new UsageException("unknown command " + commandId);
+      case 404 -> throw new UsageException(commandId.contains(":")
+          ? "the timeline holds nothing under " + commandId + " (no refusal of it seen, or idle longer than its retention)"
+          : "the timeline holds no command with id " + commandId
+              + " (no refusal of it seen, or idle longer than its retention)");
       default -> throw new UsageException("the query API answered " + r.statusCode());
     }
     out.flush();

@@ -59,8 +59,8 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "replay", mixinStandardHelpOptions = true,
     description = {"Replay log files through the real pipeline and print the alerts as JSON lines.",
-        "An embedded broker on a temporary directory, the real parsers and topology; each line's own",
-        "timestamp is its event time. Deterministic. Logs go to stderr."})
+        "An embedded broker on a temporary directory, the real parsers and topology; each line's own "
+        + "timestamp is its event time. Deterministic. Logs go to stderr."})
 final class ReplayCommand implements Callable<Integer> {
 
   static final String APPLICATION_ID = "knockwatch-replay";
@@ -74,8 +74,8 @@ final class ReplayCommand implements Callable<Integer> {
   List<Path> inputs;
 
   @Option(names = "--deliver",
-      description = {"Also run the notifier with the receivers of the rules directory (receivers.yaml), wait until",
-          "every notification is sent or given up, and print what each receiver was sent on stderr."})
+      description = {"Also run the notifier with the receivers of the rules directory (receivers.yaml), wait until every "
+          + "notification is sent or given up, and print what each receiver was sent on stderr."})
   boolean deliver;
 
   @Override

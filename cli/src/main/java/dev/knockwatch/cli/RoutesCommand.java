@@ -34,8 +34,8 @@ final class RoutesCommand implements Callable<Integer> {
   }
 
   @Command(name = "test", mixinStandardHelpOptions = true,
-      description = {"Print the receivers an alert with these labels would reach (comma-separated, first line),",
-          "then the route of the tree that sent it to each, by its path (root, 1, 2.1, ...).",
+      description = {"Print the receivers an alert with these labels would reach (comma-separated, first line), then the "
+          + "route of the tree that sent it to each, by its path (root, 1, 2.1, ...).",
           "With --expect, exit 1 unless they are exactly those."})
   static final class Test implements Callable<Integer> {
 
@@ -47,8 +47,8 @@ final class RoutesCommand implements Callable<Integer> {
     @Mixin RulesOption rulesOption;
 
     @Option(names = "--labels", paramLabel = "KEY=VALUE", split = ",", required = true,
-        description = {"The alert's labels: rule (or alertname), severity, role, agent, command, and any label a rule",
-            "sets (e.g. rule=off-role-host,severity=page,team=platform)."})
+        description = {"The alert's labels: rule (or alertname), severity, role, agent, command, and any label a rule sets "
+            + "(e.g. rule=off-role-host,severity=page,team=platform)."})
     Map<String, String> labels = new LinkedHashMap<>();
 
     @Option(names = "--expect", paramLabel = "RECEIVER", split = ",",

@@ -34,8 +34,8 @@ final class RulesCommand implements Callable<Integer> {
   }
 
   @Command(name = "check", mixinStandardHelpOptions = true,
-      description = {"Validate rules.yaml, roles.yaml and receivers.yaml when present (every problem as FILE:LINE: PROBLEM);",
-          "exit 1 on any problem. Prints the rules, roles, receivers and routes, secrets masked."})
+      description = {"Validate rules.yaml, roles.yaml and receivers.yaml when present (every problem as FILE:LINE: "
+          + "PROBLEM); exit 1 on any problem. Prints the rules, roles, receivers and routes, secrets masked."})
   static final class Check implements Callable<Integer> {
 
     @Spec CommandSpec spec;
@@ -89,9 +89,9 @@ final class RulesCommand implements Callable<Integer> {
   }
 
   @Command(name = "test", mixinStandardHelpOptions = true,
-      description = {"Run rules test files: each test's log lines through ingest's parsers and the detection",
-          "topology (no broker), then the alerts it must and must not raise are checked. Prints each test",
-          "and, for a failure, what differs; exit 1 when a test fails or a file has problems."})
+      description = {"Run rules test files: each test's log lines through ingest's parsers and the detection topology (no "
+          + "broker), then the alerts it must and must not raise are checked. Prints each test and, for a "
+          + "failure, what differs; exit 1 when a test fails or a file has problems."})
   static final class Test implements Callable<Integer> {
 
     @Spec CommandSpec spec;

@@ -47,6 +47,41 @@ class KnockwatchTest {
   }
 
   @Test
+  void anUnknownCommandSaysSoAndSuggestsTheNearest() {
+    Run typo = run("qeury", "DemoCommandId000000001");
+    assertThat(typo.code()).isEqualTo(2);
+    assertThat(typo.err()).isEqualTo("knockwatch: qeury is not a command of knockwatch; did you mean query?"
+        + " (knockwatch --help lists them)" + System.lineSeparator());
+    assertThat(run("allowlist", "sugest").err()).startsWith("knockwatch allowlist: sugest is not a command of"
+        + " knockwatch allowlist; did you mean suggest?");
+    assertThat(run("bogus").err()).isEqualTo("knockwatch: bogus is not a command of knockwatch"
+        + " (knockwatch --help lists them)" + System.lineSeparator());
+    // what is typed is printed cleaned of what a terminal would act on, and bounded
+    Run hostile = run("\u001b]0;owned\u0007" + "x".repeat(10_000));
+    assertThat(hostile.code()).isEqualTo(2);
+    assertThat(hostile.err()).doesNotContain("\u001b", "\u0007").hasSizeLessThan(400);
+    assertThat(run("test").err()).contains("./knockwatch test");
+  }
+
+  @Test
+  void aFileFlagNamesItselfTheFileAndTheCause(@TempDir Path dir) throws IOException {
+    Run missing = run("query", "DemoCommandId000000001", "--token-file", "/nonexistent/token");
+    assertThat(missing.code()).isEqualTo(2);
+    assertThat(missing.err()).isEqualTo("knockwatch: --token-file /nonexistent/token: no such file" + System.lineSeparator());
+    Run directory = run("allowlist", "suggest", "--token-file", dir.toString());
+    assertThat(directory.code()).isEqualTo(2);
+    assertThat(directory.err()).isEqualTo("knockwatch: --token-file " + dir + ": is a directory, not a file"
+        + System.lineSeparator());
+    Path binary = Files.write(dir.resolve("binary"), new byte[] {(byte) 0xff, (byte) 0xfe, 0x41});
+    assertThat(run("query", "DemoCommandId000000001", "--token-file", binary.toString()).err())
+        .isEqualTo("knockwatch: --token-file " + binary + ": not UTF-8 text" + System.lineSeparator());
+    Run api = run("up", "--api-token-file", "/nonexistent/api-token", "--rules", "../alert-rules");
+    assertThat(api.code()).isEqualTo(2);
+    assertThat(api.err()).isEqualTo("knockwatch: --api-token-file /nonexistent/api-token: no such file"
+        + System.lineSeparator());
+  }
+
+  @Test
   void noSubcommandShowsUsageAndIsAUsageError() {
     Run r = run();
     assertThat(r.code()).isEqualTo(2);

@@ -93,7 +93,8 @@ class QueryCommandTest {
       assertThat(denied.code()).isEqualTo(Knockwatch.USAGE);
       assertThat(denied.err()).contains("the query API refused the token").doesNotContain("wrong-token");
       KnockwatchTest.Run unknown = KnockwatchTest.run("query", ID, "--api", api.url(""), "--token-file", token.toString());
-      assertThat(unknown.err()).contains("unknown command " + ID);
+      assertThat(unknown.err()).isEqualTo("knockwatch: the timeline holds no command with id " + ID
+          + " (no refusal of it seen, or idle longer than its retention)" + System.lineSeparator());
     }
     KnockwatchTest.Run bad = KnockwatchTest.run("query", "short");
     assertThat(bad.code()).isEqualTo(Knockwatch.USAGE);

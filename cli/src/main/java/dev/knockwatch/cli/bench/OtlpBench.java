@@ -45,8 +45,8 @@ import picocli.CommandLine.Option;
  * JSON lines. Each phase waits for its exact count of events (one a refused call) on the topics.
  */
 @Command(name = "otlp", mixinStandardHelpOptions = true,
-    description = {"The OTLP endpoint as deployed (./knockwatch ingest --otlp-port): Codex's records a CPU-second into",
-        "Kafka, and the answer's p50/p99 at a steady rate, beside the file agent on the same records."})
+    description = {"The OTLP endpoint as deployed (./knockwatch ingest --otlp-port): Codex's records a CPU-second into "
+        + "Kafka, and the answer's p50/p99 at a steady rate, beside the file agent on the same records."})
 final class OtlpBench implements java.util.concurrent.Callable<Integer> {
 
   @Mixin Report report;

@@ -41,11 +41,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "query", mixinStandardHelpOptions = true,
-    description = {"Latency of GET /api/commands/{id} with N commands in the timeline store: loads N commands (one",
-        "event each, in the last minutes, each refused one of 2,000 hosts, after a week of 400 refusals an hour; an alert for one in a hundred, a fifth",
-        "of those firing) through the timeline app, then times random queries one after another, the two lists",
-        "the console reads every 5 s (GET /api/v1/commands?limit=50, GET /api/v1/alerts?status=firing), the",
-        "overview (GET /api/v1/overview, the last 24 h) and allowlist discovery (GET /api/v1/allowlist, 7 days)."})
+    description = {"Latency of GET /api/commands/{id} with N commands in the timeline store: loads N commands (one "
+        + "event each, in the last minutes, each refused one of 2,000 hosts, after a week of 400 refusals an "
+        + "hour; an alert for one in a hundred, a fifth of those firing) through the timeline app, then times "
+        + "random queries one after another, the two lists the console reads every 5 s (GET "
+        + "/api/v1/commands?limit=50, GET /api/v1/alerts?status=firing), the overview (GET /api/v1/overview, "
+        + "the last 24 h) and allowlist discovery (GET /api/v1/allowlist, 7 days)."})
 final class QueryBench implements Callable<Integer> {
 
   @Mixin Report report;

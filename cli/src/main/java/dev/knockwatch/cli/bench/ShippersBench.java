@@ -42,9 +42,9 @@ import picocli.CommandLine.Option;
  * launcher) on the same backlogs as raw lines: its lines per CPU-second beside the agent's.
  */
 @Command(name = "shippers", mixinStandardHelpOptions = true,
-    description = {"The agent or your shipper, per host: rsyslog's and syslog-ng's (config/shippers/) resident memory",
-        "and CPU at a steady rate and idle with 1,203 watched files, beside the agent's; and the central stage",
-        "(ingest --raw-topic) per CPU-second beside the agent."})
+    description = {"The agent or your shipper, per host: rsyslog's and syslog-ng's (config/shippers/) resident memory "
+        + "and CPU at a steady rate and idle with 1,203 watched files, beside the agent's; and the central "
+        + "stage (ingest --raw-topic) per CPU-second beside the agent."})
 final class ShippersBench implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(ShippersBench.class);
