@@ -46,8 +46,8 @@ import picocli.CommandLine.Spec;
 /** The main job: broker, ingest, streams, notify and metrics in one process, until Ctrl-C. */
 @Command(name = "up", mixinStandardHelpOptions = true,
     description = {"Run the whole pipeline in this process until Ctrl-C.",
-        "An embedded Kafka broker (unless --bootstrap-servers), ingest watching the logs directory,",
-        "detection, console alerts and /metrics; Ctrl-C or SIGTERM stops it cleanly."})
+        "An embedded Kafka broker (unless --bootstrap-servers), ingest watching the logs directory, "
+        + "detection, console alerts and /metrics; Ctrl-C or SIGTERM stops it cleanly."})
 final class UpCommand implements Callable<Integer> {
 
   /** The notifier's consumer group, as `knockwatch notify`'s default. */
@@ -77,8 +77,8 @@ final class UpCommand implements Callable<Integer> {
   boolean noProbes;
 
   @Option(names = "--export", paramLabel = "FORMAT", defaultValue = "${env:KNOCKWATCH_EXPORT}",
-      description = {"Also run the export stage: every refusal and alert, in ocsf or ecs, to knockwatch.export.FORMAT",
-          "for a SIEM's connector, as `knockwatch export` (env KNOCKWATCH_EXPORT; default: off)."})
+      description = {"Also run the export stage: every refusal and alert, in ocsf or ecs, to knockwatch.export.FORMAT for "
+          + "a SIEM's connector, as `knockwatch export` (env KNOCKWATCH_EXPORT; default: off)."})
   String export;
 
   @Option(names = "--raw-topic", paramLabel = "TOPIC",
@@ -150,11 +150,15 @@ final class UpCommand implements Callable<Integer> {
     java.util.Optional<dev.knockwatch.ingest.config.OtlpConfig> otlpConfig = sources == null ? java.util.Optional.empty()
         : dev.knockwatch.ingest.config.OtlpConfig.load(sources);
     String instanceId = InstanceId.of(var);
+    Path logFile = dev.knockwatch.cli.run.LogFile.divert(var);
 
     List<AutoCloseable> running = new CopyOnWriteArrayList<>();
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
-      closeAll(running);
+      int failed = closeAll(running);
+      out.println("knockwatch stopped" + (failed == 0 ? ": every stage closed cleanly" : ": " + failed
+          + (failed == 1 ? " stage" : " stages") + " failed to close (above)") + "; its log is " + logFile);
+      out.flush();
       stopped.countDown();
     }, "knockwatch-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
@@ -260,6 +264,8 @@ final class UpCommand implements Callable<Integer> {
         + (port != api.port ? " (port " + api.port + " was taken)" : "") + "; bearer token " + token.describe());
     ApiClient.remember(var, queryApi.scheme() + "://" + (api.bind.equals("0.0.0.0") ? "127.0.0.1" : api.bind) + ":" + port,
         token.source().equals("generated") ? token.value() : null);
+    out.println("  log      " + logFile + " (Kafka's and Kafka Streams' own lines and knockwatch's; its warnings and"
+        + " errors also print here)");
     out.println("  export   " + (exportFormat == null ? "off (--export ocsf|ecs: refusals and alerts for a SIEM)"
         : "refusals and alerts as " + exportFormat.id() + " to " + exportFormat.defaultTopic()));
     if (noProbes) {
@@ -302,14 +308,18 @@ final class UpCommand implements Callable<Integer> {
     }
   }
 
-  private static void closeAll(List<AutoCloseable> running) {
+  /** Closes each, newest first; how many failed (each said on stderr). */
+  private static int closeAll(List<AutoCloseable> running) {
+    int failed = 0;
     for (AutoCloseable c : running) {
       try {
         c.close();
       } catch (Exception e) {
+        failed++;
         System.err.println("knockwatch: while stopping: " + e.getMessage());
       }
     }
+    return failed;
   }
 
   private static Map<String, Object> with(Map<String, Object> props, String key, Object value) {

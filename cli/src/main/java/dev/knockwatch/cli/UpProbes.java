@@ -47,6 +47,8 @@ final class UpProbes implements AutoCloseable {
   });
 
   private final Function<PrintStream, SrtBridge> sandbox;
+  /** Set first when up stops: a run cut short then says it was interrupted, never a count of refusals. */
+  private volatile boolean stopping;
 
   UpProbes(Path logs, Path work, PrintWriter out) {
     this(logs, work, out, RealSandbox::prepare);
@@ -119,9 +121,9 @@ final class UpProbes implements AutoCloseable {
     try {
       List<ProbeOutcome> outcomes = new ClaudeCodeProbe(new ClaudeCode(claude), logs, work.resolve("claude-code"),
           Clock.systemUTC()).run(ClaudeCodeProbe.userSettingsFiles());
-      say(summary("claude-code probe (" + claude + "): ", "walled", outcomes));
+      say(stopping ? interrupted("claude-code probe") : summary("claude-code probe (" + claude + "): ", "walled", outcomes));
     } catch (Exception e) {
-      say("claude-code probe did not run: " + e.getMessage());
+      say(stopping ? interrupted("claude-code probe") : "claude-code probe did not run: " + e.getMessage());
     }
   }
 
@@ -130,9 +132,9 @@ final class UpProbes implements AutoCloseable {
       List<ProbeOutcome> outcomes = new dev.knockwatch.probes.codex.CodexProbe(new dev.knockwatch.probes.codex.Codex(codex),
           logs, work.resolve("codex"), Clock.systemUTC()).run(dev.knockwatch.probes.codex.CodexProbe.userConfig()
           .orElse(null));
-      say(summary("codex probe (" + codex + "): ", "walled", outcomes));
+      say(stopping ? interrupted("codex probe") : summary("codex probe (" + codex + "): ", "walled", outcomes));
     } catch (Exception e) {
-      say("codex probe did not run: " + e.getMessage());
+      say(stopping ? interrupted("codex probe") : "codex probe did not run: " + e.getMessage());
     }
   }
 
@@ -140,6 +142,10 @@ final class UpProbes implements AutoCloseable {
     try {
       List<ProbeOutcome> outcomes = new GuardRunner(bridge, logs, work.resolve("guard"), Clock.systemUTC())
           .run(GuardProbes.all(), p -> null);
+      if (stopping) {
+        say(interrupted("guard probes"));
+        return;
+      }
       List<String> errors = outcomes.stream().filter(o -> !o.ran()).map(ProbeOutcome::error).distinct().toList();
       if (errors.size() == 1 && outcomes.stream().noneMatch(ProbeOutcome::ran)) {
         say("guard probes did not run: " + errors.get(0));
@@ -147,7 +153,7 @@ final class UpProbes implements AutoCloseable {
       }
       say(summary("guard probes: ", "refused", outcomes));
     } catch (RuntimeException e) {
-      say("guard probes did not run: " + e.getMessage());
+      say(stopping ? interrupted("guard probes") : "guard probes did not run: " + e.getMessage());
     }
   }
 
@@ -170,7 +176,15 @@ final class UpProbes implements AutoCloseable {
     try {
       ids = new SrtLimitProbe(bridge, logs, work.resolve("limit")).run(LimitPlan.demo(DEMO_HOST, DEMO_ATTEMPTS));
     } catch (RuntimeException e) {
-      emitDemo("the demo could not run in the real sandbox (" + e.getMessage() + ")");
+      if (stopping) {
+        say(interrupted("limit probe"));
+      } else {
+        emitDemo("the demo could not run in the real sandbox (" + e.getMessage() + ")");
+      }
+      return;
+    }
+    if (stopping) {
+      say(interrupted("limit probe"));
       return;
     }
     say("limit probe: command " + ids.get(0) + " knocked " + DEMO_ATTEMPTS + " times on " + DEMO_HOST
@@ -190,8 +204,19 @@ final class UpProbes implements AutoCloseable {
     }
   }
 
+  private static String interrupted(String what) {
+    return what + ": interrupted, knockwatch is stopping";
+  }
+
   @Override
   public void close() {
+    stopping = true;
     thread.shutdownNow();
+    try {
+      // the run cut short says so before up's last line
+      thread.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -65,10 +65,13 @@ class ClaudeCodeWithoutHookTest {
 
       // the transcript: every page the hook's records give, once each for the task
       for (String page : List.of("ALERT [PAGE] off-role-host firing", "ALERT [WARNING] persistent-retry firing",
-          "ALERT [PAGE] bypass firing", "ALERT [CRITICAL] sensitive-address firing", "ALERT [PAGE] fs-guard firing",
-          "ALERT [CRITICAL] sandbox-escape firing")) {
+          "ALERT [PAGE] bypass firing", "ALERT [PAGE] fs-guard firing", "ALERT [CRITICAL] sandbox-escape firing")) {
         CodexJourneyTest.alert(up, page, "agent=claude-code-transcripts");
       }
+      // the metadata call's text names the address in both: its tool_use id is one command, which the first
+      // of the two agents to name it holds (the other's events of it are an identity's conflict, not a page)
+      String metadata = CodexJourneyTest.alert(up, "ALERT [CRITICAL] sensitive-address firing", "host=169.254.169.254:80");
+      boolean transcriptFirst = metadata.contains("agent=claude-code-transcripts");
       // the telemetry: the escape request (and the doors the commands name), never a refusal's target
       String escape = CodexJourneyTest.alert(up, "sandbox-escape firing", "agent=claude-code-otel");
       assertThat(escape).contains("dangerouslyDisableSandbox");
@@ -87,9 +90,15 @@ class ClaudeCodeWithoutHookTest {
         assertThat(m.find()).isTrue();
         perRule.merge(m.group(1) + " " + m.group(2), 1L, Long::sum);
       });
+      Map<String, Long> expected = new java.util.TreeMap<>(Map.of("PAGE off-role-host", 1L, "WARNING persistent-retry", 1L,
+          "PAGE bypass", 1L, "PAGE fs-guard", 1L, "CRITICAL sandbox-escape", 1L));
+      if (transcriptFirst) {
+        expected.put("CRITICAL sensitive-address", 1L);
+      }
       assertThat(perRule).as("one alert of each rule for the task, as the hook gives").containsExactlyInAnyOrderEntriesOf(
-          Map.of("PAGE off-role-host", 1L, "WARNING persistent-retry", 1L, "PAGE bypass", 1L,
-              "CRITICAL sensitive-address", 1L, "PAGE fs-guard", 1L, "CRITICAL sandbox-escape", 1L));
+          expected);
+      assertThat(up.out().lines().filter(l -> l.startsWith("ALERT [CRITICAL] sensitive-address firing"))
+          .map(CodexJourneyTest::fingerprint).distinct()).as("the metadata call pages once").hasSize(1);
       up.stop(Duration.ofSeconds(90));
     }
   }

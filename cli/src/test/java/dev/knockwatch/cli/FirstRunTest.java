@@ -81,8 +81,18 @@ class FirstRunTest {
 
       int exit = up.stop(Duration.ofSeconds(90));
       assertThat(exit).as("the JVM's status after SIGTERM, once the shutdown hook has run").isEqualTo(128 + 15);
-      assertThat(up.err()).contains("embedded Kafka broker on port " + kafka + " stopped").doesNotContain("while stopping");
       assertThat(checkout.resolve("var/kafka/data/.kafka_cleanshutdown")).as("the broker stopped cleanly").exists();
+      // the terminal: up's own lines only; Kafka's and Kafka Streams' start and stop in var/log/knockwatch.log
+      List<String> lines = up.out().lines().toList();
+      assertThat(lines.get(lines.size() - 1)).as("up's last line")
+          .isEqualTo("knockwatch stopped: every stage closed cleanly; its log is var/log/knockwatch.log");
+      assertThat(up.err().lines()).as("stderr: the launcher's own lines (the first build), nothing of Kafka's")
+          .allMatch(l -> l.startsWith("knockwatch: "));
+      assertThat(up.out() + up.err()).as("no escape codes when the output is no terminal").doesNotContain("\u001b");
+      String log = Files.readString(checkout.resolve("var/log/knockwatch.log"));
+      assertThat(log).contains("INFO [main] dev.knockwatch.broker.EmbeddedKafkaBroker - starting the embedded Kafka broker",
+          "dev.knockwatch.broker.EmbeddedKafkaBroker - embedded Kafka broker on port " + kafka + " stopped",
+          "WARN [").doesNotContain("while stopping");
     }
   }
 

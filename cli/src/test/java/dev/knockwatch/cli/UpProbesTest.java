@@ -51,6 +51,33 @@ class UpProbesTest {
     assertTheEmitterWroteTheDemoOf(lines.get(1));
   }
 
+  /**
+   * Stopped while a probe runs (Ctrl-C reaches the bridge too, which exits 130): the run says it
+   * was interrupted, never a count of refusals that reads as a sandbox failure.
+   */
+  @Test
+  void aRunCutShortByTheStopSaysInterrupted() throws Exception {
+    Path bridge = Files.createDirectories(dir.resolve("slow-bridge"));
+    // a bridge that takes its time, as srt does under load: the stop falls inside the first probe
+    Files.writeString(bridge.resolve("bridge.mjs"), "setTimeout(() => process.exit(0), 120000);\n");
+    StringWriter said = new StringWriter();
+    UpProbes probes = new UpProbes(dir.resolve("logs"), dir.resolve("work"), new PrintWriter(said),
+        say -> new SrtBridge(bridge));
+    probes.start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (ProcessHandle.current().descendants().noneMatch(p -> p.info().commandLine().orElse("").contains("slow-bridge"))
+        && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(ProcessHandle.current().descendants()).as("the first probe's bridge runs")
+        .anyMatch(p -> p.info().commandLine().orElse("").contains("slow-bridge"));
+    probes.close();
+    List<String> lines = said.toString().lines().toList();
+    assertThat(lines).containsExactly("knockwatch: guard probes: interrupted, knockwatch is stopping");
+    assertThat(ProcessHandle.current().descendants()).as("no bridge left running")
+        .noneMatch(p -> p.info().commandLine().orElse("").contains("slow-bridge"));
+  }
+
   /** The line names the demo's command, whose file holds the demo's refusals. */
   private void assertTheEmitterWroteTheDemoOf(String line) throws Exception {
     Path agent = dir.resolve("logs").resolve("knockwatch-limit");
