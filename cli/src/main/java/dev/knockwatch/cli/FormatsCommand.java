@@ -7,9 +7,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** The formats ingest reads, from their own declarations: README's "Formats read" and the keys a source of each takes. */
+/** The formats ingest reads, from their own declarations: docs/FORMATS.md's "Formats read" and the keys a source of each takes. */
 @Command(name = "formats", mixinStandardHelpOptions = true,
-    description = {"Print the log formats ingest reads (README's \"Formats read\") and the keys a source of each takes"
+    description = {"Print the log formats ingest reads (docs/FORMATS.md's \"Formats read\") and the keys a source of each takes"
         + " in sources.yaml, from the formats' own declarations."})
 final class FormatsCommand implements Callable<Integer> {
 

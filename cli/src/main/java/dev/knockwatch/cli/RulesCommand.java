@@ -74,7 +74,7 @@ final class RulesCommand implements Callable<Integer> {
   }
 
   @Command(name = "reference", mixinStandardHelpOptions = true,
-      description = "Print every detector and the keys its rules take (README's rules reference), from the detectors' own declarations.")
+      description = "Print every detector and the keys its rules take (docs/CONFIGURATION.md's rules reference), from the detectors' own declarations.")
   static final class Reference implements Callable<Integer> {
 
     @Spec CommandSpec spec;

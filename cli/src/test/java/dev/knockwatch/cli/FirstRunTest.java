@@ -76,6 +76,22 @@ class FirstRunTest {
       assertThat(up.awaitLine("ALERT [WARNING] persistent-retry firing command=DemoCommandId000000001 ", DEMO))
           .contains("count=5");
 
+      // the README's "Ask about a command", verbatim: the demo command's timeline, line for line as the README shows it
+      List<String> shown = ReadmeBlocks.read().starting("text", "command  DemoCommandId000000001").text().strip().lines()
+          .map(FirstRunTest::timelinePattern).toList();
+      ReadmeBlocks.Block query = ReadmeBlocks.read().starting("sh", "./knockwatch query DemoCommandId000000001");
+      ReadmeBlocks.Ran asked = ReadmeBlocks.run(query, checkout, Map.of());
+      for (long deadline = System.nanoTime() + DEMO.toNanos(); !asked.output().contains("events   6")
+          && System.nanoTime() < deadline; asked = ReadmeBlocks.run(query, checkout, Map.of())) {
+        Thread.sleep(500); // the timeline's sixth event may follow the alerts by a moment
+      }
+      assertThat(asked.exit()).as(asked.output()).isZero();
+      List<String> answered = asked.output().strip().lines().toList();
+      assertThat(answered).as(asked.output()).hasSameSizeAs(shown);
+      for (int i = 0; i < shown.size(); i++) {
+        assertThat(answered.get(i)).as("query's line " + (i + 1)).matches(shown.get(i));
+      }
+
       assertSaidOnce(up);
       assertStaticMembers(kafka, Files.readString(checkout.resolve("var").resolve(InstanceId.FILE)).strip());
 
@@ -84,8 +100,8 @@ class FirstRunTest {
       assertThat(checkout.resolve("var/kafka/data/.kafka_cleanshutdown")).as("the broker stopped cleanly").exists();
       // the terminal: up's own lines only; Kafka's and Kafka Streams' start and stop in var/log/knockwatch.log
       List<String> lines = up.out().lines().toList();
-      assertThat(lines.get(lines.size() - 1)).as("up's last line")
-          .isEqualTo("knockwatch stopped: every stage closed cleanly; its log is var/log/knockwatch.log");
+      assertThat(lines.get(lines.size() - 1)).as("up's last line, as the README's \"Stop it\" shows it")
+          .isEqualTo(ReadmeBlocks.read().starting("text", "knockwatch stopped").text().strip());
       assertThat(up.err().lines()).as("stderr: the launcher's own lines (the first build), nothing of Kafka's")
           .allMatch(l -> l.startsWith("knockwatch: "));
       assertThat(up.out() + up.err()).as("no escape codes when the output is no terminal").doesNotContain("\u001b");
@@ -151,6 +167,17 @@ class FirstRunTest {
    * The README's output block as patterns: its lines as they are, but for what differs run to
    * run (ports, ids, the token, fingerprints, times, the policy version).
    */
+  /** A line of the README's query output as a pattern: its times, fingerprints and spans are the run's own. */
+  static String timelinePattern(String line) {
+    return Pattern.quote(line)
+        .replaceAll("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z", "\\\\E\\\\S+Z\\\\Q")
+        .replaceAll("(?<=  )[0-9a-f]{16}(?=  )", "\\\\E[0-9a-f]{16}\\\\Q")
+        .replaceAll("(?<=times in )\\d+s", "\\\\E\\\\d+s\\\\Q")
+        // the retry alert's count and summary: 5 when it fired, 6 once its update (at most every 30 s) is out
+        .replaceAll("(?<=persistent-retry\\s{1,20})5(?= )", "\\\\E[56]\\\\Q")
+        .replaceAll("(?<=refused )5(?= times)", "\\\\E[56]\\\\Q");
+  }
+
   static List<String> readmeOutput(int kafka, int metrics, int api, int otlp) throws IOException {
     String block = ReadmeBlocks.read().starting("text", "knockwatch is up").text();
     List<String> patterns = new ArrayList<>();

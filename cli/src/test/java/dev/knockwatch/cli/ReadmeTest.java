@@ -25,6 +25,8 @@ class ReadmeTest {
   /** The {@code sh} blocks run elsewhere or not at all, by their first line, and where or why. */
   static final Map<String, String> ELSEWHERE = Map.ofEntries(
       Map.entry("./knockwatch up ", "FirstRunTest runs up as this block does; ./knockwatch test is this suite"),
+      Map.entry("./knockwatch query DemoCommandId000000001", "FirstRunTest runs it verbatim after \"Try it\" and"
+          + " compares its answer with the README's, line by line"),
       Map.entry("mkdir -p var/logs/ci-runner-1", "FirstRunTest runs it verbatim beside the up it started, and awaits both alerts"),
       Map.entry("./knockwatch topics --bootstrap-servers kafka-1.corp:9093", "your company's Kafka: SecuredKafkaTest runs the four" + " commands on a SASL_SSL broker with the documented ACLs"),
       Map.entry("cp alert-rules/receivers.example.yaml", "posts to hooks.slack.com and PagerDuty: NotifyCrashTest and the notify" + " module's tests run the receivers against local stand-ins"),
@@ -57,6 +59,23 @@ class ReadmeTest {
       assertThat(elsewhere || here).as("the README's sh block \"%s\" is run by a test, or says why not", first).isTrue();
     }
     assertThat(ELSEWHERE.keySet()).allSatisfy(k -> assertThat(shell).anyMatch(l -> l.startsWith(k)));
+  }
+
+  /** A table's rows are one run of lines: a blank line between two rows ends the table there, and the rest reads as text. */
+  @Test
+  void noTableIsBrokenByABlankLine() throws Exception {
+    List<String> broken = new java.util.ArrayList<>();
+    for (Path doc : java.util.stream.Stream.concat(java.util.stream.Stream.of(Path.of("..", "README.md")),
+        Files.list(Path.of("..", "docs")).filter(d -> d.toString().endsWith(".md")).sorted()).toList()) {
+      List<String> lines = Files.readAllLines(doc);
+      for (int i = 1; i + 1 < lines.size(); i++) {
+        boolean newTable = i + 2 < lines.size() && lines.get(i + 2).startsWith("|---");
+        if (lines.get(i).isBlank() && lines.get(i - 1).startsWith("|") && lines.get(i + 1).startsWith("|") && !newTable) {
+          broken.add(doc.getFileName() + ":" + (i + 1));
+        }
+      }
+    }
+    assertThat(broken).as("blank lines inside a table").isEmpty();
   }
 
   /**

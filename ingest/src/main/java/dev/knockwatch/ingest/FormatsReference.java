@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The tables of README.md, docs/FORMATS.md and docs/TRUST.md that describe the formats, made from
+ * The tables of docs/FORMATS.md and docs/TRUST.md that describe the formats, made from
  * what each format declares ({@link SourceFormat}), each between two marker lines of its document.
  * {@code ./knockwatch formats} prints the first; {@code FormatsReferenceTest} fails when a document
  * differs from them (and writes them with {@code -Dknockwatch.docs.write=true}).
@@ -32,14 +32,14 @@ public final class FormatsReference {
   /** Every section, by document. */
   public static List<Section> sections() {
     return List.of(
-        new Section("README.md", "formats table", formats()),
+        new Section("docs/FORMATS.md", "formats table", formats()),
         new Section("docs/FORMATS.md", "skip reasons", skips()),
         new Section("docs/FORMATS.md", "what each format yields", yields()),
         new Section("docs/FORMATS.md", "format keys", keys()),
         new Section("docs/TRUST.md", "who writes each format", trust()));
   }
 
-  /** README's "Formats read": each format, how its files are chosen, whose lines they hold, what it reads. */
+  /** docs/FORMATS.md's "Formats read": each format, how its files are chosen, whose lines they hold, what it reads. */
   public static String formats() {
     StringBuilder b = new StringBuilder("| type | chosen by | a file holds | what |\n|---|---|---|---|\n");
     for (SourceFormat f : Formats.all()) {

@@ -11,7 +11,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The formats' tables in README.md, docs/FORMATS.md and docs/TRUST.md are the formats' own
+ * The formats' tables in docs/FORMATS.md and docs/TRUST.md are the formats' own
  * declarations: a format added, or a skip reason, key or trust row changed, fails here until the
  * documents follow ({@code -Dknockwatch.docs.write=true} writes them).
  */

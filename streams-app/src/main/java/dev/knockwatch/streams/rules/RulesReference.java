@@ -3,13 +3,13 @@ package dev.knockwatch.streams.rules;
 import dev.knockwatch.events.config.Key;
 
 /**
- * README's reference of the keys every rule takes and of the detectors and their keys, made from
+ * docs/CONFIGURATION.md's reference of the keys every rule takes and of the detectors and their keys, made from
  * their declarations ({@link RuleKeys}, {@link Detector#spec}): {@code ./knockwatch rules reference}
- * prints it, and a test fails when README's copy differs.
+ * prints it, and a test fails when that copy differs.
  */
 public final class RulesReference {
 
-  /** The lines around the reference in README.md. */
+  /** The lines around the reference in docs/CONFIGURATION.md. */
   public static final String BEGIN = "<!-- rules reference: made by ./knockwatch rules reference; do not edit -->";
   public static final String END = "<!-- end of rules reference -->";
 

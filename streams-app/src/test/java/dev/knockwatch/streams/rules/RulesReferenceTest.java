@@ -9,22 +9,22 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** README's rules reference is the rules' and detectors' own declarations: a key added, renamed or redocumented fails here until README follows. */
+/** docs/CONFIGURATION.md's rules reference is the rules' and detectors' own declarations: a key added, renamed or redocumented fails here until README follows. */
 class RulesReferenceTest {
 
-  static final Path README = Path.of("../README.md");
+  static final Path README = Path.of("../docs/CONFIGURATION.md");
 
   @Test
   void readmesReferenceIsWhatTheDetectorsDeclare() throws IOException {
     String readme = Files.readString(README);
     int begin = readme.indexOf(RulesReference.BEGIN);
     int end = readme.indexOf(RulesReference.END);
-    assertThat(begin).as("README.md holds the line " + RulesReference.BEGIN).isNotNegative();
-    assertThat(end).as("README.md holds the line " + RulesReference.END).isGreaterThan(begin);
-    // README lists it inside a list item: each of its lines indented by two spaces
+    assertThat(begin).as("docs/CONFIGURATION.md holds the line " + RulesReference.BEGIN).isNotNegative();
+    assertThat(end).as("docs/CONFIGURATION.md holds the line " + RulesReference.END).isGreaterThan(begin);
+    // it is listed inside a list item: each of its lines indented by two spaces
     String inReadme = readme.substring(begin + RulesReference.BEGIN.length(), end).lines()
         .map(l -> l.startsWith("  ") ? l.substring(2) : l).collect(java.util.stream.Collectors.joining("\n")).strip();
-    assertThat(inReadme).as("README.md's rules reference differs from the detectors' declarations:"
+    assertThat(inReadme).as("docs/CONFIGURATION.md's rules reference differs from the detectors' declarations:"
         + " put the output of ./knockwatch rules reference between its two marker lines").isEqualTo(
         RulesReference.markdown().strip());
   }
