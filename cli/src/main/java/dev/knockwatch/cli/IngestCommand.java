@@ -90,7 +90,7 @@ final class IngestCommand implements Callable<Integer> {
     java.util.Optional<dev.knockwatch.ingest.config.OtlpConfig> otlpConfig = java.util.Optional.empty();
     if (config != null) {
       if (!Files.isRegularFile(config)) {
-        throw new UsageException("config " + config + " does not exist");
+        dev.knockwatch.cli.run.FileOption.check("--config", config);
       }
       feeds = new java.util.ArrayList<>(SourcesConfig.load(config, var.resolve("ingest")));
       otlpConfig = dev.knockwatch.ingest.config.OtlpConfig.load(config);

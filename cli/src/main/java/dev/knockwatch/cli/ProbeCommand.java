@@ -97,7 +97,7 @@ final class ProbeCommand implements Callable<Integer> {
         }
       }
       if (settings != null && !Files.isRegularFile(settings)) {
-        throw new UsageException("--settings " + settings + " is not a file");
+        dev.knockwatch.cli.run.FileOption.check("--settings", settings);
       }
       SrtBridge bridge = RealSandbox.prepare(System.err);
       List<ProbeOutcome> outcomes = new GuardRunner(bridge, dirs.logs, dirs.work, Clock.systemUTC())
@@ -150,7 +150,7 @@ final class ProbeCommand implements Callable<Integer> {
       } else {
         for (Path p : settings) {
           if (!Files.isRegularFile(p)) {
-            throw new UsageException("--settings " + p + " is not a file");
+            dev.knockwatch.cli.run.FileOption.check("--settings", p);
           }
           files.add(p);
         }
@@ -215,7 +215,7 @@ final class ProbeCommand implements Callable<Integer> {
       PrintWriter err = spec.commandLine().getErr();
       Path file = config != null ? config : dev.knockwatch.probes.codex.CodexProbe.userConfig().orElse(null);
       if (config != null && !Files.isRegularFile(config)) {
-        throw new UsageException("--config " + config + " is not a file");
+        dev.knockwatch.cli.run.FileOption.check("--config", config);
       }
       java.util.Optional<dev.knockwatch.probes.codex.Codex> binary =
           dev.knockwatch.probes.codex.Codex.locate(codex, codex == null, System.err);

@@ -143,6 +143,9 @@ final class UpCommand implements Callable<Integer> {
     if (sources != null && rawTopic != null) {
       throw new UsageException("--sources reads files beside --logs; with --raw-topic your shipper carries the lines");
     }
+    if (sources != null) {
+      dev.knockwatch.cli.run.FileOption.check("--sources", sources);
+    }
     // checked before anything starts: every problem of the file at once, each at its line
     List<IngestAgent.Feed> sourceFeeds = new java.util.ArrayList<>(sources == null ? List.of()
         : SourcesConfig.load(sources, var.resolve("ingest")));
@@ -154,8 +157,13 @@ final class UpCommand implements Callable<Integer> {
 
     List<AutoCloseable> running = new CopyOnWriteArrayList<>();
     CountDownLatch stopped = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean wasUp = new java.util.concurrent.atomic.AtomicBoolean();
     Thread hook = new Thread(() -> {
       int failed = closeAll(running);
+      if (!wasUp.get()) {
+        stopped.countDown();
+        return; // it never said it was up: what stopped it was said already
+      }
       out.println("knockwatch stopped" + (failed == 0 ? ": every stage closed cleanly" : ": " + failed
           + (failed == 1 ? " stage" : " stages") + " failed to close (above)") + "; its log is " + logFile);
       out.flush();
@@ -276,6 +284,7 @@ final class UpCommand implements Callable<Integer> {
     }
     out.println("Ctrl-C to stop.");
     out.flush();
+    wasUp.set(true);
     if (!noProbes) {
       // after the banner: what the probes say comes below it, never inside it
       UpProbes probes = new UpProbes(logs, var.resolve("probes"), out);

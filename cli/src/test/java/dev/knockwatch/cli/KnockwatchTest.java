@@ -75,6 +75,19 @@ class KnockwatchTest {
     Path binary = Files.write(dir.resolve("binary"), new byte[] {(byte) 0xff, (byte) 0xfe, 0x41});
     assertThat(run("query", "DemoCommandId000000001", "--token-file", binary.toString()).err())
         .isEqualTo("knockwatch: --token-file " + binary + ": not UTF-8 text" + System.lineSeparator());
+    for (String[] flag : List.of(new String[] {"up", "--rules", "../alert-rules", "--sources"},
+        new String[] {"ingest", "--config"}, new String[] {"probe", "guard", "--settings"},
+        new String[] {"probe", "codex", "--config"})) {
+      List<String> args = new java.util.ArrayList<>(List.of(flag));
+      args.add("/nonexistent/file.yaml");
+      Run r = run(args.toArray(String[]::new));
+      assertThat(r.code()).as(args.toString()).isEqualTo(2);
+      assertThat(r.err()).isEqualTo("knockwatch: " + flag[flag.length - 1] + " /nonexistent/file.yaml: no such file"
+          + System.lineSeparator());
+      args.set(args.size() - 1, dir.toString());
+      assertThat(run(args.toArray(String[]::new)).err()).isEqualTo("knockwatch: " + flag[flag.length - 1] + " " + dir
+          + ": is a directory, not a file" + System.lineSeparator());
+    }
     Run api = run("up", "--api-token-file", "/nonexistent/api-token", "--rules", "../alert-rules");
     assertThat(api.code()).isEqualTo(2);
     assertThat(api.err()).isEqualTo("knockwatch: --api-token-file /nonexistent/api-token: no such file"

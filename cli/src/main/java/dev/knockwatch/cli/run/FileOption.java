@@ -35,6 +35,20 @@ public final class FileOption {
     }
   }
 
+  /** That {@code file} is a file this process can read; else the flag, the file and why, in words. */
+  public static void check(String flag, Path file) {
+    String where = flag + " " + Sanitize.text(file.toString(), 300);
+    if (Files.isDirectory(file)) {
+      throw new UsageException(where + ": is a directory, not a file");
+    }
+    if (!Files.exists(file)) {
+      throw new UsageException(where + ": no such file");
+    }
+    if (!Files.isReadable(file)) {
+      throw new UsageException(where + ": permission denied");
+    }
+  }
+
   /** An I/O failure in words: its message, else its kind. */
   public static String why(IOException e) {
     String m = e.getMessage();
