@@ -9,6 +9,7 @@ import static dev.knockwatch.streams.api.Answers.sendBytes;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
@@ -113,6 +114,7 @@ public final class QueryApi implements AutoCloseable {
   private final HostInfo self;
   private final HttpServer server;
   private final PerClientLimit perClient = new PerClientLimit();
+  private final NoSniff noSniff = new NoSniff();
   /** https when this API serves TLS. */
   private final String scheme;
   private final Peers peers;
@@ -157,9 +159,9 @@ public final class QueryApi implements AutoCloseable {
     this.peers = new Peers(streams, self, scheme, client.build());
     this.discovery = new DiscoveryAnswers(peers, this::stores, () -> policy.get());
     this.health = new Health(streams, () -> commandsStore(null).approximateNumEntries());
-    server.createContext("/api/", this::handle).getFilters().add(perClient);
-    server.createContext("/-/", health).getFilters().add(perClient);
-    server.createContext("/", new ConsoleFiles()).getFilters().add(perClient);
+    guard(server.createContext("/api/", this::handle));
+    guard(server.createContext("/-/", health));
+    guard(server.createContext("/", new ConsoleFiles()));
     server.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
       Thread t = new Thread(r, "knockwatch-api");
       t.setDaemon(true);
@@ -249,10 +251,16 @@ public final class QueryApi implements AutoCloseable {
       deprecatedPath(ex);
       handler.handle(ex);
     };
-    server.createContext(path, guarded).getFilters().add(perClient);
+    guard(server.createContext(path, guarded));
     if (path.startsWith("/api/")) {
-      server.createContext(V1 + path.substring("/api/".length()), guarded).getFilters().add(perClient);
+      guard(server.createContext(V1 + path.substring("/api/".length()), guarded));
     }
+  }
+
+  /** What every path passes before its handler, in order: {@link NoSniff}, then {@link PerClientLimit}. */
+  private void guard(HttpContext context) {
+    context.getFilters().add(noSniff);
+    context.getFilters().add(perClient);
   }
 
   /** The API's versioned prefix; the same routes without it are kept as aliases for one release. */
