@@ -71,7 +71,7 @@ final class RawHttp {
       s.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port));
       s.setSoTimeout(30_000);
       OutputStream out = s.getOutputStream();
-      out.write(req.toString().getBytes(StandardCharsets.ISO_8859_1));
+      out.write(req.toString().getBytes(StandardCharsets.UTF_8)); // a hostile header's raw UTF-8 bytes too
       out.flush();
       return parse(s.getInputStream());
     }
