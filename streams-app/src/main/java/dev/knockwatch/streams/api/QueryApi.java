@@ -156,7 +156,7 @@ public final class QueryApi implements AutoCloseable {
    */
   public QueryApi(KafkaStreams streams, String token, String bind, int port, HostInfo self, Tls tls,
       Collection<String> alsoAllowedHosts) throws IOException {
-    alsoAllowedHosts.forEach(AllowedHosts::parse); // a wrong entry fails before anything listens
+    alsoAllowedHosts.forEach(QueryApi::allowedHost); // a wrong entry fails before anything listens
     this.streams = streams;
     this.token = token.getBytes(StandardCharsets.UTF_8);
     this.self = self;
@@ -186,6 +186,14 @@ public final class QueryApi implements AutoCloseable {
       return t;
     }));
     server.start();
+  }
+
+  /**
+   * An entry of the names the API also answers to, in its normal form ({@code name:port},
+   * {@code name:*} or {@code *}); an IllegalArgumentException says why it is not a host.
+   */
+  public static String allowedHost(String entry) {
+    return AllowedHosts.parse(entry);
   }
 
   /** The TLS of the API: the server's key and certificate, and what it trusts of its peers. */
