@@ -99,14 +99,19 @@ final class AllowedHosts extends Filter {
 
   /**
    * An entry of {@code --api-allowed-hosts} in its normal form: {@code *}, {@code name:port} or
-   * {@code name:*} (no port given: any); an IllegalArgumentException saying what is wrong with it.
+   * {@code name:*} (no port given: any; a normal form reads as itself); an IllegalArgumentException
+   * saying what is wrong with it.
    */
   static String parse(String entry) {
     String e = entry == null ? "" : entry.strip();
     if (e.equals("*")) {
       return e;
     }
-    HostPort hp = HostPort.of(e);
+    boolean anyPortGiven = e.endsWith(":*"); // the normal form read again
+    HostPort hp = HostPort.of(anyPortGiven ? e.substring(0, e.length() - 2) : e);
+    if (anyPortGiven && hp != null && hp.port() >= 0) {
+      hp = null;
+    }
     if (hp == null) {
       throw new IllegalArgumentException("not a host name or address, with or without :port: " + escaped(e));
     }

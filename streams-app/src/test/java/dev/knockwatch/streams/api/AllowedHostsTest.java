@@ -94,7 +94,7 @@ class AllowedHostsTest {
   void theOptionWidensWhatIsAnswered() throws Exception {
     try (KafkaStreams idle = RawHttp.idleTimeline(state);
          QueryApi api = new QueryApi(idle, RawHttp.TOKEN, "127.0.0.1", 0, null, null,
-             List.of("knockwatch.soc.example", "Proxy.Example.:8443", "[fd00::1]:9000"))) {
+             List.of(QueryApi.allowedHost("knockwatch.soc.example"), "Proxy.Example.:8443", "[fd00::1]:9000"))) {
       int port = api.port();
       for (String host : List.of("knockwatch.soc.example", "knockwatch.soc.example:" + port, "KNOCKWATCH.soc.example:443",
           "proxy.example:8443", "[fd00:0::1]:9000", "127.0.0.1:" + port)) {
@@ -144,5 +144,11 @@ class AllowedHostsTest {
     }
     assertThat(AllowedHosts.parse(" Example.COM. ")).isEqualTo("example.com:*");
     assertThat(AllowedHosts.parse("[::1]:8080")).isEqualTo("[0:0:0:0:0:0:0:1]:8080");
+    // the normal form reads as itself (the launcher checks the entries, then hands on their normal forms)
+    for (String entry : List.of("example.com", "example.com:8443", "[fd00::1]", "[fd00::1]:9000", "*")) {
+      String normal = AllowedHosts.parse(entry);
+      assertThat(AllowedHosts.parse(normal)).as(entry).isEqualTo(normal);
+    }
+    assertThatThrownBy(() -> AllowedHosts.parse("example.com:8443:*")).isInstanceOf(IllegalArgumentException.class);
   }
 }
