@@ -74,6 +74,7 @@ final class StreamsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Policy policy = Rules.load(rulesOption.dir);
     ApiToken token = api.token();
+    List<String> allowedHosts = api.allowedHosts(); // a wrong entry is a usage error before anything starts
     Duration retention = api.retention();
     if (api.port < 1 || api.port > 65535) {
       throw new UsageException("--api-port " + api.port + " is not a port (1-65535)");
@@ -122,7 +123,7 @@ final class StreamsCommand implements Callable<Integer> {
         var.resolve("timeline"), TimelineTopology.build(policy, retention), Pipeline.member(clientProps(
             Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised + ":" + api.port)), instanceId));
     QueryApi queryApi = new QueryApi(timeline.streams(), token.value(), api.bind, api.port,
-        new HostInfo(advertised, api.port), api.tls.tls());
+        new HostInfo(advertised, api.port), api.tls.tls(), allowedHosts);
     queryApi.readyAlso(() -> detection.get().notRunning());
     queryApi.policy(inForce::get);
     SilencesApi silences = new SilencesApi(cluster.bootstrapServers, cluster.clientProps());

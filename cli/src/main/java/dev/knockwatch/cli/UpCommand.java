@@ -120,6 +120,7 @@ final class UpCommand implements Callable<Integer> {
     Policy policy = Rules.load(rulesOption.dir);
     ReceiversConfig receivers = ReceiversConfig.load(rulesOption.dir);
     ApiToken token = api.token();
+    List<String> allowedHosts = api.allowedHosts(); // a wrong entry is a usage error before anything starts
     Duration retention = api.retention();
     checkPort("--metrics-port", metricsPort);
     checkPort("--api-port", api.port);
@@ -204,7 +205,7 @@ final class UpCommand implements Callable<Integer> {
         TimelineTopology.build(policy, retention),
         Pipeline.member(with(clientProps, StreamsConfig.APPLICATION_SERVER_CONFIG, api.advertised(null) + ":" + port), instanceId));
     QueryApi queryApi = new QueryApi(timeline.streams(), token.value(), api.bind, port,
-        new HostInfo(api.advertised(null), port), api.tls.tls());
+        new HostInfo(api.advertised(null), port), api.tls.tls(), allowedHosts);
     queryApi.readyAlso(() -> "detection is starting");
     AtomicReference<Policy> inForce = new AtomicReference<>(policy);
     queryApi.policy(inForce::get);

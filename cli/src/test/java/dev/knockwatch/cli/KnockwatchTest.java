@@ -281,6 +281,17 @@ class KnockwatchTest {
   }
 
   @Test
+  void upAndStreamsRefuseAnAllowedHostThatIsNotAHostBeforeStartingAnything() {
+    for (String command : new String[] {"up", "streams"}) {
+      Run r = run(command, "--rules", "../alert-rules", "--api-allowed-hosts", "knockwatch.soc.example,https://evil.example/");
+      assertThat(r.code()).as(command + ": " + r.err()).isEqualTo(Knockwatch.USAGE);
+      assertThat(r.err()).isEqualTo("knockwatch: --api-allowed-hosts: not a host name or address, with or without :port: "
+          + "\"https://evil.example/\"" + System.lineSeparator());
+    }
+    assertThat(run("up", "--help").out()).contains("--api-allowed-hosts=HOST[,HOST...]");
+  }
+
+  @Test
   void upRefusesABadRetentionBeforeStartingAnything() {
     Run r = run("up", "--rules", "../alert-rules", "--timeline-retention", "nope");
     assertThat(r.code()).isEqualTo(Knockwatch.USAGE);

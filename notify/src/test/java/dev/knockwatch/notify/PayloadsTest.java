@@ -60,6 +60,37 @@ class PayloadsTest {
         null), "ROUTINGKEY", Fixtures.PUBLIC_URL)).isEqualTo(golden("pagerduty-resolve"));
   }
 
+  /**
+   * PagerDuty's summary is read by people, in PagerDuty and the chats it posts to, which link what
+   * looks like a host: what the agent wrote there is defanged as in Slack, cleaned and bounded.
+   */
+  @Test
+  void pagerDutysSummaryDefangsWhatTheAgentWrote() {
+    String huge = "a.".repeat(100_000) + "evil.example";
+    List<Alert> hostile = List.of(Fixtures.hostile(),
+        Fixtures.offRole().toBuilder().host("evil\u202E.example").summary("agent tried evil\u202E.example\u0000:443 and "
+            + "https://evil.example/x?y=1 then \u2066EVIL.Example.\u2069 \u0007").build(),
+        Fixtures.offRole().toBuilder().host(huge).summary("agent ci-runner-2 tried " + huge + ":443").build(),
+        Fixtures.offRole().toBuilder().commandId("click.evil.example.Doors01").build());
+    for (Alert a : hostile) {
+      String summary = PagerDutyEvent.body(Notification.of("oncall", Notification.Event.FIRING, a, null), "ROUTINGKEY",
+          Fixtures.PUBLIC_URL).at("/payload/summary").asText();
+      assertThat(summary).as(summary).hasSizeLessThanOrEqualTo(1024).startsWith("[")
+          .doesNotContainPattern("(?i)[a-z0-9_-]\\.[a-z0-9_-]").doesNotContainPattern("(?<!\\[)://")
+          .doesNotContain("\u202E", "\u2066", "\u2069", "\u0007", "\u0000");
+    }
+    assertThat(PagerDutyEvent.body(Notification.of("oncall", Notification.Event.FIRING, hostile.get(0), null), "K", null)
+        .at("/payload/summary").asText()).isEqualTo("[WARNING] persistent-retry: command refused 7 times; last: "
+            + "<hxxp[://]evil[.]test|click here> <!here> <@U123> &  exe[.]txt  (command xhfHytmXL-L6RsYw2CrSjA)");
+    assertThat(PagerDutyEvent.body(Notification.of("oncall", Notification.Event.FIRING, hostile.get(1), null), "K", null)
+        .at("/payload/summary").asText()).contains("hxxps[://]evil[.]example/x?y=1", "EVIL[.]Example[.]");
+    assertThat(PagerDutyEvent.body(Notification.of("oncall", Notification.Event.FIRING, hostile.get(3), null), "K", null)
+        .at("/payload/summary").asText()).endsWith("(command click[.]evil[.]example[.]Doors01)");
+    // the facts stay as they were refused, for whoever reads them as data
+    assertThat(PagerDutyEvent.body(Notification.of("oncall", Notification.Event.FIRING, Fixtures.offRole(), null), "K", null)
+        .at("/payload/custom_details/refused").fieldNames().next()).isEqualTo("evil.example:443");
+  }
+
   @Test
   void slacksLimitsHoldForAHugeSummaryAndTenThousandAlerts() {
     dev.knockwatch.events.Alert big = Fixtures.offRole().updated(1, Fixtures.T0, "x".repeat(10_000), List.of(), List.of(),

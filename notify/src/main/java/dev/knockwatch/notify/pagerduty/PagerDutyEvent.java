@@ -6,6 +6,7 @@ import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.IsoInstant;
 import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.notify.spi.Defang;
 import dev.knockwatch.notify.spi.Notification;
 
 /**
@@ -13,7 +14,8 @@ import dev.knockwatch.notify.spi.Notification;
  * {@code trigger} with {@code dedup_key} = the alert's fingerprint (so one incident per alert,
  * however often it updates), PagerDuty's own severities, the alert's facts in
  * {@code custom_details} and the console timeline in {@code links}; {@code resolve} with the
- * same key. A digest triggers under the group's key.
+ * same key. A digest triggers under the group's key. The summary's agent-written text is defanged
+ * ({@link #summary}); the facts in {@code custom_details} stay as they were refused.
  */
 public final class PagerDutyEvent {
 
@@ -99,14 +101,23 @@ public final class PagerDutyEvent {
     };
   }
 
-  /** PagerDuty cuts summaries at 1,024 characters; knockwatch cuts first, marking it. */
-  private static String summary(Notification n) {
+  /**
+   * PagerDuty cuts summaries at 1,024 characters; knockwatch cuts first, marking it. What the agent
+   * wrote (the alert's summary, its hosts, and the command id) is defanged as in Slack
+   * ({@code evil[.]example}): PagerDuty's pages, apps and the chats it posts to link what looks like
+   * a host. Each part is cleaned and cut before it is defanged, so the pattern reads a bounded text.
+   */
+  static String summary(Notification n) {
     Alert a = n.first();
     String s = n.isDigest()
         ? "[" + a.severity().name() + "] " + a.rule() + ": " + n.alerts().size() + " alerts firing (grouped)"
-        : "[" + a.severity().name() + "] " + a.rule() + ": " + a.summary() + " (command " + a.commandId() + ")";
-    return Sanitize.text(s, 1024);
+        : "[" + a.severity().name() + "] " + a.rule() + ": " + Defang.text(clean(a.summary(), MAX_SUMMARY_CHARS))
+            + " (command " + Defang.text(clean(a.commandId(), 128)) + ")";
+    return Sanitize.text(s, MAX_SUMMARY_CHARS - 1); // the cut's mark is one more character
   }
+
+  /** PagerDuty's bound of a summary. */
+  static final int MAX_SUMMARY_CHARS = 1024;
 
   private static String clean(String s, int max) {
     return s == null ? "-" : Sanitize.text(s, max);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.ConsoleLink;
 import dev.knockwatch.events.Sanitize;
+import dev.knockwatch.notify.spi.Defang;
 import dev.knockwatch.notify.spi.Notification;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -50,7 +51,7 @@ public final class SlackMessage {
     Alert a = n.first();
     String what = n.isDigest() ? n.alerts().size() + " alerts " + event(n) : event(n);
     return SlackText.escape((n.possibleRepeat() ? REPEAT : "") + a.severity().name() + " " + clean(a.rule(), 100) + " "
-        + what + (n.isDigest() ? "" : ": " + SlackText.defang(clean(a.summary(), 200))));
+        + what + (n.isDigest() ? "" : ": " + Defang.text(clean(a.summary(), 200))));
   }
 
   /** Before a notification the notifier may have sent already (it stopped between the send and its record). */

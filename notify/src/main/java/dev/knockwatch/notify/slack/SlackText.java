@@ -1,15 +1,14 @@
 package dev.knockwatch.notify.slack;
 
 import dev.knockwatch.events.Sanitize;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import dev.knockwatch.notify.spi.Defang;
 
 /**
  * Agent-chosen text made safe for Slack's mrkdwn. Slack reads {@code <...>} as a control
  * sequence ({@code <!channel>}, {@code <@U123>}, {@code <http://evil|click>}), so {@code &},
  * {@code <} and {@code >} are escaped as Slack documents. Slack also turns anything that looks
  * like a link into one, so names and URLs are defanged the way SOCs share indicators
- * ({@code evil[.]example}, {@code hxxp[://]}). Control and bidirectional-override characters
+ * ({@code evil[.]example}, {@code hxxp[://]}: {@link Defang}). Control and bidirectional-override characters
  * become spaces, and text is cut to a bound with a visible marker.
  */
 public final class SlackText {
@@ -17,10 +16,6 @@ public final class SlackText {
   public static final String CUT = "… [truncated]";
   /** Slack's limit for the text of one section block. */
   public static final int MAX_BLOCK_CHARS = 3000;
-
-  /** A word with a dot between two name characters, or a scheme: what Slack would link. */
-  private static final Pattern LINKABLE = Pattern.compile(
-      "(?i)(?:[a-z][a-z0-9+.-]*://\\S*|[a-z0-9_-]+(?:\\.[a-z0-9_-]+)+\\S*)");
 
   private SlackText() {}
 
@@ -32,23 +27,12 @@ public final class SlackText {
     String clean = Sanitize.text(text, Integer.MAX_VALUE); // control and bidi characters become spaces
     // cut before defanging too: the pattern is tried at every start of a long word, so its time grows
     // with the square of what it reads, and only the first max characters are ever sent
-    return escape(truncate(defang(truncate(clean, max)), max));
+    return escape(truncate(Defang.text(truncate(clean, max)), max));
   }
 
   /** Slack's three escapes: {@code &amp;}, {@code &lt;}, {@code &gt;}. */
   public static String escape(String text) {
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
-  }
-
-  /** {@code http://evil.example/x} becomes {@code hxxp[://]evil[.]example/x}. */
-  public static String defang(String text) {
-    Matcher m = LINKABLE.matcher(text);
-    StringBuilder out = new StringBuilder(text.length() + 16);
-    while (m.find()) {
-      String word = m.group().replaceFirst("(?i)^http", "hxxp").replace("://", "[://]").replace(".", "[.]");
-      m.appendReplacement(out, Matcher.quoteReplacement(word));
-    }
-    return m.appendTail(out).toString();
   }
 
   /** At most {@code max} characters, the cut marked. */

@@ -9,6 +9,7 @@ import static dev.knockwatch.streams.api.Answers.sendBytes;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
@@ -37,6 +38,7 @@ import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +73,8 @@ import org.slf4j.LoggerFactory;
  * rest is by concern: {@link Peers} (a command another instance owns, a list's other parts),
  * {@link ConsoleFiles} (the console's static files at {@code /}), {@link Health} ({@code /-/}),
  * {@link Answers} (how an answer is written), {@link DiscoveryAnswers} (the allowlist and the overview). Every request needs {@code Authorization: Bearer <token>},
- * compared in constant time; the token is never logged. During a rebalance the answer is 503
+ * compared in constant time; the token is never logged. A request naming a {@code Host} the API
+ * is not served on is answered 421 before its token is read ({@link AllowedHosts}). During a rebalance the answer is 503
  * with {@code Retry-After}, never a wrong empty one.
  */
 public final class QueryApi implements AutoCloseable {
@@ -113,6 +116,8 @@ public final class QueryApi implements AutoCloseable {
   private final HostInfo self;
   private final HttpServer server;
   private final PerClientLimit perClient = new PerClientLimit();
+  private final NoSniff noSniff = new NoSniff();
+  private final AllowedHosts hosts;
   /** https when this API serves TLS. */
   private final String scheme;
   private final Peers peers;
@@ -140,6 +145,18 @@ public final class QueryApi implements AutoCloseable {
    * over HTTPS, trusting only the certificates its trust material trusts (host names verified).
    */
   public QueryApi(KafkaStreams streams, String token, String bind, int port, HostInfo self, Tls tls) throws IOException {
+    this(streams, token, bind, port, self, tls, List.of());
+  }
+
+  /**
+   * As above; the API and the console also answer requests whose {@code Host} is one of
+   * {@code alsoAllowedHosts} ({@link AllowedHosts}: {@code name}, {@code name:port} or {@code *}),
+   * beside the names and addresses they are served on. An IllegalArgumentException names an
+   * entry that is not a host.
+   */
+  public QueryApi(KafkaStreams streams, String token, String bind, int port, HostInfo self, Tls tls,
+      Collection<String> alsoAllowedHosts) throws IOException {
+    alsoAllowedHosts.forEach(QueryApi::allowedHost); // a wrong entry fails before anything listens
     this.streams = streams;
     this.token = token.getBytes(StandardCharsets.UTF_8);
     this.self = self;
@@ -154,18 +171,29 @@ public final class QueryApi implements AutoCloseable {
       this.scheme = "https";
       client.sslContext(tls.client());
     }
+    this.hosts = new AllowedHosts(bind, server.getAddress().getPort(), self == null ? null : self.host(),
+        self == null ? 0 : self.port(), tls != null, alsoAllowedHosts);
+    log.info("query API on {}://{}:{} answers to Host {}", scheme, bind, server.getAddress().getPort(), hosts.describe());
     this.peers = new Peers(streams, self, scheme, client.build());
     this.discovery = new DiscoveryAnswers(peers, this::stores, () -> policy.get());
     this.health = new Health(streams, () -> commandsStore(null).approximateNumEntries());
-    server.createContext("/api/", this::handle).getFilters().add(perClient);
-    server.createContext("/-/", health).getFilters().add(perClient);
-    server.createContext("/", new ConsoleFiles()).getFilters().add(perClient);
+    guard(server.createContext("/api/", this::handle));
+    guard(server.createContext("/-/", health));
+    guard(server.createContext("/", new ConsoleFiles()));
     server.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
       Thread t = new Thread(r, "knockwatch-api");
       t.setDaemon(true);
       return t;
     }));
     server.start();
+  }
+
+  /**
+   * An entry of the names the API also answers to, in its normal form ({@code name:port},
+   * {@code name:*} or {@code *}); an IllegalArgumentException says why it is not a host.
+   */
+  public static String allowedHost(String entry) {
+    return AllowedHosts.parse(entry);
   }
 
   /** The TLS of the API: the server's key and certificate, and what it trusts of its peers. */
@@ -249,10 +277,20 @@ public final class QueryApi implements AutoCloseable {
       deprecatedPath(ex);
       handler.handle(ex);
     };
-    server.createContext(path, guarded).getFilters().add(perClient);
+    guard(server.createContext(path, guarded));
     if (path.startsWith("/api/")) {
-      server.createContext(V1 + path.substring("/api/".length()), guarded).getFilters().add(perClient);
+      guard(server.createContext(V1 + path.substring("/api/".length()), guarded));
     }
+  }
+
+  /**
+   * What every path passes before its handler, in order: {@link NoSniff}, {@link AllowedHosts}
+   * (a Host the API is not served on: 421), then {@link PerClientLimit}.
+   */
+  private void guard(HttpContext context) {
+    context.getFilters().add(noSniff);
+    context.getFilters().add(hosts);
+    context.getFilters().add(perClient);
   }
 
   /** The API's versioned prefix; the same routes without it are kept as aliases for one release. */

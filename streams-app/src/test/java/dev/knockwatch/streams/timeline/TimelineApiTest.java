@@ -230,7 +230,7 @@ class TimelineApiTest {
         java.net.Socket s = new java.net.Socket();
         s.bind(new java.net.InetSocketAddress("127.0.0.2", 0));
         s.connect(new java.net.InetSocketAddress("127.0.0.1", api.port()));
-        s.getOutputStream().write(("GET /test/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN
+        s.getOutputStream().write(("GET /test/slow HTTP/1.1\r\nHost: 127.0.0.1:" + api.port() + "\r\nAuthorization: Bearer " + TOKEN
             + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         s.getOutputStream().flush();
         hog.add(s);
