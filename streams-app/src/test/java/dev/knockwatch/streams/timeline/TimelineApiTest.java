@@ -462,6 +462,19 @@ class TimelineApiTest {
     assertThat(shot).exists();
   }
 
+  /** The favicon: from this server, an SVG image, under the same security headers as the console's pages. */
+  @Test
+  void theFaviconIsServedUnderTheConsolesHeaders() throws Exception {
+    HttpResponse<String> page = get(apis.get(0), "/", null);
+    HttpResponse<String> icon = get(apis.get(0), "/favicon.ico", null);
+    assertThat(icon.statusCode()).isEqualTo(200);
+    assertThat(icon.headers().firstValue("Content-Type")).contains("image/svg+xml; charset=utf-8");
+    assertThat(icon.body()).startsWith("<svg").doesNotContain("<script");
+    for (String h : List.of("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy")) {
+      assertThat(icon.headers().firstValue(h)).as(h).isPresent().isEqualTo(page.headers().firstValue(h));
+    }
+  }
+
   /**
    * Last: one instance goes away. The other takes its partitions over, restoring their stores
    * from the changelogs; meanwhile every answer is either right or 503 with Retry-After — never a
