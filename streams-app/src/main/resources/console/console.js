@@ -372,11 +372,11 @@ function button(td, label, action) {
   td.appendChild(b);
 }
 
-// an instant to the second, on one line; the full value in its tooltip
+// an instant to the second, on one line; the full value in its tooltip (the cell's and the value's)
 function when(td, iso) {
   if (!iso) { td.textContent = '-'; return; }
   const v = value(document.createElement('span'), String(iso).replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
-  v.title = visible(iso);
+  v.title = td.title = visible(iso);
   td.replaceChildren(v);
 }
 
