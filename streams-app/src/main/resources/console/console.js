@@ -7,27 +7,107 @@ const $ = (id) => document.getElementById(id);
 
 function token() { return sessionStorage.getItem(KEY); }
 
+// what a refused token says, at sign-in and whenever the API refuses the one in use
+const REFUSED = 'The API refused this token (401 Unauthorized). Copy it again from the end of the api line that '
+  + './knockwatch up printed, or from var/api-token in the directory up ran in, and sign in.';
+
+// the API refused the token in use: the console has signed out and said so; nothing more to say
+class SignedOut extends Error {}
+
 async function api(path, method, payload) {
-  const init = { method: method || 'GET', headers: { Authorization: 'Bearer ' + token() } };
+  const sent = token();
+  const init = { method: method || 'GET', headers: { Authorization: 'Bearer ' + sent } };
   if (payload !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(payload); }
-  const r = await fetch(path, init);
-  if (r.status === 401) { signOut('The token was refused.'); throw new Error('401'); }
+  let r;
+  try {
+    r = await fetch(path, init);
+  } catch (e) {
+    throw Object.assign(new Error('unreachable'), { unreachable: true });
+  }
+  // a refusal of a token no longer in use (signed out, or another signed in since) signs nobody out
+  if (r.status === 401) { if (token() === sent) { signOut(REFUSED); } throw new SignedOut(); }
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) { throw new Error(body.error || ('HTTP ' + r.status)); }
+  if (!r.ok) { throw Object.assign(new Error('HTTP ' + r.status), { status: r.status, said: typeof body.error === 'string' ? body.error : '' }); }
   return body;
+}
+
+// The message line: one sentence, what failed and what to do. Each view change and sign-in starts
+// a new generation, which clears it; an answer that arrives later speaks only in its own generation.
+let generation = 0;
+function say(text, gen) { if (gen === undefined || gen === generation) { $('message').textContent = text; } }
+
+function sentence(what, err, todo) {
+  if (err.unreachable) {
+    return what + ' failed: the console could not reach the query API. Check that ./knockwatch up is still running, then reload the page.';
+  }
+  const why = err.status ? 'the API answered ' + err.status + (err.said ? ' (' + visible(err.said).replace(/[.\s]+$/, '') + ')' : '')
+    : 'the page met an error (' + err.message + ')';
+  const next = todo || (err.status === 503 ? 'The timeline is catching up: reload the page in a few seconds.'
+    : err.status === 429 ? 'This browser sent too many requests at once: wait a moment, then reload the page.'
+    : 'Reload the page; if it fails again, read the output of ./knockwatch up.');
+  return what + ' failed: ' + why + '. ' + next;
+}
+
+function failed(what, err, gen, todo) {
+  if (!(err instanceof SignedOut)) { say(sentence(what, err, todo), gen); }
+}
+
+// an agent-written value's control and bidi characters as visible escapes (a U+202E shown as
+// ⟨U+202E⟩): nothing a value holds can reorder or hide what the analyst reads
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+function visible(text) {
+  return String(text).replace(CONTROLS, (c) => '⟨U+' + c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0') + '⟩');
+}
+
+// one value (an id, a time, a kind, host:port) in an element: on one line, cut with an ellipsis
+// where it does not fit, the whole in its title
+function value(el, text) {
+  const t = text == null ? '-' : visible(text);
+  el.classList.add('v');
+  el.textContent = t;
+  el.title = t;
+  return el;
 }
 
 function cell(row, text, cls) {
   const td = document.createElement('td');
-  td.textContent = text == null ? '-' : String(text);
+  td.textContent = text == null ? '-' : visible(text);
   if (cls) { td.className = cls; }
   row.appendChild(td);
   return td;
 }
 
-// the rows of a table, replaced; a link the keyboard is on stays focused (the same text in the
-// same column), so a refresh every 5 s does not throw a keyboard user back to the page's start
-function rows(table, items, fill) {
+// a cell holding one value
+function val(row, text, cls) {
+  const td = cell(row, '', cls);
+  td.replaceChildren(value(document.createElement('span'), text));
+  return td;
+}
+
+// a cell of prose (a summary, a reason, what ran): wrapped, at most a few lines, then it scrolls
+function prose(row, text, cls) {
+  const td = cell(row, '', cls);
+  const d = document.createElement('div');
+  d.className = 'prose';
+  d.textContent = text == null ? '-' : visible(text);
+  td.replaceChildren(d);
+  return td;
+}
+
+// a table in a box of its own that scrolls sideways: however wide its values make it, the page keeps its width
+function scroller(table) {
+  if (table.parentElement && table.parentElement.classList.contains('scroll')) { return table.parentElement; }
+  const box = document.createElement('div');
+  box.className = 'scroll';
+  if (table.parentNode) { table.replaceWith(box); }
+  box.appendChild(table);
+  return box;
+}
+
+// the rows of a table, replaced, or one row that says there is none; a link the keyboard is on
+// stays focused (the same text in the same column), so a refresh every 5 s does not throw a
+// keyboard user back to the page's start
+function rows(table, items, fill, none) {
   const body = table.querySelector('tbody');
   const focused = document.activeElement;
   const held = focused && focused.tagName === 'A' && body.contains(focused)
@@ -36,6 +116,15 @@ function rows(table, items, fill) {
   for (const item of items) {
     const tr = document.createElement('tr');
     fill(tr, item);
+    body.appendChild(tr);
+  }
+  if (items.length === 0 && none) {
+    const tr = document.createElement('tr');
+    tr.className = 'none';
+    const td = document.createElement('td');
+    td.colSpan = table.tHead && table.tHead.rows.length ? table.tHead.rows[0].cells.length : 1;
+    td.textContent = none;
+    tr.appendChild(td);
     body.appendChild(tr);
   }
   if (held) {
@@ -52,7 +141,7 @@ function commandLink(td, id) {
   const params = state();
   params.set('command', id);
   a.href = '#' + params.toString();
-  a.textContent = id;
+  value(a, id);
   td.appendChild(a);
 }
 
@@ -68,7 +157,12 @@ function runbook(td, a) {
     td.appendChild(link);
   }
   const tags = a.tags || [];
-  if (tags.length) { td.appendChild(document.createTextNode((td.firstChild ? ' ' : '') + tags.join(', '))); }
+  if (tags.length) {
+    const d = document.createElement('div');
+    d.className = 'prose';
+    d.textContent = visible(tags.join(', '));
+    td.appendChild(d);
+  }
   if (!td.firstChild) { td.textContent = '-'; }
 }
 
@@ -81,14 +175,21 @@ function summary(s) {
   const dl = $('t-summary');
   dl.replaceChildren();
   const counts = (m) => Object.entries(m || {}).map(([k, v]) => k + ' ×' + v).join(', ') || '-';
+  // what was refused: each target a value on one line (cut with an ellipsis, whole in its title), then its count
+  const targets = (dd, m) => {
+    const list = Object.entries(m || {});
+    if (list.length === 0) { dd.textContent = '-'; return; }
+    list.forEach(([k, v], i) => dd.append(value(document.createElement('span'), k), ' ×' + v + (i < list.length - 1 ? ', ' : '')));
+  };
   const last = (s.timeline || []).filter((e) => e.commandText).slice(-1)[0];
-  for (const [label, value] of [['command', last ? last.commandText : null], ['agent', s.agentId], ['role', s.role == null ? null : s.role + (s.roleAllows
+  for (const [label, shown] of [['command', last ? last.commandText : null], ['agent', s.agentId], ['role', s.role == null ? null : s.role + (s.roleAllows
         ? ' — allows ' + (s.roleAllows.join(', ') || 'no host') : '')],
       ['first seen', s.firstSeen],
-      ['last seen', s.lastSeen], ['events', s.events], ['refused', counts(s.targets)], ['reasons', counts(s.reasons)],
+      ['last seen', s.lastSeen], ['events', s.events], ['refused', s.targets], ['reasons', counts(s.reasons)],
       ['sources', counts(s.sources)]]) {
     const dt = document.createElement('dt'); dt.textContent = label;
-    const dd = document.createElement('dd'); dd.textContent = value == null ? '-' : String(value);
+    const dd = document.createElement('dd');
+    if (label === 'refused') { targets(dd, shown); } else { dd.textContent = shown == null ? '-' : visible(shown); }
     dl.append(dt, dd);
   }
 }
@@ -136,27 +237,31 @@ function strip(events, alerts) {
 
 // the command's timeline; quiet: a refresh, which leaves an error of its own unsaid
 async function show(id, quiet) {
-  if (!quiet) { $('message').textContent = ''; }
+  const gen = generation;
   try {
     const t = await api('/api/v1/commands/' + encodeURIComponent(id));
+    if (gen !== generation) { return; }
     $('timeline').hidden = false;
-    $('t-id').textContent = t.commandId;
+    value($('t-id'), t.commandId);
     summary(t);
     strip(t.timeline || [], Object.values(t.alerts || {}));
     rows($('t-alerts'), Object.values(t.alerts || {}), (tr, a) => {
-      cell(tr, a.status, 'short'); cell(tr, a.severity, (a.severity || '') + ' short'); cell(tr, a.rule, 'short'); when(cell(tr, ''), a.firstSeen);
-      when(cell(tr, ''), a.lastSeen); cell(tr, a.count); cell(tr, a.summary); runbook(cell(tr, ''), a);
-    });
+      val(tr, a.status); val(tr, a.severity, a.severity || ''); val(tr, a.rule); when(cell(tr, ''), a.firstSeen);
+      when(cell(tr, ''), a.lastSeen); cell(tr, a.count); prose(tr, a.summary); runbook(cell(tr, ''), a);
+    }, 'No alert of this command.');
     $('t-omitted').textContent = t.omitted > 0 ? '(' + t.omitted + ' in the middle not kept)' : '';
     rows($('t-events'), t.timeline || [], (tr, e) => {
-      cell(tr, e.observedAt); cell(tr, e.source); cell(tr, e.kind); cell(tr, e.action); cell(tr, target(e));
-      cell(tr, e.reason); cell(tr, e.commandText);
+      val(tr, e.observedAt); val(tr, e.source); val(tr, e.kind); val(tr, e.action); val(tr, target(e), 'long');
+      prose(tr, e.reason); prose(tr, e.commandText);
       raw(cell(tr, ''), e);
-    });
+    }, 'No event of this command is kept.');
   } catch (err) {
-    if (!quiet) {
+    if (!quiet && gen === generation) {
       $('timeline').hidden = true;
-      $('message').textContent = err.message;
+      const todo = err.status === 400 ? 'Check the id: a command id is 22 to 128 letters, digits and . _ : - (copy it from an alert, a page or Recent commands).'
+        : err.status === 404 ? 'Check the id, or pick a command from Recent commands: the timeline keeps a command until it has been idle for --timeline-retention (30 days unless set).'
+        : undefined;
+      failed('Showing command ' + visible(id), err, gen, todo);
     }
   }
 }
@@ -166,11 +271,13 @@ function raw(td, e) {
   td.textContent = '';
   const d = document.createElement('details');
   const s = document.createElement('summary');
-  s.textContent = e.origin ? e.origin.file + '@' + e.origin.offset + (e.origin.ingestHost ? ' on ' + e.origin.ingestHost : '')
-    : 'the event';
+  value(s.appendChild(document.createElement('span')), e.origin
+    ? e.origin.file + '@' + e.origin.offset + (e.origin.ingestHost ? ' on ' + e.origin.ingestHost : '') : 'the event');
   const pre = document.createElement('pre');
   pre.className = 'raw';
-  pre.textContent = JSON.stringify(e, null, 2);
+  // the same JSON, its bidi and invisible characters written as \u escapes: the same value, shown as it is
+  pre.textContent = JSON.stringify(e, null, 2).replace(/[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
   d.append(s, pre);
   td.appendChild(d);
 }
@@ -241,15 +348,15 @@ function alertRow(tr, a) {
   const rule = cell(tr, '', 'rule');
   const name = document.createElement('span');
   name.className = 'name';
-  name.textContent = a.rule == null ? '-' : String(a.rule);
+  value(name, a.rule);
   rule.replaceChildren(name);
   for (const [flag, text] of [[a.probe, 'probe'], [a.shadow, 'shadow · ' + (a.severity || '-')]]) {
     if (flag) { const b = document.createElement('span'); b.className = 'badge'; b.textContent = text; rule.appendChild(b); }
   }
-  cell(tr, a.status, 'short'); cell(tr, a.agentId, 'short'); cell(tr, a.role, 'short'); commandLink(cell(tr, ''), a.commandId);
+  val(tr, a.status); val(tr, a.agentId); val(tr, a.role); commandLink(cell(tr, ''), a.commandId);
   when(cell(tr, ''), a.firstSeen); when(cell(tr, ''), a.lastSeen); cell(tr, a.count, 'short');
-  cell(tr, a.fingerprint, 'wide short');
-  cell(tr, a.summary);
+  val(tr, a.fingerprint, 'wide');
+  prose(tr, a.summary);
   runbook(cell(tr, ''), a);
   button(cell(tr, ''), 'silence…', () => silenceFrom(a));
 }
@@ -265,11 +372,12 @@ function button(td, label, action) {
   td.appendChild(b);
 }
 
-// an instant to the second, date and time apart so the cell wraps between them; the full value in its tooltip
+// an instant to the second, on one line; the full value in its tooltip (the cell's and the value's)
 function when(td, iso) {
   if (!iso) { td.textContent = '-'; return; }
-  td.textContent = iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
-  td.title = iso;
+  const v = value(document.createElement('span'), String(iso).replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+  v.title = td.title = visible(iso);
+  td.replaceChildren(v);
 }
 
 const ALERT_COLUMNS = ['rule', 'status', 'agent', 'role', 'command', 'first seen', 'last seen', 'count', 'fingerprint',
@@ -290,22 +398,24 @@ async function silences() {
   const list = await api('/api/v1/silences');
   const shown = (list.silences || []).filter((s) => s.state !== 'expired' || Date.now() - Date.parse(s.endsAt) < 86400e3);
   rows($('silences').querySelector('table'), shown, (tr, s) => {
-    cell(tr, s.state, 'short');
-    cell(tr, Object.entries(s.matchers || {}).map(([k, v]) => k + '=' + v).join(', '));
-    when(cell(tr, ''), s.startsAt); when(cell(tr, ''), s.endsAt); cell(tr, s.createdBy); cell(tr, s.comment);
+    val(tr, s.state);
+    prose(tr, Object.entries(s.matchers || {}).map(([k, v]) => k + '=' + v).join(', '));
+    when(cell(tr, ''), s.startsAt); when(cell(tr, ''), s.endsAt); val(tr, s.createdBy); prose(tr, s.comment);
     button(cell(tr, ''), 'expire', s.state === 'expired' ? null : async () => {
+      const gen = generation;
       try {
         await api('/api/v1/silences/' + encodeURIComponent(s.id), 'DELETE');
         await silences();
       } catch (err) {
-        $('message').textContent = err.message;
+        failed('Expiring the silence', err, gen);
       }
     });
-  });
+  }, 'No silence is active, pending or expired within the last day.');
 }
 
 async function silence(e) {
   e.preventDefault();
+  const gen = generation;
   const matchers = {};
   for (const k of ['rule', 'commandId', 'agentId', 'role']) {
     const v = $('s-' + k).value.trim();
@@ -314,12 +424,12 @@ async function silence(e) {
   try {
     const s = await api('/api/v1/silences', 'POST', { matchers, duration: $('s-duration').value,
       createdBy: $('s-by').value.trim(), comment: $('s-comment').value.trim() });
-    $('message').textContent = 'Silenced until ' + s.endsAt + '.';
+    say('Silenced until ' + s.endsAt + '.', gen);
     $('silence').hidden = true;
     $('silence-form').reset();
     await silences();
   } catch (err) {
-    $('message').textContent = err.message;
+    failed('Creating the silence', err, gen, err.status === 400 ? 'Correct the form and press Silence again.' : undefined);
   }
 }
 
@@ -345,7 +455,7 @@ function alertGroups(alerts) {
       }
       table.append(document.createElement('thead'), document.createElement('tbody'));
       table.tHead.appendChild(head);
-      section.append(h, table);
+      section.append(h, scroller(table));
       const next = GROUPS.slice(GROUPS.indexOf(sev) + 1)
         .map((s) => groups.querySelector('section[data-severity="' + s + '"]')).find((x) => x);
       groups.insertBefore(section, next || null);
@@ -358,6 +468,7 @@ function alertGroups(alerts) {
 }
 
 async function lists() {
+  const gen = generation;
   try {
     const q = query({ limit: '500' });
     const status = $('f-status').value;
@@ -371,11 +482,11 @@ async function lists() {
     const recent = await api('/api/v1/commands?' + query({ limit: '50' }).toString());
     rows($('recent').querySelector('table'), recent.commands || [], (tr, c) => {
       if (c.probe) { tr.className = 'probe'; }
-      commandLink(cell(tr, ''), c.commandId); cell(tr, c.agentId); cell(tr, c.role); cell(tr, c.events);
-      cell(tr, c.alerts); cell(tr, c.lastSeen);
-    });
+      commandLink(cell(tr, ''), c.commandId); val(tr, c.agentId); val(tr, c.role); cell(tr, c.events);
+      cell(tr, c.alerts); when(cell(tr, ''), c.lastSeen);
+    }, 'No command matches.');
   } catch (err) {
-    $('message').textContent = err.message;
+    failed('Loading the alerts and recent commands', err, gen);
   }
 }
 
@@ -402,6 +513,25 @@ function showView(view) {
 }
 
 let refresher = null;
+
+// the token tried before anything of the signed-in views shows: a refused one leaves the sign-in as it was
+async function signIn() {
+  const candidate = $('token').value.trim();
+  const gen = ++generation;
+  if (!candidate) { say('Signing in needs the API token: paste it into the field (where it is: see below).', gen); return; }
+  let r;
+  try {
+    r = await fetch('/api/v1/commands?limit=1', { headers: { Authorization: 'Bearer ' + candidate } });
+  } catch (e) {
+    say(sentence('Signing in', { unreachable: true }), gen);
+    return;
+  }
+  if (gen !== generation) { return; }
+  if (r.status === 401) { say(REFUSED, gen); $('token').select(); return; }
+  sessionStorage.setItem(KEY, candidate);
+  $('token').value = '';
+  signedIn();
+}
 function refreshing() {
   clearInterval(refresher);
   refresher = $('f-refresh').checked ? setInterval(() => {
@@ -417,6 +547,8 @@ function refreshing() {
 }
 
 function signedIn() {
+  generation++;
+  say('');
   $('signin').hidden = true;
   $('search').hidden = false;
   $('views').hidden = false;
@@ -434,6 +566,8 @@ function signedIn() {
 }
 
 function signOut(why) {
+  generation++;
+  clearInterval(refresher);
   sessionStorage.removeItem(KEY);
   $('signin').hidden = false;
   $('search').hidden = true;
@@ -443,12 +577,8 @@ function signOut(why) {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
-  $('signin-form').addEventListener('submit', (e) => {
-    e.preventDefault();
-    sessionStorage.setItem(KEY, $('token').value.trim());
-    $('token').value = '';
-    signedIn();
-  });
+  document.querySelectorAll('main table').forEach(scroller);
+  $('signin-form').addEventListener('submit', (e) => { e.preventDefault(); signIn(); });
   $('search').addEventListener('submit', (e) => {
     e.preventDefault();
     const p = state();

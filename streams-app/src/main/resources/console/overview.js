@@ -13,27 +13,28 @@ const CLASS_COLOURS = {
 };
 const KIND_DASH = { 'network': null, 'filesystem': [6, 3], 'unix-socket': [2, 3], 'process': [10, 3, 2, 3] };
 
-// "network/cloud-metadata" as "network · cloud-metadata"; no class is "a name" for a network refusal
+// a series ("network/cloud-metadata": a kind and an address class) in words
+const KIND_WORDS = { 'network': 'network', 'filesystem': 'file', 'unix-socket': 'unix-socket', 'process': 'process' };
+const CLASS_WORDS = {
+  '-': 'host names', 'public': 'public addresses', 'private': 'private addresses', 'cgnat': 'carrier-grade NAT addresses',
+  'loopback': 'loopback addresses', 'link-local': 'link-local addresses', 'cloud-metadata': 'the cloud metadata address',
+  'this-host': 'the sandbox host\'s own addresses', 'unspecified': 'the unspecified address', 'multicast': 'multicast addresses',
+  'broadcast': 'broadcast addresses', 'reserved': 'reserved addresses', 'deny-listed': 'deny-listed addresses',
+  'listed': 'addresses denied by IP', 'non-loopback': 'non-loopback addresses of a loopback name',
+  'unknown': 'addresses of no known class',
+};
 function seriesLabel(name) {
   const [kind, cls] = name.split('/');
-  if (cls === undefined) { return name; }
-  if (cls === '-') { return kind === 'network' ? 'network · a name' : kind; }
-  return kind + ' · ' + cls;
-}
-
-// an agent-written name in a list cell: at most 120 characters shown, the whole in its tooltip
-function bounded(td, text) {
-  const t = text == null ? '-' : String(text);
-  td.textContent = t.length > 120 ? t.slice(0, 120) + '…' : t;
-  if (t.length > 120) { td.title = t; }
-  return td;
+  const refusals = (KIND_WORDS[kind] || kind) + ' refusals';
+  if (cls === undefined || (cls === '-' && kind !== 'network')) { return refusals; }
+  return refusals + ' to ' + (CLASS_WORDS[cls] || cls + ' addresses');
 }
 
 function link(td, text, href) {
   td.textContent = '';
   const a = document.createElement('a');
   a.href = href;
-  bounded(a, text);
+  value(a, text);
   td.appendChild(a);
 }
 
@@ -68,7 +69,8 @@ function chart(o) {
         return { label: seriesLabel(n), stroke: CLASS_COLOURS[cls] || '#64748b', width: 1.5, dash: KIND_DASH[kind] || undefined,
           points: { show: false } };
       })),
-    legend: { show: true },
+    // the legend names the series; the counts of a minute are the table's (live values read "--" off the chart)
+    legend: { show: true, live: false },
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
   };
   if (plot) { plot.destroy(); plot = null; }
@@ -99,9 +101,9 @@ function summaryOf(o) {
     if (row.counts.some((x) => x > 0)) { hours.push(row); }
   }
   rows(table, hours, (tr, h) => {
-    cell(tr, new Date(h.at).toISOString().slice(0, 16).replace('T', ' ') + 'Z');
+    val(tr, new Date(h.at).toISOString().slice(0, 16).replace('T', ' ') + 'Z');
     for (const n of h.counts) { cell(tr, n); }
-  });
+  }, 'No refusal in the last 24 hours.');
 }
 
 function severities(o) {
@@ -124,22 +126,26 @@ function severities(o) {
 }
 
 async function overviewView(quiet) {
+  const gen = generation;
   try {
     const o = await api('/api/v1/overview?since=24h&top=10');
+    if (gen !== generation) { return; }
     $('o-updated').textContent = '(as of ' + new Date(o.until).toISOString().slice(11, 19) + 'Z)';
     severities(o);
     chart(o);
     summaryOf(o);
-    rows($('o-agents'), o.agents || [], (tr, a) => { link(cell(tr, ''), a.name, alertsLink({ agent: a.name })); cell(tr, a.count); });
+    rows($('o-agents'), o.agents || [], (tr, a) => { link(cell(tr, ''), a.name, alertsLink({ agent: a.name })); cell(tr, a.count); },
+      'No agent was refused in the last 24 hours.');
     rows($('o-hosts'), o.hosts || [], (tr, h) => {
-      bounded(cell(tr, ''), h.target);
+      val(tr, h.target, 'long');
       link(cell(tr, ''), h.role, '#' + new URLSearchParams({ view: 'discover', role: h.role }).toString());
       cell(tr, h.refusals); cell(tr, h.commands);
-    });
-    rows($('o-rules'), o.rules || [], (tr, r) => { link(cell(tr, ''), r.name, alertsLink({ rule: r.name })); cell(tr, r.count); });
+    }, 'No destination was refused in the last 24 hours.');
+    rows($('o-rules'), o.rules || [], (tr, r) => { link(cell(tr, ''), r.name, alertsLink({ rule: r.name })); cell(tr, r.count); },
+      'No rule alerted in the last 24 hours.');
     $('o-other').textContent = (o.otherAgents || 0) + ' refusals of other agents';
   } catch (err) {
-    if (!quiet) { $('message').textContent = err.message; }
+    if (!quiet) { failed('Loading the overview', err, gen); }
   }
 }
 
@@ -148,7 +154,7 @@ function risks(td, h) {
   const list = document.createElement('ul');
   for (const r of h.risks || []) {
     const li = document.createElement('li');
-    li.textContent = r.note;
+    li.textContent = visible(r.note);
     li.dataset.code = r.code;
     list.appendChild(li);
   }
@@ -156,12 +162,14 @@ function risks(td, h) {
 }
 
 async function discoverView(p) {
+  const gen = generation;
   const role = p.get('role') || '';
   const since = ['24h', '7d', '8d'].includes(p.get('since')) ? p.get('since') : '7d';
   $('d-since').value = since;
   try {
     const q = new URLSearchParams({ since, limit: '100' });
     const all = await api('/api/v1/allowlist?' + q.toString());
+    if (gen !== generation) { return; }
     const select = $('d-role');
     select.replaceChildren(new Option('every role', ''));
     for (const r of all.roles || []) { select.appendChild(new Option(r.role, r.role)); }
@@ -195,15 +203,15 @@ async function discoverView(p) {
       table.tHead.appendChild(head);
       rows(table, r.hosts || [], (tr, x) => {
         if (!x.proposed) { tr.className = 'never'; }
-        bounded(cell(tr, ''), x.target); cell(tr, x.proposed ? (x.inRole ? 'in the role already' : 'yes') : 'never', 'short');
+        val(tr, x.target, 'long'); cell(tr, x.proposed ? (x.inRole ? 'in the role already' : 'yes') : 'never', 'short');
         cell(tr, x.commands); cell(tr, x.tasks); cell(tr, x.agents); cell(tr, x.refusals);
         when(cell(tr, ''), x.firstSeen); when(cell(tr, ''), x.lastSeen); risks(cell(tr, ''), x);
-      });
-      section.append(h, allows, label, pre, table);
+      }, 'No destination was refused for this role in this range.');
+      section.append(h, allows, label, pre, scroller(table));
       box.appendChild(section);
     }
   } catch (err) {
-    $('message').textContent = err.message;
+    failed('Loading the destinations to discover', err, gen);
   }
 }
 

@@ -12,7 +12,8 @@ import java.io.OutputStream;
  * The console's static files at {@code /} (no data in them: the page asks the API, with the
  * token), under a Content-Security-Policy that lets no inline script run, whatever a page shows.
  * The charting library, uPlot, is served from its WebJar in the jar (pinned in the parent pom):
- * {@code /vendor/uPlot.iife.min.js} and {@code /vendor/uPlot.min.css}.
+ * {@code /vendor/uPlot.iife.min.js} and {@code /vendor/uPlot.min.css}. The favicon, an SVG, is
+ * {@code /favicon.ico} (where browsers ask for it), under the same headers.
  */
 final class ConsoleFiles implements HttpHandler {
 
@@ -39,6 +40,7 @@ final class ConsoleFiles implements HttpHandler {
       String file = switch (path) {
         case "/", "/index.html" -> "/console/index.html";
         case "/console.js", "/console.css", "/overview.js" -> "/console" + path;
+        case "/favicon.ico" -> "/console/favicon.svg";
         case "/vendor/uPlot.iife.min.js", "/vendor/uPlot.min.css" -> UPLOT == null ? null
             : UPLOT + path.substring("/vendor/".length());
         default -> null;
@@ -53,7 +55,8 @@ final class ConsoleFiles implements HttpHandler {
         send(ex, 404, error("no such page"));
         return;
       }
-      String type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "text/html";
+      String type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css"
+          : file.endsWith(".svg") ? "image/svg+xml" : "text/html";
       ex.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
       // scripts and styles from this server only: no inline script can run, whatever a page shows
       ex.getResponseHeaders().set("Content-Security-Policy",

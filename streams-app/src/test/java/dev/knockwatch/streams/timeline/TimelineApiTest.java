@@ -64,6 +64,9 @@ class TimelineApiTest {
   static final List<StreamsApp> apps = new ArrayList<>();
   static final List<QueryApi> apis = new ArrayList<>();
 
+  /** The hostile command's last host: 300 characters, opening with a bidi override and a bell. */
+  static final String LONG_HOST = "\u202egnp.exe\u0007" + "a".repeat(300 - 9 - ".evil.example".length()) + ".evil.example";
+
   /** A command of the limit probe: listed only when probes are asked for. */
   static final String PROBE = "TimelineApiProbeCommand1";
 
@@ -99,7 +102,8 @@ class TimelineApiTest {
         for (int k = 0; k <= i % 3; k++) {
           ViolationEvent e = ViolationEvent.builder().eventId("e" + i + "-" + k).commandId(id(i)).agentId("ci-runner-" + (i % 2))
               .source("srt-violation").kind(Kind.NETWORK).action("network-outbound")
-              .host(i == 5 ? "<img src=x onerror=alert(1)>" : "evil.example").port(443).observedAt(T0.plusSeconds(i * 10L + k))
+              .host(i != 5 ? "evil.example" : k < 2 ? "<img src=x onerror=alert(1)>" : LONG_HOST).port(443)
+              .observedAt(T0.plusSeconds(i * 10L + k))
               .build();
           p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null, e.observedAt().toEpochMilli(), id(i), Json.write(e)));
         }
@@ -460,6 +464,51 @@ class TimelineApiTest {
     assertThat(node.exitValue()).as(output).isZero();
     assertThat(output).contains("console ok");
     assertThat(shot).exists();
+  }
+
+  /**
+   * Issue 64: what a new user meets, in Chromium ({@code usability.test.mjs}): where the token is, a
+   * wrong then a right token, errors as sentences that leave with their view, nothing signed-in shown
+   * when signed out, values that never break inside (the 300-character host with its bidi override
+   * and bell), empty tables that say so, the legend in words, a favicon, and a 390 px wide screen
+   * checked by layout. An empty silences list is mounted, as notify's would be. Screenshots go to
+   * {@code target/console-usability/}.
+   */
+  @Test
+  void theConsoleSaysWhereTheTokenIsWhatWentWrongAndHoldsItsLayoutAtPhoneWidth() throws Exception {
+    await(apis.get(0), "/api/v1/alerts?status=firing");
+    await(apis.get(0), "/api/v1/commands/" + id(5));
+    await(apis.get(0), "/api/v1/commands/" + id(0));
+    apis.get(0).mount("/api/silences", ex -> {
+      byte[] body = "{\"silences\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("Content-Type", "application/json");
+      ex.sendResponseHeaders(200, body.length);
+      ex.getResponseBody().write(body);
+      ex.close();
+    });
+    Path script = Path.of("src/test/browser/usability.test.mjs").toAbsolutePath();
+    Path shots = java.nio.file.Files.createDirectories(Path.of("target/console-usability").toAbsolutePath());
+    Process node = new ProcessBuilder("node", script.toString(), "http://127.0.0.1:" + apis.get(0).port(), TOKEN, id(3), id(5),
+        id(0), java.util.Base64.getEncoder().encodeToString(LONG_HOST.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+        shots.toString()).redirectErrorStream(true).start();
+    String output = new String(node.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(node.waitFor(180, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(node.exitValue()).as(output).isZero();
+    assertThat(output).contains("usability ok");
+    assertThat(shots.resolve("phone-alerts.png")).exists();
+  }
+
+  /** The favicon: from this server, an SVG image, under the same security headers as the console's pages. */
+  @Test
+  void theFaviconIsServedUnderTheConsolesHeaders() throws Exception {
+    HttpResponse<String> page = get(apis.get(0), "/", null);
+    HttpResponse<String> icon = get(apis.get(0), "/favicon.ico", null);
+    assertThat(icon.statusCode()).isEqualTo(200);
+    assertThat(icon.headers().firstValue("Content-Type")).contains("image/svg+xml; charset=utf-8");
+    assertThat(icon.body()).startsWith("<svg").doesNotContain("<script");
+    for (String h : List.of("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy")) {
+      assertThat(icon.headers().firstValue(h)).as(h).isPresent().isEqualTo(page.headers().firstValue(h));
+    }
   }
 
   /**
