@@ -61,6 +61,11 @@ public final class DetectionTopology {
   /** The suffix of a detector's node and stores on the by-grain path. */
   static final String BY_GRAIN = "-by-grain";
 
+  /** How long an idle consumer's fetch waits at the broker (a record ends the wait at once). */
+  static final int IDLE_FETCH_WAIT_MS = 2_000;
+  /** How long the timeline's stream threads wait for records before a turn of their loop. */
+  static final long TIMELINE_POLL_MS = 1_000;
+
   private DetectionTopology() {}
 
   public static Properties streamsConfig(String applicationId, String bootstrapServers, Path stateDir,
@@ -80,6 +85,16 @@ public final class DetectionTopology {
     // a few hundred of its events before another partition's page (FloodFairnessTest; what it
     // costs in throughput: docs/PERFORMANCE.md "Session 16")
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
+    // An idle consumer's fetch waits this long at the broker for a record, then is sent again: 500 ms by
+    // default, two requests a second from each of an app's consumers (main, global, restore) for nothing.
+    // A record answers a waiting fetch at once, so a longer wait delays none (docs/PERFORMANCE.md, "up idle").
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, IDLE_FETCH_WAIT_MS);
+    // A stream thread's loop waits at most poll.ms for records before it punctuates and commits: ten
+    // turns a second each when idle (100 ms). Detection keeps them, a commit due waits no longer than
+    // that for its page; the timeline, which no page waits for, turns once a second.
+    if (applicationId.equals(TimelineTopology.DEFAULT_APPLICATION_ID)) {
+      p.put(StreamsConfig.POLL_MS_CONFIG, TIMELINE_POLL_MS);
+    }
     return p;
   }
 
