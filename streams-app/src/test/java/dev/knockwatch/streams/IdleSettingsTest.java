@@ -1,0 +1,43 @@
+package dev.knockwatch.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What an idle {@code up} spends in the stream threads' loops and their consumers' fetches
+ * (docs/PERFORMANCE.md, "up idle"), and what a page must not wait for: detection's loop turns as
+ * often as it commits, the timeline's (no page waits on it) once a second.
+ */
+class IdleSettingsTest {
+
+  private static StreamsConfig of(String applicationId) {
+    return new StreamsConfig(DetectionTopology.streamsConfig(applicationId, "127.0.0.1:9092", Path.of("state"), Map.of()));
+  }
+
+  @Test
+  void detectionTurnsAsOftenAsItCommitsSoACommitDueWaitsNoLongerForItsPage() {
+    StreamsConfig detection = of(DetectionTopology.DEFAULT_APPLICATION_ID);
+    assertThat(detection.getLong(StreamsConfig.POLL_MS_CONFIG))
+        .isLessThanOrEqualTo(detection.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG));
+  }
+
+  @Test
+  void theTimelineTurnsOnceASecond() {
+    assertThat(of(TimelineTopology.DEFAULT_APPLICATION_ID).getLong(StreamsConfig.POLL_MS_CONFIG)).isEqualTo(1_000L);
+  }
+
+  @Test
+  void idleFetchesWaitTwoSecondsAtTheBrokerForEveryConsumerOfBothApps() {
+    for (String app : new String[] {DetectionTopology.DEFAULT_APPLICATION_ID, TimelineTopology.DEFAULT_APPLICATION_ID}) {
+      StreamsConfig c = of(app);
+      assertThat(c.getMainConsumerConfigs("g", "c", 0)).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
+      assertThat(c.getGlobalConsumerConfigs("c")).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
+      assertThat(c.getRestoreConsumerConfigs("c")).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
+    }
+  }
+}
