@@ -63,8 +63,6 @@ public final class DetectionTopology {
 
   /** How long an idle consumer's fetch waits at the broker (a record ends the wait at once). */
   static final int IDLE_FETCH_WAIT_MS = 2_000;
-  /** How long the timeline's stream threads wait for records before a turn of their loop. */
-  static final long TIMELINE_POLL_MS = 1_000;
 
   private DetectionTopology() {}
 
@@ -86,15 +84,15 @@ public final class DetectionTopology {
     // costs in throughput: docs/PERFORMANCE.md "Session 16")
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
     // An idle consumer's fetch waits this long at the broker for a record, then is sent again: 500 ms by
-    // default, two requests a second from each of an app's consumers (main, global, restore) for nothing.
-    // A record answers a waiting fetch at once, so a longer wait delays none (docs/PERFORMANCE.md, "up idle").
-    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, IDLE_FETCH_WAIT_MS);
-    // A stream thread's loop waits at most poll.ms for records before it punctuates and commits: ten
-    // turns a second each when idle (100 ms). Detection keeps them, a commit due waits no longer than
-    // that for its page; the timeline, which no page waits for, turns once a second.
-    if (applicationId.equals(TimelineTopology.DEFAULT_APPLICATION_ID)) {
-      p.put(StreamsConfig.POLL_MS_CONFIG, TIMELINE_POLL_MS);
-    }
+    // default, two requests a second from an app's main and global consumers for nothing. A record
+    // answers a waiting fetch at once, so a longer wait delays none (docs/PERFORMANCE.md, "up idle").
+    // The restore consumer keeps the default: it fetches only while restoring, where a changelog that
+    // ends in transaction markers answers a fetch only at its wait's end.
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), IDLE_FETCH_WAIT_MS);
+    p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), IDLE_FETCH_WAIT_MS);
+    // A stream thread's loop waits at most poll.ms (100 ms) for records before it punctuates and
+    // commits, and takes each step of a start (assignment, restoration, running) one turn at a time:
+    // both apps keep it, a commit due waits no longer for its page and a restart no longer for its banner.
     return p;
   }
 
