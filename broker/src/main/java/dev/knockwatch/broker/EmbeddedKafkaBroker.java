@@ -231,6 +231,17 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     // half of a 256 MB heap the broker shares with the process. 16 MB holds some 600,000 keys
     // per cleaning pass, far more than knockwatch's compacted topics hold here.
     p.put("log.cleaner.dedupe.buffer.size", String.valueOf(16 * 1024 * 1024));
+    // Idle, the broker was a third of up's CPU (docs/PERFORMANCE.md, "up idle"). Each request handler
+    // and network thread wakes every 300 ms to look at its queue, broker and controller each having
+    // their own (8 handlers, 3 network threads by default, for many cores and clients); one process's
+    // clients on a laptop need two of each. The controller appends a no-op record to the metadata log
+    // every 500 ms by default, for brokers to see it alive: its only broker shares this process.
+    p.put("num.io.threads", "2");
+    p.put("num.network.threads", "2");
+    p.put("background.threads", "2");
+    p.put("group.coordinator.threads", "1");
+    p.put("share.coordinator.threads", "1");
+    p.put("metadata.max.idle.interval.ms", "5000");
     return p;
   }
 

@@ -28,6 +28,8 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
   private volatile boolean running = true;
   private PolicyFiles current;
   private List<String> lastProblems = List.of();
+  /** The files' bytes at the last look: unchanged bytes are not parsed again. */
+  private Map<String, byte[]> lastSeen;
 
   PolicyWatcher(Path dir, String bootstrapServers, Map<String, Object> clientProps, PolicyFiles current,
       Consumer<dev.knockwatch.streams.rules.Policy> onNewRules, PrintStream out, Duration every) {
@@ -54,6 +56,15 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
 
   /** Looks at the files once; publishes (and restarts detection) when they changed and load. */
   void checkOnce() {
+    Map<String, byte[]> seen = look(dir);
+    if (lastSeen != null && sameBytes(seen, lastSeen)) {
+      return; // parsing the files every look was most of an idle watcher's CPU
+    }
+    check();
+    lastSeen = seen; // after: a publish that failed is tried again at the next look
+  }
+
+  private void check() {
     List<String> problems = PolicyLoader.check(dir);
     if (!problems.isEmpty()) {
       if (!problems.equals(lastProblems)) {
@@ -77,6 +88,30 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
     if (rulesChanged) {
       onNewRules.accept(PolicyLoader.load(next, dir.toString()));
     }
+  }
+
+  /** The bytes of the files a policy is read from (rules.yaml, roles.yaml, *.rules.yaml), by name; null when unreadable. */
+  static Map<String, byte[]> look(Path dir) {
+    Map<String, byte[]> files = new java.util.TreeMap<>();
+    try (java.util.stream.Stream<Path> list = java.nio.file.Files.list(dir)) {
+      for (Path f : list.toList()) {
+        String name = f.getFileName().toString();
+        if ((name.equals(PolicyLoader.RULES_FILE) || name.equals(PolicyLoader.ROLES_FILE)
+            || name.endsWith(PolicyLoader.MORE_RULES_SUFFIX)) && java.nio.file.Files.isRegularFile(f)) {
+          files.put(name, java.nio.file.Files.readAllBytes(f));
+        }
+      }
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      return null; // looked at again, and parsed, next time
+    }
+    return files;
+  }
+
+  private static boolean sameBytes(Map<String, byte[]> a, Map<String, byte[]> b) {
+    if (a == null || b == null || !a.keySet().equals(b.keySet())) {
+      return false;
+    }
+    return a.entrySet().stream().allMatch(e -> java.util.Arrays.equals(e.getValue(), b.get(e.getKey())));
   }
 
   @Override

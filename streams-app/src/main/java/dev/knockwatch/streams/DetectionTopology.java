@@ -61,6 +61,9 @@ public final class DetectionTopology {
   /** The suffix of a detector's node and stores on the by-grain path. */
   static final String BY_GRAIN = "-by-grain";
 
+  /** How long an idle consumer's fetch waits at the broker (a record ends the wait at once). */
+  static final int IDLE_FETCH_WAIT_MS = 2_000;
+
   private DetectionTopology() {}
 
   public static Properties streamsConfig(String applicationId, String bootstrapServers, Path stateDir,
@@ -80,6 +83,16 @@ public final class DetectionTopology {
     // a few hundred of its events before another partition's page (FloodFairnessTest; what it
     // costs in throughput: docs/PERFORMANCE.md "Session 16")
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
+    // An idle consumer's fetch waits this long at the broker for a record, then is sent again: 500 ms by
+    // default, two requests a second from an app's main and global consumers for nothing. A record
+    // answers a waiting fetch at once, so a longer wait delays none (docs/PERFORMANCE.md, "up idle").
+    // The restore consumer keeps the default: it fetches only while restoring, where a changelog that
+    // ends in transaction markers answers a fetch only at its wait's end.
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), IDLE_FETCH_WAIT_MS);
+    p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), IDLE_FETCH_WAIT_MS);
+    // A stream thread's loop waits at most poll.ms (100 ms) for records before it punctuates and
+    // commits, and takes each step of a start (assignment, restoration, running) one turn at a time:
+    // both apps keep it, a commit due waits no longer for its page and a restart no longer for its banner.
     return p;
   }
 

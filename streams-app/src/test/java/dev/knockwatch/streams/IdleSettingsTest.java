@@ -1,0 +1,45 @@
+package dev.knockwatch.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What an idle {@code up} spends in the stream threads' loops and their consumers' fetches
+ * (docs/PERFORMANCE.md, "up idle"), and what a page or a restart must not wait for: each app's loop
+ * turns as often as it commits (a start takes its steps one turn at a time).
+ */
+class IdleSettingsTest {
+
+  private static StreamsConfig of(String applicationId) {
+    return new StreamsConfig(DetectionTopology.streamsConfig(applicationId, "127.0.0.1:9092", Path.of("state"), Map.of()));
+  }
+
+  @Test
+  void detectionTurnsAsOftenAsItCommitsSoACommitDueWaitsNoLongerForItsPage() {
+    StreamsConfig detection = of(DetectionTopology.DEFAULT_APPLICATION_ID);
+    assertThat(detection.getLong(StreamsConfig.POLL_MS_CONFIG))
+        .isLessThanOrEqualTo(detection.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG));
+  }
+
+  @Test
+  void theTimelineTurnsAsOftenAsItCommitsToo() {
+    StreamsConfig timeline = of(TimelineTopology.DEFAULT_APPLICATION_ID);
+    assertThat(timeline.getLong(StreamsConfig.POLL_MS_CONFIG))
+        .isLessThanOrEqualTo(timeline.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG));
+  }
+
+  @Test
+  void idleFetchesWaitTwoSecondsAtTheBrokerButARestoresKeepsTheDefault() {
+    for (String app : new String[] {DetectionTopology.DEFAULT_APPLICATION_ID, TimelineTopology.DEFAULT_APPLICATION_ID}) {
+      StreamsConfig c = of(app);
+      assertThat(c.getMainConsumerConfigs("g", "c", 0)).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
+      assertThat(c.getGlobalConsumerConfigs("c")).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
+      assertThat(c.getRestoreConsumerConfigs("c")).doesNotContainKey(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
+    }
+  }
+}
