@@ -9,6 +9,13 @@ public final class Topics {
   /** One topic: the broker creates it with these partitions and configs when it is missing. */
   public record Topic(String name, int partitions, Map<String, String> configs, String key, String value) {}
 
+  /**
+   * How long a consumer's fetch waits at the broker when there is nothing to read: a record ends
+   * the wait at once, so a page never waits for it; an idle process asks the broker twice a second
+   * less. Every long-lived consumer of these topics takes it.
+   */
+  public static final int IDLE_FETCH_WAIT_MS = 2_000;
+
   private static final Map<String, String> COMPACTED = Map.of("cleanup.policy", "compact");
   /** Partitions of the keyed topics (violations, alerts, notifications) unless {@code topics --partitions} says otherwise. */
   public static final int DEFAULT_KEYED_PARTITIONS = 6;

@@ -68,9 +68,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class AlertDispatcher implements Runnable, AutoCloseable {
 
-  /** How long an idle consumer's fetch waits at the broker (a record ends the wait at once). */
-  public static final int IDLE_FETCH_WAIT_MS = 2_000;
-
   public static final String DEFAULT_GROUP_ID = "knockwatch-notify";
   private static final Logger log = LoggerFactory.getLogger(AlertDispatcher.class);
   /** More records in flight than this and the consumer pauses until receivers catch up. */
@@ -115,7 +112,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     }
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     // idle, a fetch waits at the broker 2 s (not 500 ms) before it is sent again; an alert ends the wait at once
-    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, IDLE_FETCH_WAIT_MS);
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), Json.serde(Alert.class).deserializer());

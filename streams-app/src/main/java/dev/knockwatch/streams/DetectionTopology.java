@@ -61,9 +61,6 @@ public final class DetectionTopology {
   /** The suffix of a detector's node and stores on the by-grain path. */
   static final String BY_GRAIN = "-by-grain";
 
-  /** How long an idle consumer's fetch waits at the broker (a record ends the wait at once). */
-  static final int IDLE_FETCH_WAIT_MS = 2_000;
-
   private DetectionTopology() {}
 
   public static Properties streamsConfig(String applicationId, String bootstrapServers, Path stateDir,
@@ -88,8 +85,8 @@ public final class DetectionTopology {
     // answers a waiting fetch at once, so a longer wait delays none (docs/PERFORMANCE.md, "up idle").
     // The restore consumer keeps the default: it fetches only while restoring, where a changelog that
     // ends in transaction markers answers a fetch only at its wait's end.
-    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), IDLE_FETCH_WAIT_MS);
-    p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), IDLE_FETCH_WAIT_MS);
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
+    p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
     // A stream thread's loop waits at most poll.ms (100 ms) for records before it punctuates and
     // commits, and takes each step of a start (assignment, restoration, running) one turn at a time:
     // both apps keep it, a commit due waits no longer for its page and a restart no longer for its banner.
