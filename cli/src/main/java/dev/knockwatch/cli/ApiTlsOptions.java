@@ -27,7 +27,7 @@ final class ApiTlsOptions {
   Path truststore;
 
   /** The API's TLS, or null without a keystore; an unusable store is a usage error naming it, never its password. */
-  QueryApi.Tls tls() {
+  dev.knockwatch.streams.api.Tls tls() {
     if (keystore == null) {
       if (truststore != null) {
         throw new UsageException("--api-tls-truststore needs --api-tls-keystore");
@@ -44,7 +44,7 @@ final class ApiTlsOptions {
       }
     }
     try {
-      return QueryApi.Tls.fromPkcs12(keystore, truststore, pw.toCharArray());
+      return dev.knockwatch.streams.api.Tls.fromPkcs12(keystore, truststore, pw.toCharArray());
     } catch (IOException | GeneralSecurityException e) {
       // a wrong password reads as an IOException; no message of these names a secret, but say it plainly
       throw new UsageException("--api-tls-keystore " + keystore + (truststore == null ? "" : ", --api-tls-truststore "

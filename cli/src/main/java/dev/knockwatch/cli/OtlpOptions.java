@@ -129,7 +129,7 @@ final class OtlpOptions {
       throw new UsageException("--otlp-tls-keystore " + keystore + ": set its password in KNOCKWATCH_OTLP_TLS_PASSWORD");
     }
     try {
-      return QueryApi.Tls.serverWithClients(keystore, truststore, pw.toCharArray());
+      return dev.knockwatch.streams.api.Tls.serverWithClients(keystore, truststore, pw.toCharArray());
     } catch (IOException | GeneralSecurityException e) {
       throw new UsageException("--otlp-tls-keystore " + keystore + (truststore == null ? "" : ", --otlp-tls-truststore "
           + truststore) + ": not readable as PKCS12 with the password of KNOCKWATCH_OTLP_TLS_PASSWORD ("

@@ -173,7 +173,7 @@ class ApiContractTest {
         "--api-tls-keystore", "tls/server.keystore.p12", "--api-tls-truststore", "tls/truststore.p12")) {
       assertThat(up.awaitLine("  api      ", Duration.ofSeconds(180))).startsWith("  api      https://");
       HttpClient https = HttpClient.newBuilder()
-          .sslContext(QueryApi.Tls.fromPkcs12(tls.keystore(), tls.truststore(), password.toCharArray()).client()).build();
+          .sslContext(dev.knockwatch.streams.api.Tls.fromPkcs12(tls.keystore(), tls.truststore(), password.toCharArray()).client()).build();
       HttpRequest ready = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/-/ready"))
           .timeout(Duration.ofSeconds(10)).build();
       Instant deadline = Instant.now().plusSeconds(120);

@@ -26,15 +26,10 @@ import dev.knockwatch.streams.timeline.TimelineIndex.AlertRow;
 import dev.knockwatch.streams.timeline.TimelineIndex.CommandRow;
 import dev.knockwatch.streams.timeline.TimelineProcessor;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,9 +42,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -194,57 +186,6 @@ public final class QueryApi implements AutoCloseable {
    */
   public static String allowedHost(String entry) {
     return AllowedHosts.parse(entry);
-  }
-
-  /** The TLS of the API: the server's key and certificate, and what it trusts of its peers. */
-  public record Tls(SSLContext server, SSLContext client) {
-
-    /**
-     * From PKCS12 stores under one password: the server's key from {@code keystore}; peers
-     * verified against {@code truststore}, or the JDK's trusted certificates when it is null.
-     */
-    public static Tls fromPkcs12(Path keystore, Path truststore, char[] password)
-        throws IOException, GeneralSecurityException {
-      KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      keys.init(load(keystore, password), password);
-      SSLContext server = SSLContext.getInstance("TLS");
-      server.init(keys.getKeyManagers(), null, null);
-      SSLContext client = SSLContext.getDefault();
-      if (truststore != null) {
-        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trust.init(load(truststore, password));
-        client = SSLContext.getInstance("TLS");
-        client.init(null, trust.getTrustManagers(), null);
-      }
-      return new Tls(server, client);
-    }
-
-    /**
-     * A server's context whose clients may show a certificate, verified against {@code truststore}
-     * (the JDK's trusted certificates when null): the OTLP endpoint's, which maps a client's
-     * certificate to its agent.
-     */
-    public static SSLContext serverWithClients(Path keystore, Path truststore, char[] password)
-        throws IOException, GeneralSecurityException {
-      KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      keys.init(load(keystore, password), password);
-      TrustManagerFactory trust = null;
-      if (truststore != null) {
-        trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trust.init(load(truststore, password));
-      }
-      SSLContext server = SSLContext.getInstance("TLS");
-      server.init(keys.getKeyManagers(), trust == null ? null : trust.getTrustManagers(), null);
-      return server;
-    }
-
-    private static KeyStore load(Path file, char[] password) throws IOException, GeneralSecurityException {
-      KeyStore ks = KeyStore.getInstance("PKCS12");
-      try (InputStream in = Files.newInputStream(file)) {
-        ks.load(in, password);
-      }
-      return ks;
-    }
   }
 
   /**

@@ -62,7 +62,7 @@ class ApiTlsTest {
   void instancesServeAndForwardOverVerifiedTls(EmbeddedKafkaBroker broker) throws Exception {
     SelfSignedTls cert = SelfSignedTls.generate(dir.resolve("tls"), PASSWORD);
     SelfSignedTls stranger = SelfSignedTls.generate(dir.resolve("other"), PASSWORD);
-    QueryApi.Tls tls = QueryApi.Tls.fromPkcs12(cert.keystore(), cert.truststore(), PASSWORD.toCharArray());
+    dev.knockwatch.streams.api.Tls tls = dev.knockwatch.streams.api.Tls.fromPkcs12(cert.keystore(), cert.truststore(), PASSWORD.toCharArray());
     HttpClient client = HttpClient.newBuilder().sslContext(tls.client()).build();
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
@@ -101,8 +101,8 @@ class ApiTlsTest {
 
       // an API that does not trust its peers' certificate forwards nothing to them
       int port = TimelineApiTest.freePort();
-      QueryApi.Tls distrustful = new QueryApi.Tls(tls.server(),
-          QueryApi.Tls.fromPkcs12(stranger.keystore(), stranger.truststore(), PASSWORD.toCharArray()).client());
+      dev.knockwatch.streams.api.Tls distrustful = new dev.knockwatch.streams.api.Tls(tls.server(),
+          dev.knockwatch.streams.api.Tls.fromPkcs12(stranger.keystore(), stranger.truststore(), PASSWORD.toCharArray()).client());
       QueryApi unverified = new QueryApi(apps.get(0).streams(), TOKEN, "127.0.0.1", port,
           new HostInfo("127.0.0.1", port), distrustful);
       apis.add(unverified);
