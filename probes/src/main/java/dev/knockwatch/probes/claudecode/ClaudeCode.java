@@ -4,10 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.probes.sandbox.Checkout;
 import dev.knockwatch.probes.sandbox.LoopbackRelay;
-import dev.knockwatch.probes.sandbox.Prerequisites;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,30 +41,8 @@ public final class ClaudeCode {
 
   /** The binary {@code explicit} names, else the pinned one of this checkout, installed when missing and {@code install}. */
   public static Optional<ClaudeCode> locate(Path explicit, boolean install, PrintStream say) {
-    if (explicit != null) {
-      return Files.isExecutable(explicit) ? Optional.of(new ClaudeCode(explicit)) : Optional.empty();
-    }
-    Optional<Path> dir = Checkout.locate("KNOCKWATCH_CLAUDE_CODE", RELATIVE_DIR, "package-lock.json");
-    if (dir.isEmpty()) {
-      return Optional.empty();
-    }
-    Path bin = dir.get().resolve(BINARY);
-    if (!Files.isExecutable(bin) && install && Prerequisites.onPath("npm")) {
-      say.println("knockwatch: installing the pinned Claude Code build (npm ci in " + dir.get() + ")");
-      try {
-        Process p = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-            .directory(dir.get().toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) {
-          say.println("knockwatch: npm ci failed: " + out.strip());
-        }
-      } catch (IOException e) {
-        say.println("knockwatch: npm ci failed: " + e.getMessage());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    return Files.isExecutable(bin) ? Optional.of(new ClaudeCode(bin)) : Optional.empty();
+    return Checkout.pinnedBinary(explicit, "KNOCKWATCH_CLAUDE_CODE", RELATIVE_DIR, BINARY, "the pinned Claude Code build", install, say)
+        .map(ClaudeCode::new);
   }
 
   /** What a run printed: its exit status, and its {@code --output-format json} result (null when none). */

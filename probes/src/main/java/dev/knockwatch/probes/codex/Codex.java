@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.probes.sandbox.Checkout;
 import dev.knockwatch.probes.sandbox.LoopbackRelay;
-import dev.knockwatch.probes.sandbox.Prerequisites;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -56,30 +55,8 @@ public final class Codex {
 
   /** The binary {@code explicit} names, else the pinned one of this checkout, installed when missing and {@code install}. */
   public static Optional<Codex> locate(Path explicit, boolean install, PrintStream say) {
-    if (explicit != null) {
-      return Files.isExecutable(explicit) ? Optional.of(new Codex(explicit)) : Optional.empty();
-    }
-    Optional<Path> dir = Checkout.locate("KNOCKWATCH_CODEX", RELATIVE_DIR, "package-lock.json");
-    if (dir.isEmpty()) {
-      return Optional.empty();
-    }
-    Path bin = dir.get().resolve(BINARY);
-    if (!Files.isExecutable(bin) && install && Prerequisites.onPath("npm")) {
-      say.println("knockwatch: installing the pinned Codex CLI (npm ci in " + dir.get() + ")");
-      try {
-        Process p = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-            .directory(dir.get().toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) {
-          say.println("knockwatch: npm ci failed: " + out.strip());
-        }
-      } catch (IOException e) {
-        say.println("knockwatch: npm ci failed: " + e.getMessage());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    return Files.isExecutable(bin) ? Optional.of(new Codex(bin)) : Optional.empty();
+    return Checkout.pinnedBinary(explicit, "KNOCKWATCH_CODEX", RELATIVE_DIR, BINARY, "the pinned Codex CLI", install, say)
+        .map(Codex::new);
   }
 
   /**
