@@ -136,7 +136,9 @@ final class UpCommand implements Callable<Integer> {
         EmbeddedKafkaBroker.wipe(var.resolve(part));
       }
     }
-    Files.createDirectories(logs);
+    if (sources != null) {
+      dev.knockwatch.cli.run.FileOption.check("--sources", sources);
+    }
     if ((codexHomes != null || claudeProjects != null) && rawTopic != null) {
       throw new UsageException("--codex-home and --claude-projects read files beside --logs; with --raw-topic your"
           + " shipper carries the lines");
@@ -144,9 +146,8 @@ final class UpCommand implements Callable<Integer> {
     if (sources != null && rawTopic != null) {
       throw new UsageException("--sources reads files beside --logs; with --raw-topic your shipper carries the lines");
     }
-    if (sources != null) {
-      dev.knockwatch.cli.run.FileOption.check("--sources", sources);
-    }
+    Files.createDirectories(logs);
+
     // checked before anything starts: every problem of the file at once, each at its line
     List<IngestAgent.Feed> sourceFeeds = new java.util.ArrayList<>(sources == null ? List.of()
         : SourcesConfig.load(sources, var.resolve("ingest")));
