@@ -2,6 +2,7 @@ package dev.knockwatch.broker;
 
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.events.Topics.Topic;
+import dev.knockwatch.events.WritableTopics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -17,8 +18,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +29,6 @@ public final class TopicCreator {
   /** A cluster that closed this many connections without an answer, for this long, is not one that is starting. */
   private static final int HUNG_UP = 3;
   private static final Duration MISMATCH_AFTER = Duration.ofSeconds(10);
-  private static final Duration LEADERS_WITHIN = Duration.ofSeconds(60);
 
   private TopicCreator() {}
 
@@ -70,50 +68,11 @@ public final class TopicCreator {
       if (missing.isEmpty()) {
         return List.of();
       }
-      try {
-        admin.createTopics(missing).all().get(60, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof TopicExistsException)) {
-          throw e;
-        }
-      }
+      WritableTopics.create(admin, missing);
       List<String> names = missing.stream().map(NewTopic::name).toList();
-      awaitLeaders(admin, names);
       log.info("created topics {}", names);
       return names;
     });
-  }
-
-  /**
-   * Waits until every partition of {@code names} has a leader. A producer that writes to a topic
-   * the moment it is created can be told NOT_LEADER_OR_FOLLOWER by a broker still taking the
-   * lead, and an idempotent one that then retries may be refused with OUT_OF_ORDER_SEQUENCE_NUMBER
-   * for good (seen with Kafka 4.4 on a loaded machine: {@code bench streams} never finished).
-   */
-  private static void awaitLeaders(Admin admin, List<String> names)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    Instant deadline = Instant.now().plus(LEADERS_WITHIN);
-    while (true) {
-      boolean led;
-      try {
-        Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
-        led = d.values().stream().flatMap(t -> t.partitions().stream())
-            .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-          throw e;
-        }
-        led = false; // created, and not yet in the metadata the broker answers with
-      }
-      if (led) {
-        return;
-      }
-      if (Instant.now().isAfter(deadline)) {
-        throw new TimeoutException("the topics " + names + " have partitions without a leader after "
-            + LEADERS_WITHIN.toSeconds() + " s");
-      }
-      Thread.sleep(50);
-    }
   }
 
   /** Waits until the cluster at {@code bootstrapServers} answers a metadata request (plaintext, no settings). */

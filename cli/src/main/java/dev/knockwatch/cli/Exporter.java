@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.events.WritableTopics;
 import dev.knockwatch.cli.run.UsageException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Alert;
@@ -30,7 +31,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -111,19 +111,13 @@ final class Exporter implements Runnable, AutoCloseable {
 
   /** Creates the export topic when it is missing (the broker's defaults); a topic that exists is kept as it is. */
   static void ensureTopic(String bootstrap, Map<String, Object> clientProps, String topic)
-      throws InterruptedException, ExecutionException {
+      throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
     Map<String, Object> a = new HashMap<>(clientProps);
     a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     try (Admin admin = Admin.create(a)) {
       if (!admin.listTopics().names().get().contains(topic)) {
-        try {
-          admin.createTopics(List.of(new NewTopic(topic, Optional.of(Topics.VIOLATIONS.partitions()), Optional.empty())))
-              .all().get();
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof TopicExistsException)) {
-            throw e;
-          }
-        }
+        WritableTopics.create(admin, List.of(new NewTopic(topic, Optional.of(Topics.VIOLATIONS.partitions()),
+            Optional.empty())));
       }
     }
   }

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.events.WritableTopics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
@@ -69,8 +70,8 @@ class ExportRefusedRecordTest {
    */
   private static Refused smallTopicAndAHugeRefusal(EmbeddedKafkaBroker broker, Admin admin) throws Exception {
     broker.createTopics();
-    admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)
-        .configs(Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "8000")))).all().get(30, TimeUnit.SECONDS);
+    WritableTopics.create(admin, List.of(new NewTopic(TOPIC, 1, (short) 1)
+        .configs(Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "8000"))));
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), CMD, Json.write(event("before", "curl evil.example"))))

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.events.WritableTopics;
 import dev.knockwatch.cli.replay.TimeOrderedSink;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,7 +74,7 @@ class ShippedScenariosTest {
     }
     String topic = "raw-shipped-scenarios";
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      WritableTopics.create(admin, List.of(new NewTopic(topic, 3, (short) 1)));
     }
     List<ViolationEvent> all;
     try (RealShipper rsyslog = RealShipper.start(RealShipper.Kind.RSYSLOG, root, dir.resolve("rsyslog"),

@@ -1,5 +1,6 @@
 package dev.knockwatch.ingest;
 
+import dev.knockwatch.events.WritableTopics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
@@ -16,12 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -31,6 +32,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -57,7 +59,7 @@ class RawTopicIngestTest {
 
   static void createTopic(EmbeddedKafkaBroker broker, String topic) throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      WritableTopics.create(admin, List.of(new NewTopic(topic, 3, (short) 1)));
     }
   }
 
@@ -303,6 +305,7 @@ class RawTopicIngestTest {
     Set<String> idSet = Set.copyOf(ids);
     long[] offsets = new long[commands];
     Thread shipping;
+    List<Future<RecordMetadata>> shipped = java.util.Collections.synchronizedList(new ArrayList<>());
     Process first = child(broker, topic, root);
     Process second = null;
     try (KafkaProducer<String, String> shipper = shipper(broker)) {
@@ -312,8 +315,8 @@ class RawTopicIngestTest {
             int c = i % commands;
             String line = srtRecord(ids.get(c), "w" + w + ".evil.test", i);
             String path = root.toAbsolutePath() + "/agent-k/" + ids.get(c) + ".violations.jsonl";
-            shipper.send(new ProducerRecord<>(topic, path, "{\"line\":" + Hostile.json(line) + ",\"path\":\"" + path
-                + "\",\"host\":\"h9\",\"offset\":" + offsets[c] + "}"));
+            shipped.add(shipper.send(new ProducerRecord<>(topic, path, "{\"line\":" + Hostile.json(line)
+                + ",\"path\":\"" + path + "\",\"host\":\"h9\",\"offset\":" + offsets[c] + "}")));
             offsets[c] += line.getBytes(StandardCharsets.UTF_8).length + 1;
           }
           shipper.flush();
@@ -338,6 +341,9 @@ class RawTopicIngestTest {
       assertThat(atKill).as("committed before the kill").isPositive().isLessThan((long) perWave * waves);
       second = child(broker, topic, root);
       shipping.join();
+      for (Future<RecordMetadata> f : shipped) {
+        f.get(60, TimeUnit.SECONDS); // every line reached the raw topic, or the shipper, not the stage, lost it
+      }
     }
     int all = perWave * waves;
     List<ConsumerRecord<String, ViolationEvent>> got = TopicReader.readUntil(broker, Topics.VIOLATIONS.name(),

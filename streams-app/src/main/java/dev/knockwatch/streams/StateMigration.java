@@ -1,5 +1,6 @@
 package dev.knockwatch.streams;
 
+import dev.knockwatch.events.WritableTopics;
 import dev.knockwatch.streams.detect.BypassDetector;
 import dev.knockwatch.streams.detect.CountDetector;
 import dev.knockwatch.streams.detect.DetectProcessor;
@@ -131,10 +132,8 @@ public final class StateMigration {
         }
       });
     }
-    admin.createTopics(List.of(new NewTopic(target, partitions, replicas)
-        .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
-        .all().get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    awaitLeaders(admin, target);
+    WritableTopics.create(admin, List.of(new NewTopic(target, partitions, replicas)
+        .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))));
     Map<String, Object> p = new HashMap<>(clientProps);
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -191,28 +190,6 @@ public final class StateMigration {
           }
         }
       }
-    }
-  }
-
-  /** Waits until a topic just created has a leader for each partition (a send before that may come back out of sequence). */
-  public static void awaitLeaders(Admin admin, String topic) throws Exception {
-    Instant deadline = Instant.now().plus(WAIT);
-    while (true) {
-      try {
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
-            .get(WAIT.toSeconds(), TimeUnit.SECONDS).get(topic);
-        if (d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
-          return;
-        }
-      } catch (java.util.concurrent.ExecutionException e) {
-        if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
-          throw e;
-        }
-      }
-      if (Instant.now().isAfter(deadline)) {
-        throw new IllegalStateException(topic + " has no leader for every partition after " + WAIT.toSeconds() + " s");
-      }
-      Thread.sleep(50);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.knockwatch.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knockwatch.events.WritableTopics;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
@@ -92,14 +93,11 @@ class StateMigrationTest {
     String count = APP + "-count-persistent-retry-changelog";
     String escape = APP + "-escape-sandbox-escape-changelog";
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      admin.createTopics(List.of(
+      WritableTopics.create(admin, List.of(
           new NewTopic(count, Topics.VIOLATIONS.partitions(), (short) 1)
               .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)),
           new NewTopic(escape, Topics.VIOLATIONS.partitions(), (short) 1)
-              .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
-          .all().get(30, TimeUnit.SECONDS);
-      StateMigration.awaitLeaders(admin, count);
-      StateMigration.awaitLeaders(admin, escape);
+              .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))));
     }
     List<RecentRefusals.Sighting> four = new ArrayList<>();
     for (int i = 1; i <= 4; i++) {

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli.bench;
 
+import dev.knockwatch.events.WritableTopics;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Topics;
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -50,7 +50,7 @@ final class Kafkacat {
       throws Exception {
     Topics.Topic raw = new Topics.Topic(topic, Topics.VIOLATIONS.partitions(), Map.of(), null, "the generated lines, unparsed");
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(topic, raw.partitions(), (short) 1))).all().get(30, TimeUnit.SECONDS);
+      WritableTopics.create(admin, List.of(new NewTopic(topic, raw.partitions(), (short) 1)));
     }
     String bin = "$(command -v " + binary + " || command -v kafkacat)";
     String script = bin + " -P -b " + broker.bootstrapServers()

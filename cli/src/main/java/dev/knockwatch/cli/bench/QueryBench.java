@@ -90,8 +90,7 @@ final class QueryBench implements Callable<Integer> {
       // of sequence and was lost (a CI run): every leader first, as TimelineApiTest's seed does
       try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
           org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-        dev.knockwatch.streams.StateMigration.awaitLeaders(admin, Topics.VIOLATIONS.name());
-        dev.knockwatch.streams.StateMigration.awaitLeaders(admin, Topics.ALERTS.name());
+        dev.knockwatch.events.WritableTopics.awaitWritable(admin, List.of(Topics.VIOLATIONS.name(), Topics.ALERTS.name()));
       }
       // and until each partition's leader takes a record (the metadata names a leader a moment before
       // it does): one empty record each, one at a time, which the timeline leaves out

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli.bench;
 
+import dev.knockwatch.events.WritableTopics;
 import picocli.CommandLine;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.cli.run.UsageException;
@@ -110,7 +111,7 @@ final class ShippersBench implements Callable<Integer> {
       result.putAll(phases(agent, tmp.resolve("agent")));
       for (Syslogs.Tool tool : Syslogs.Tool.values()) {
         Topics.Topic topic = new Topics.Topic("bench.raw." + tool.label, Topics.RAW.partitions(), Map.of(), null, "raw");
-        admin.createTopics(List.of(new NewTopic(topic.name(), topic.partitions(), (short) 1))).all().get(30, TimeUnit.SECONDS);
+        WritableTopics.create(admin, List.of(new NewTopic(topic.name(), topic.partitions(), (short) 1)));
         Subject shipper = new Subject() {
           public String name() {
             return tool.field.substring(0, 1).toLowerCase() + tool.field.substring(1);
@@ -230,7 +231,7 @@ final class ShippersBench implements Callable<Integer> {
   private Map<String, Object> stage(String launcher, EmbeddedKafkaBroker broker, Admin admin, Path dir) throws Exception {
     Map<String, Object> out = new LinkedHashMap<>();
     Topics.Topic topic = new Topics.Topic("bench.raw.stage", Topics.RAW.partitions(), Map.of(), null, "raw");
-    admin.createTopics(List.of(new NewTopic(topic.name(), topic.partitions(), (short) 1))).all().get(30, TimeUnit.SECONDS);
+    WritableTopics.create(admin, List.of(new NewTopic(topic.name(), topic.partitions(), (short) 1)));
     Path logs = Files.createDirectories(dir.resolve("logs"));
     ship(broker, topic, logs, IngestBench.generate(logs.resolve("first"), lines));
     // records, not offsets: each transaction's commit marker takes an offset of every partition it wrote

@@ -1,5 +1,6 @@
 package dev.knockwatch.cli.bench;
 
+import dev.knockwatch.events.WritableTopics;
 import picocli.CommandLine;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.cli.run.Rules;
@@ -27,7 +28,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.Node;
@@ -78,7 +78,7 @@ final class StreamsBench implements Callable<Integer> {
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(tmp.resolve("kafka"), 0)) {
       broker.createTopics();
       try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-        admin.createTopics(List.of(new NewTopic("bench.pass-through", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        WritableTopics.create(admin, List.of(new NewTopic("bench.pass-through", 6, (short) 1)));
       }
       publish(broker.bootstrapServers(), events);
       // Rounds alternate the two topologies, each on a fresh application id (so from the first

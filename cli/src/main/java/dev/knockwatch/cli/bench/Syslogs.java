@@ -1,5 +1,6 @@
 package dev.knockwatch.cli.bench;
 
+import dev.knockwatch.events.WritableTopics;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import dev.knockwatch.events.Json;
@@ -145,7 +146,7 @@ final class Syslogs {
     Files.writeString(conf, template(tool.config).replace("@INPUT@", input.toString()).replace("@WORK@", work.toString())
         .replace("@BOOTSTRAP@", broker.bootstrapServers()).replace("@TOPIC@", topic.name()));
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(topic.name(), topic.partitions(), (short) 1))).all().get(30, TimeUnit.SECONDS);
+      WritableTopics.create(admin, List.of(new NewTopic(topic.name(), topic.partitions(), (short) 1)));
       ProcessBuilder pb = new ProcessBuilder(tool.command(root, dir, conf)).redirectErrorStream(true)
           .redirectOutput(dir.resolve("out").toFile());
       pb.environment().put("LD_LIBRARY_PATH", libraryPath(root));

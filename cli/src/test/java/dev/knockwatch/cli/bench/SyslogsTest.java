@@ -1,5 +1,6 @@
 package dev.knockwatch.cli.bench;
 
+import dev.knockwatch.events.WritableTopics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -85,7 +85,7 @@ class SyslogsTest {
   private static Topics.Topic topic(String name, List<String> values, List<String> keys) throws Exception {
     Topics.Topic topic = new Topics.Topic("syslogs." + name, 3, Map.of(), null, "a test's");
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(topic.name(), 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      WritableTopics.create(admin, List.of(new NewTopic(topic.name(), 3, (short) 1)));
     }
     try (KafkaProducer<String, String> p = new KafkaProducer<>(
         Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(),

@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.timeline;
 
+import dev.knockwatch.events.WritableTopics;
 import dev.knockwatch.streams.TimelineTopology;
 import dev.knockwatch.streams.detect.CountDetector;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,7 +22,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -32,7 +32,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -122,17 +121,9 @@ class ListsWhileIndexBuildsTest {
   private static int seedTheCommandsStoreOfAnEarlierVersion(EmbeddedKafkaBroker broker) throws Exception {
     String changelog = APP + "-" + TimelineProcessor.COMMANDS + "-changelog";
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(changelog, Topics.VIOLATIONS.partitions(), (short) 1)
-          .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
-          .all().get(30, TimeUnit.SECONDS);
-      // a first batch sent before its partition has a leader, retried behind later ones, came back
-      // out of sequence and was lost (a CI run): the seed waits for every leader, sends one request
-      // at a time, and checks every send below
-      Instant deadline = Instant.now().plusSeconds(60);
-      while (!everyPartitionLed(admin, changelog)) {
-        assertThat(Instant.now()).as("leaders of " + changelog).isBefore(deadline);
-        Thread.sleep(50);
-      }
+      // the seed checks every send below
+      WritableTopics.create(admin, List.of(new NewTopic(changelog, Topics.VIOLATIONS.partitions(), (short) 1)
+          .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))));
     }
     var values = Json.serde(CommandSummary.class).serializer();
     int agentCommands = 0;
@@ -159,15 +150,4 @@ class ListsWhileIndexBuildsTest {
     return agentCommands;
   }
 
-  private static boolean everyPartitionLed(Admin admin, String topic) throws Exception {
-    try {
-      return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
-          .stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-        return false; // created, not yet known to the broker that answered
-      }
-      throw e;
-    }
-  }
 }

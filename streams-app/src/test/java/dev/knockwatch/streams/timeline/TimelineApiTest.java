@@ -92,8 +92,7 @@ class TimelineApiTest {
     // of sequence and was lost (a CI run): the seed waits for every leader and sends one request at a time
     try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
         org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      dev.knockwatch.streams.StateMigration.awaitLeaders(admin, Topics.VIOLATIONS.name());
-      dev.knockwatch.streams.StateMigration.awaitLeaders(admin, Topics.ALERTS.name());
+      dev.knockwatch.events.WritableTopics.awaitWritable(admin, List.of(Topics.VIOLATIONS.name(), Topics.ALERTS.name()));
     }
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
         broker.bootstrapServers(), ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1), new StringSerializer(),
