@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.Set;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -69,6 +70,18 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
   private final Map<String, Slot> byFingerprint = new HashMap<>();
   /** Slots whose state the store does not have yet (a slot written or dropped since is skipped). */
   private final List<Slot> dirty = new ArrayList<>();
+  /**
+   * On the wall clock, the sweep is scheduled for when it has something to do, not every second:
+   * each punctuation makes Kafka Streams commit its task, under exactly-once a transaction, so an
+   * idle app with a firing alert would otherwise commit one a second (docs/PERFORMANCE.md, "up
+   * idle"). A hit asks for a sweep within {@link #SWEEP_GAP}; a sweep schedules the next for the
+   * first resolution or throttled update due. Null: none is scheduled.
+   */
+  private Cancellable sweeping;
+  /** When {@link #sweeping} fires (wall clock, ms). */
+  private long sweepAt = Long.MAX_VALUE;
+  /** The shortest wait between two sweeps, and the longest a hit waits for one. */
+  static final long SWEEP_GAP = 1_000;
 
   /** One firing alert in memory: its store key, its state, and whether the store is behind. */
   private static final class Slot {
@@ -105,8 +118,13 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
     try (KeyValueIterator<String, AlertState> it = store.all()) {
       it.forEachRemaining(kv -> add(kv.key, kv.value));
     }
-    context.schedule(Duration.ofSeconds(1),
-        clock == Clock.WALL ? PunctuationType.WALL_CLOCK_TIME : PunctuationType.STREAM_TIME, this::sweep);
+    sweeping = null;
+    sweepAt = Long.MAX_VALUE;
+    if (clock == Clock.STREAM) {
+      context.schedule(Duration.ofMillis(SWEEP_GAP), PunctuationType.STREAM_TIME, this::sweep);
+    } else if (!live.isEmpty()) {
+      sweepWithin(context.currentSystemTimeMs(), SWEEP_GAP);
+    }
   }
 
   @Override
@@ -116,6 +134,9 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       return;
     }
     long now = now(record.timestamp());
+    if (clock == Clock.WALL) {
+      sweepWithin(now, SWEEP_GAP);
+    }
     if (hit.rule() == null) {
       addSource(hit, now);
       return;
@@ -214,6 +235,12 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
   /** Resolves what went quiet and writes throttled updates whose time has come. */
   private void sweep(long timestamp) {
     long now = clock == Clock.WALL ? timestamp : context.currentStreamTimeMs();
+    if (sweeping != null) {
+      sweeping.cancel(); // the next is scheduled below, for when it is due
+      sweeping = null;
+      sweepAt = Long.MAX_VALUE;
+    }
+    long next = Long.MAX_VALUE;
     List<Slot> changed = new ArrayList<>();
     List<Slot> resolved = new ArrayList<>();
     for (Slot slot : live.values()) {
@@ -221,10 +248,16 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
       if (now - s.lastHitMs() >= s.resolveAfterMs()) {
         resolve(slot);
         resolved.add(slot);
-      } else if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
+        continue;
+      }
+      if (s.pending() && now - s.lastEmittedMs() >= throttle.toMillis()) {
         emit(s.alert(), s.targets(), s.alert().lastSeen().toEpochMilli());
         slot.state = new AlertState(s.alert(), s.lastHitMs(), now, false, s.resolveAfterMs(), s.targets());
         changed.add(slot);
+      }
+      next = Math.min(next, s.lastHitMs() + s.resolveAfterMs());
+      if (slot.state.pending()) {
+        next = Math.min(next, s.lastEmittedMs() + throttle.toMillis());
       }
     }
     resolved.forEach(this::forget);
@@ -242,6 +275,22 @@ public final class AlertLifecycleProcessor implements Processor<String, Hit, Str
           1L, Long::sum);
     }
     FiringAlerts.report(context.taskId().toString(), firing);
+    if (clock == Clock.WALL && next != Long.MAX_VALUE) {
+      sweepWithin(now, next - now);
+    }
+  }
+
+  /** Makes sure a sweep comes within {@code delayMs} of {@code now} (no sooner than {@link #SWEEP_GAP}). */
+  private void sweepWithin(long now, long delayMs) {
+    long at = now + Math.max(SWEEP_GAP, delayMs);
+    if (sweeping != null && sweepAt <= at) {
+      return;
+    }
+    if (sweeping != null) {
+      sweeping.cancel();
+    }
+    sweeping = context.schedule(Duration.ofMillis(at - now), PunctuationType.WALL_CLOCK_TIME, this::sweep);
+    sweepAt = at;
   }
 
   @Override

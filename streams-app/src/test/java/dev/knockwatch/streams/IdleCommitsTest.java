@@ -1,0 +1,109 @@
+package dev.knockwatch.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Kind;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.events.ViolationEvent;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
+import dev.knockwatch.streams.rules.PolicyLoader;
+import dev.knockwatch.testkit.TopicReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Idle, detection writes nothing: with an alert firing and no refusal coming, no transaction is
+ * committed (each would be a round of requests and appends at the broker, every second, for as
+ * long as the alert fires: docs/PERFORMANCE.md, "up idle"), and the alert still resolves when
+ * its {@code resolveAfter} has passed.
+ */
+@Tag("integration")
+class IdleCommitsTest {
+
+  static final String APP = "idle-commits-test";
+  static final String CMD = "IdleAfterItsAlert000001";
+
+  @TempDir Path dir;
+
+  @Test
+  void anIdleAppWithAFiringAlertCommitsNoTransactionAndStillResolvesItWhenDue() throws Exception {
+    Path rules = Files.createDirectories(dir.resolve("rules"));
+    Files.writeString(rules.resolve("rules.yaml"), "rules:\n  - {id: persistent-retry, detector: count, window: 5m,"
+        + " threshold: 3, severity: warning, resolveAfter: 12s}\n");
+    Policy policy = PolicyLoader.load(rules);
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(dir.resolve("kafka"), 0);
+         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      broker.createTopics();
+      try (StreamsApp app = new StreamsApp(APP, broker.bootstrapServers(), dir.resolve("state"), policy,
+          AlertLifecycleProcessor.Clock.WALL, Map.of())) {
+        app.start(Duration.ofSeconds(120));
+        Instant t0 = Instant.now();
+        for (int i = 1; i <= 3; i++) {
+          publish(broker, refusal("idle-" + i, t0.plusMillis(i)));
+        }
+        List<ConsumerRecord<String, Alert>> fired = TopicReader.readUntil(broker, Topics.ALERTS.name(),
+            Json.serde(Alert.class).deserializer(), r -> r.value() != null && CMD.equals(r.value().commandId()), 1);
+        assertThat(fired).singleElement().satisfies(r -> assertThat(r.value().status()).isEqualTo(Alert.Status.FIRING));
+
+        Thread.sleep(2_500); // the sweep a hit asks for (within a second), and its commit
+        long before = transactionRecords(admin);
+        Thread.sleep(6_000);
+        long after = transactionRecords(admin);
+        assertThat(after - before).as("records the transaction coordinator wrote in 6 idle seconds, the alert firing")
+            .isZero();
+
+        List<ConsumerRecord<String, Alert>> resolved = TopicReader.readUntil(broker, Topics.ALERTS.name(),
+            Json.serde(Alert.class).deserializer(), r -> r.value() != null && CMD.equals(r.value().commandId())
+                && r.value().status() == Alert.Status.RESOLVED, 1);
+        assertThat(resolved).as("the alert resolved, with no refusal to wake the app").hasSize(1);
+      }
+    }
+  }
+
+  /** What the transaction coordinator has written: one record or more for each transaction's every step. */
+  private static long transactionRecords(Admin admin) throws Exception {
+    String log = "__transaction_state";
+    int partitions = admin.describeTopics(List.of(log)).allTopicNames().get(30, TimeUnit.SECONDS).get(log)
+        .partitions().size();
+    Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      ends.put(new TopicPartition(log, p), OffsetSpec.latest());
+    }
+    return admin.listOffsets(ends).all().get(30, TimeUnit.SECONDS).values().stream().mapToLong(i -> i.offset()).sum();
+  }
+
+  private static ViolationEvent refusal(String id, Instant at) {
+    return ViolationEvent.builder().eventId(id).commandId(CMD).agentId("ci-runner-1").source("srt-violation")
+        .kind(Kind.NETWORK).action("network-outbound").host("registry.npmjs.org").port(443).observedAt(at).build();
+  }
+
+  private static void publish(EmbeddedKafkaBroker broker, ViolationEvent e) throws Exception {
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+      p.send(new ProducerRecord<>(Topics.VIOLATIONS.name(), null, e.observedAt().toEpochMilli(), e.commandId(),
+          Json.write(e))).get(30, TimeUnit.SECONDS);
+    }
+  }
+}
