@@ -63,7 +63,8 @@ public final class StreamsApp implements AutoCloseable {
         .filter(t -> t.equals(Topics.VIOLATIONS.name()) || t.equals(Topics.BY_GRAIN.name())).sorted(
             java.util.Comparator.comparing(t -> t.equals(Topics.BY_GRAIN.name()))).distinct().toList();
     this.streams = new KafkaStreams(topology,
-        DetectionTopology.streamsConfig(applicationId, bootstrapServers, stateDir, clientProps));
+        DetectionTopology.streamsConfig(applicationId, bootstrapServers, stateDir, clientProps),
+        new IdlePolls(this::running));
     KafkaStreamsMetrics.add(applicationId, streams, topology.describe());
     streams.setUncaughtExceptionHandler(e -> {
       String refused = refusal(e);
@@ -76,6 +77,11 @@ public final class StreamsApp implements AutoCloseable {
       log.error("detection stopped on an error; replacing the stream thread", e);
       return StreamThreadExceptionResponse.REPLACE_THREAD;
     });
+  }
+
+  /** Whether the app runs: started, its tasks assigned and restored, not rebalancing or stopping. */
+  private boolean running() {
+    return streams.state() == KafkaStreams.State.RUNNING;
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.knockwatch.streams.timeline;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyView;
+import dev.knockwatch.streams.state.PunctuatedWork;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -68,6 +69,16 @@ public final class TimelineProcessor implements Processor<String, TimelineInput,
     context.schedule(SWEEP_EVERY, PunctuationType.WALL_CLOCK_TIME, this::expire);
     if (index.get(TimelineIndex.BUILT) == null) {
       building = context.schedule(Duration.ofMillis(100), PunctuationType.WALL_CLOCK_TIME, this::buildIndex);
+      PunctuatedWork.begin();
+    }
+  }
+
+  @Override
+  public void close() {
+    if (building != null) {
+      building.cancel();
+      building = null;
+      PunctuatedWork.done();
     }
   }
 
@@ -94,6 +105,7 @@ public final class TimelineProcessor implements Processor<String, TimelineInput,
       index.put(TimelineIndex.BUILT, Instant.ofEpochMilli(nowMs).toString());
       building.cancel();
       building = null;
+      PunctuatedWork.done();
     } else {
       builtUpTo = last;
     }

@@ -34,18 +34,51 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Idle, detection writes nothing: with an alert firing and no refusal coming, no transaction is
- * committed (each would be a round of requests and appends at the broker, every second, for as
- * long as the alert fires: docs/PERFORMANCE.md, "up idle"), and the alert still resolves when
- * its {@code resolveAfter} has passed.
+ * Idle, detection costs little and writes nothing (docs/PERFORMANCE.md, "up idle"): its threads turn
+ * about once a second, not ten times, and a refusal still pages; with an alert firing and no
+ * refusal coming, no transaction is committed (each would be a round of requests and appends at
+ * the broker, every second, for as long as the alert fires), and the alert still resolves when its
+ * {@code resolveAfter} has passed.
  */
 @Tag("integration")
-class IdleCommitsTest {
+class IdleAppTest {
 
-  static final String APP = "idle-commits-test";
+  static final String APP = "idle-app-test";
   static final String CMD = "IdleAfterItsAlert000001";
 
   @TempDir Path dir;
+
+  @Test
+  void anIdleAppsThreadsTurnAboutOnceASecondAndARefusalStillPagesIt() throws Exception {
+    Path rules = Files.createDirectories(dir.resolve("rules"));
+    Files.writeString(rules.resolve("rules.yaml"), "rules:\n  - {id: persistent-retry, detector: count, window: 5m,"
+        + " threshold: 1, severity: warning}\n");
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(dir.resolve("kafka"), 0)) {
+      broker.createTopics();
+      try (StreamsApp app = new StreamsApp(APP + "-turns", broker.bootstrapServers(), dir.resolve("state"),
+          PolicyLoader.load(rules), AlertLifecycleProcessor.Clock.WALL, Map.of())) {
+        app.start(Duration.ofSeconds(120));
+        Thread.sleep(2_000); // settled: the start's last turns behind it
+        double before = polls(app);
+        Thread.sleep(6_000);
+        double turns = polls(app) - before;
+        // ten a second at poll.ms; a long poll after an empty one makes it about one
+        assertThat(turns).as("the stream thread's polls in 6 idle seconds").isPositive().isLessThan(15);
+        publish(broker, refusal("turns-1", Instant.now()));
+        assertThat(TopicReader.readUntil(broker, Topics.ALERTS.name(), Json.serde(Alert.class).deserializer(),
+            r -> r.value() != null && CMD.equals(r.value().commandId()), 1)).as("the page of a refusal sent while idle")
+            .hasSize(1);
+      }
+    }
+  }
+
+  /** The stream thread's polls so far. */
+  private static double polls(StreamsApp app) {
+    return app.streams().metrics().values().stream()
+        .filter(m -> m.metricName().group().equals("stream-thread-metrics") && m.metricName().name().equals("poll-total"))
+        .mapToDouble(m -> ((Number) m.metricValue()).doubleValue()).findFirst()
+        .orElseThrow(() -> new AssertionError("no poll-total among the stream thread's metrics"));
+  }
 
   @Test
   void anIdleAppWithAFiringAlertCommitsNoTransactionAndStillResolvesItWhenDue() throws Exception {
