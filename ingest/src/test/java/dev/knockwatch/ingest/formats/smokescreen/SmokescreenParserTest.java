@@ -178,6 +178,14 @@ class SmokescreenParserTest {
     // the guard probes' exemption is never reached by a role, nor is an agent id made of a role that is none
     assertThat(parse(perRole, denied("x.example:443", "172.16.0.5:1", "guard", "guard"))).isInstanceOf(Parsed.Rejected.class);
     assertThat(parse(perRole, denied("x.example:443", "172.16.0.5:1", "", "a/../b"))).isInstanceOf(Parsed.Rejected.class);
+    // with no entries at all, the roles alone name the agents; a decision with no role names none
+    LineParser rolesOnly = parser("""
+        agents: []
+        agentPerRole: "smokescreen-"
+        """);
+    assertThat(parse(rolesOnly, denied("x.example:443", "10.0.4.2:1", "", "webhooks"))).isInstanceOfSatisfying(
+        Parsed.Events.class, e -> assertThat(e.events().get(0).agentId()).isEqualTo("smokescreen-webhooks"));
+    assertThat(parse(rolesOnly, denied("x.example:443", "10.0.4.2:1", "", ""))).isInstanceOf(Parsed.Rejected.class);
     // the entries come first
     assertThat(parse(perRole, denied("x.example:443", "10.0.4.2:1", "ci-7", "ci-7"))).isInstanceOfSatisfying(
         Parsed.Events.class, e -> assertThat(e.events().get(0).agentId()).isEqualTo("build-farm"));
