@@ -55,8 +55,18 @@ public class ParseBenchmark extends OneThread {
       + " \"oob.in\": \"\", \"oob.out\": \"lo\", \"src_ip\": \"10.77.0.1\", \"dest_ip\": \"10.77.0.2\"}";
 
   final SrtViolationParser srt = new SrtViolationParser();
+  /** smokescreen's denial as v0.0.4 writes it (the format's samples/README.md). */
+  static final String SMOKESCREEN = "{\"allow\":false,\"content_length\":77,\"decision_reason\":\"rule has enforce policy\","
+      + "\"dns_lookup_time_ms\":0,\"enforce_would_deny\":true,\"id\":\"ctn2m4pq8h3c73b1e5b0\",\"inbound_remote_addr\":"
+      + "\"10.0.3.7:51234\",\"inbound_remote_x509_cn\":\"sandbox-runner-1\",\"inbound_remote_x509_ou\":\"agents\","
+      + "\"level\":\"warning\",\"msg\":\"CANONICAL-PROXY-DECISION\",\"project\":\"agents\",\"proxy_type\":\"connect\","
+      + "\"requested_host\":\"github.com:443\",\"role\":\"sandbox-runner-1\",\"start_time\":"
+      + "\"2026-12-05T10:40:06.402117093Z\",\"time\":\"2026-12-05T10:40:06Z\",\"trace_id\":\"\"}";
+
   /** The netfilter format through the registry, as a source of it is read: its prefixes and its agents. */
   final LineParser netfilter = netfilter();
+  /** The smokescreen format through the registry, its agents mapped by certificate and address. */
+  final LineParser smokescreen = smokescreen();
   final SquidAccessLogParser squid = new SquidAccessLogParser();
   long offset;
 
@@ -104,6 +114,20 @@ public class ParseBenchmark extends OneThread {
   @Benchmark
   public Parsed netfilterUlogdRecord() {
     return netfilter.parse(new SourceLine("kernel/ulogd.json", offset++, ULOGD, null, null, "h", NOW));
+  }
+
+  private static LineParser smokescreen() {
+    SourceFormat f = Formats.named("smokescreen").orElseThrow();
+    KeyValues with = KeyValues.of(new YamlFile("bench", new ArrayList<>()).parse("agents: [{inbound_remote_x509_cn:"
+        + " sandbox-runner-1, agent: sandbox-runner-1}, {inbound_remote_addr: 10.0.4.0/24, agent: build-farm}]\n")
+        .orElseThrow(), "bench", f.keys()).orElseThrow();
+    return f.parser(new FileOptions(with, "smokescreen/smokescreen.log", "smokescreen", other -> false));
+  }
+
+  /** A denied CANONICAL-PROXY-DECISION line of smokescreen. */
+  @Benchmark
+  public Parsed smokescreenDecisionLine() {
+    return smokescreen.parse(new SourceLine("smokescreen/smokescreen.log", offset++, SMOKESCREEN, null, null, "h", NOW));
   }
 
   @Benchmark

@@ -41,7 +41,11 @@ class ReadmeTest {
       Map.entry("sysctl -n net.netfilter.nf_log_all_netns", "NetfilterJourneyTest runs it verbatim as root (nftables,"
           + " ulogd2) beside up --sources, and awaits both agents' alerts"),
       Map.entry("kill \"$(cat var/kernel/dmesg.pid)\"", "NetfilterJourneyTest runs it verbatim after the alerts,"
-          + " and checks the namespace and the switch are back"));
+          + " and checks the namespace and the switch are back"),
+      Map.entry("mkdir -p var/smokescreen", "SmokescreenJourneyTest runs it verbatim, then up --sources"
+          + " var/smokescreen.yaml, and awaits each page the README names"),
+      Map.entry("smokescreen --egress-acl-file", "starts smokescreen, a Go program not installed here:"
+          + " SmokescreenJourneyTest appends the samples written from its source where this line sends its stderr"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 

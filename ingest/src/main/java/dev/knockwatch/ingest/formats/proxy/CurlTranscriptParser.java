@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
  * {@code .curl.log}). One transcript yields one event per refusal:
  * <ul>
  *   <li>a 403 or 407 response (with {@code < } or raw), its deny header
- *       ({@code X-Proxy-Error}, {@code X-Deny-Reason}, or a configured one) and, on CONNECT, the
+ *       ({@code X-Proxy-Error}, {@code X-Deny-Reason}, smokescreen's {@code X-Smokescreen-Error}, or a
+ *       configured one) and, on CONNECT, the
  *       reason in the status phrase; the target from the request line or CONNECT;</li>
  *   <li>SOCKS refusals ({@code Can't complete SOCKS5 connection to HOST. (2)});</li>
  *   <li>socat's {@code E CONNECT host:port: REASON} (git over ssh through srt's ProxyCommand);</li>
@@ -55,7 +56,7 @@ public final class CurlTranscriptParser implements LineParser {
 
   // (?d): only '\n' ends a line. The agent writes these lines, and a U+0085 or U+2028 in a status
   // phrase ended Java's '.' and '$' there: the answer read as no status at all.
-  public static final List<String> DEFAULT_DENY_HEADERS = List.of("x-proxy-error", "x-deny-reason");
+  public static final List<String> DEFAULT_DENY_HEADERS = List.of("x-proxy-error", "x-deny-reason", "x-smokescreen-error");
 
   private static final Pattern PROXY_USER = Pattern.compile("(?d)Proxy auth using Basic with user 'srt\\.([^']*)'");
   private static final Pattern PROXY_URL_USER = Pattern.compile("(?d)_proxy == '[a-z0-9]+://srt\\.([^:@']*)[:@]");
@@ -354,8 +355,9 @@ public final class CurlTranscriptParser implements LineParser {
   /** The refusal a response's headers (and a raw response's body) describe, as an event of the line at {@code src}. */
   private Parsed refusal(Response r, SourceLine src) {
     boolean connect = "CONNECT".equals(method);
-    // the reason: the status phrase unless it is the status's generic one, else the body's words
-    String reason = r.status == 407 ? "proxy authentication required"
+    // the reason: the status phrase unless it is the status's generic one, else the body's words; a 407 that
+    // carries a deny header is a refusal, not a challenge (smokescreen answers every denial so), and says why there
+    String reason = r.status == 407 ? (r.denyValue != null ? r.denyValue : "proxy authentication required")
         : !r.phrase.isEmpty() && !ProxyWords.isGeneric(r.phrase) ? r.phrase
         : r.body != null && !r.body.isEmpty() ? r.body : null;
     Instant at = ProxyWords.date(r.date);

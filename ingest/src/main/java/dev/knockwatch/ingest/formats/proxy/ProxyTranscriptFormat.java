@@ -29,7 +29,8 @@ public final class ProxyTranscriptFormat implements SourceFormat {
   @Override
   public String summary() {
     return "what the command's client saw: `curl -v` transcripts and raw proxy responses — 403/407 with `X-Proxy-Error`"
-        + " (`blocked-by-allowlist`, `blocked-by-sandbox-runtime`) or `X-Deny-Reason`, the reason in a CONNECT status"
+        + " (`blocked-by-allowlist`, `blocked-by-sandbox-runtime`), `X-Deny-Reason` or smokescreen's `X-Smokescreen-Error`"
+        + " (its 407 is a refusal, not a challenge), the reason in a CONNECT status"
         + " phrase, the target from `CONNECT host:port` or the request line; SOCKS refusals (`Can't complete SOCKS5"
         + " connection`), socat's `E CONNECT host:port: REASON`, bypass attempts (`Could not resolve host` under"
         + " `--noproxy`, `Immediate connect fail for IP: Network is unreachable`), and the `deny ...` lines of srt's"
