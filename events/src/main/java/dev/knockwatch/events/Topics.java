@@ -16,6 +16,13 @@ public final class Topics {
    */
   public static final int IDLE_FETCH_WAIT_MS = 2_000;
 
+  /**
+   * The same for a consumer whose partitions are its own for its life (assigned, never subscribed:
+   * the apps' global consumers, the notifier's silences): no new assignment waits for its fetch to
+   * come back, as one after a rebalance waits for a subscribed consumer's, so it may wait longer.
+   */
+  public static final int ASSIGNED_FETCH_WAIT_MS = 10_000;
+
   private static final Map<String, String> COMPACTED = Map.of("cleanup.policy", "compact");
   /** Partitions of the keyed topics (violations, alerts, notifications) unless {@code topics --partitions} says otherwise. */
   public static final int DEFAULT_KEYED_PARTITIONS = 6;

@@ -82,11 +82,13 @@ public final class DetectionTopology {
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
     // An idle consumer's fetch waits this long at the broker for a record, then is sent again: 500 ms by
     // default, two requests a second from an app's main and global consumers for nothing. A record
-    // answers a waiting fetch at once, so a longer wait delays none (docs/PERFORMANCE.md, "up idle").
+    // answers a waiting fetch at once, so a longer wait delays none (docs/PERFORMANCE.md, "up idle");
+    // the global consumer, whose partitions are assigned for good, waits longest.
     // The restore consumer keeps the default: it fetches only while restoring, where a changelog that
     // ends in transaction markers answers a fetch only at its wait's end.
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
-    p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
+    p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG),
+        dev.knockwatch.events.Topics.ASSIGNED_FETCH_WAIT_MS);
     // A stream thread's loop waits at most poll.ms (100 ms) for records before it punctuates and
     // commits, and takes each step of a start (assignment, restoration, running) one turn at a time:
     // both apps keep it, a commit due waits no longer for its page and a restart no longer for its banner.

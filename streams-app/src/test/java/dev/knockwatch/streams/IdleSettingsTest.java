@@ -34,11 +34,11 @@ class IdleSettingsTest {
   }
 
   @Test
-  void idleFetchesWaitTwoSecondsAtTheBrokerButARestoresKeepsTheDefault() {
+  void idleFetchesWaitTwoSecondsAtTheBrokerTheGlobalConsumersTenAndARestoresKeepsTheDefault() {
     for (String app : new String[] {DetectionTopology.DEFAULT_APPLICATION_ID, TimelineTopology.DEFAULT_APPLICATION_ID}) {
       StreamsConfig c = of(app);
       assertThat(c.getMainConsumerConfigs("g", "c", 0)).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
-      assertThat(c.getGlobalConsumerConfigs("c")).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
+      assertThat(c.getGlobalConsumerConfigs("c")).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10_000);
       assertThat(c.getRestoreConsumerConfigs("c")).doesNotContainKey(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
     }
   }

@@ -40,7 +40,7 @@ public final class Silences implements AutoCloseable {
     Map<String, Object> c = new HashMap<>(clientProps);
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
+    c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, dev.knockwatch.events.Topics.ASSIGNED_FETCH_WAIT_MS);
     consumer = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer());
     List<TopicPartition> parts = consumer.partitionsFor(Topics.SILENCES.name(), Duration.ofSeconds(30)).stream()
         .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
