@@ -11,17 +11,20 @@ package dev.knockwatch.ingest.formats.tinyproxy;
  * @param host null when the request names none tinyproxy would filter (a path only, before the
  *     transparent mode's line names its host)
  * @param port what tinyproxy read ({@code sscanf %d}: it may be no port at all)
- * @param cut whether tinyproxy cut the line before the request's end (its 798 bytes)
+ * @param urlCut whether tinyproxy cut its log line inside the URL (at 798 bytes): the URL is its start
+ * @param hostCut whether it cut the line inside the host: the host is its start
  */
-record Request(String method, String url, String host, long port, boolean cut) {
+record Request(String method, String url, String host, long port, boolean urlCut, boolean hostCut) {
 
-  /** The request line as logged: method, URL and, unless the line was cut, the protocol. */
-  static Request ofLine(String line) {
+  /**
+   * The request line as logged: method, URL and, unless tinyproxy cut the log line ({@code lineCut}), the
+   * protocol.
+   */
+  static Request ofLine(String line, boolean lineCut) {
     String[] parts = line.split(" ", 3);
     String method = parts[0];
     String url = parts.length > 1 ? parts[1] : "";
-    boolean cut = parts.length < 3;
-    return of(method, url, cut);
+    return of(method, url, lineCut && parts.length < 3);
   }
 
   /** The URL the transparent mode built from the {@code Host} header: {@code http://HOST:PORT/PATH}. */
@@ -37,9 +40,10 @@ record Request(String method, String url, String host, long port, boolean cut) {
     } else if (connect) {
       authority = url;
     } else {
-      return new Request(method, url, null, 0, cut);
+      return new Request(method, url, null, 0, cut, false);
     }
     int slash = authority.indexOf('/');
+    boolean hostCut = cut && slash < 0;
     String host = slash >= 0 ? authority.substring(0, slash) : authority;
     int at = host.indexOf('@');
     if (at >= 0) {
@@ -58,7 +62,7 @@ record Request(String method, String url, String host, long port, boolean cut) {
     if (host.startsWith("[") && host.endsWith("]") && host.length() >= 2) {
       host = host.substring(1, host.length() - 1);
     }
-    return new Request(method, url, host, port, cut);
+    return new Request(method, url, host, port, cut, hostCut);
   }
 
   boolean isConnect() {

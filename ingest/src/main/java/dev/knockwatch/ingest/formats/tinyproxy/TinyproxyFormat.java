@@ -100,8 +100,10 @@ public final class TinyproxyFormat implements SourceFormat {
         "who: the agent the source's `agents` map the client's address (tinyproxy's peer) to; the command is"
         + " unknown. A refusal line names no connection: it is the one open request it fits, or no one's (rejected)"
         + " when the requests it fits are different agents'",
-        "the request line (method, URL, protocol; any byte but a newline, cut at 798 bytes with the line's head) and"
-        + " so the host a refusal quotes; a client can hold requests open to make another's refusal ambiguous"
-        + " (then it is rejected, never given to the wrong agent), never write a line of its own");
+        "the request line (method, URL, protocol: any byte but a newline; tinyproxy cuts the line at 798 bytes) and so"
+        + " the host a refusal quotes. A client that holds a request open for the host another agent's client is"
+        + " refused makes that refusal ambiguous: rejected, never given to the wrong agent. A request cut inside its"
+        + " host (or a transparent one read at `LogLevel Connect`) is taken for a refusal only when no open request"
+        + " names the refused host. It never writes a line of its own");
   }
 }

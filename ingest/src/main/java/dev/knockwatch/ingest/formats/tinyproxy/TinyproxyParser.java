@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -37,19 +36,25 @@ import java.util.regex.Pattern;
  * way for each); if they are all one client's, or all one agent's, it is theirs. If they are
  * different agents' (or no agent's), the log cannot say whose it is, and the refusal is rejected
  * rather than guessed, as is one with no request open at all (a log written at {@code LogLevel
- * Notice}, without the connections' lines).
+ * Notice}, without the connections' lines). A request whose host tinyproxy's log does not show
+ * (its line cut inside the host, a transparent request's at {@code LogLevel Connect}) fits a refusal
+ * only when no request names the refused host.
  */
 final class TinyproxyParser implements LineParser {
 
   private static final Pattern CONNECT = Pattern.compile("^Connect \\(file descriptor ([0-9]{1,10})\\): (\\S{1,64})(?: at \\[.*\\])?$");
-  private static final Pattern REQUEST = Pattern.compile("^Request \\(file descriptor ([0-9]{1,10})\\): (.*)$");
-  private static final Pattern TRANSPARENT = Pattern.compile("^process_request: trans (?:Host|IP) (\\S+) (.*) for ([0-9]{1,10})$");
+  private static final Pattern REQUEST = Pattern.compile("^Request \\(file descriptor ([0-9]{1,10})\\): (.*)$", Pattern.DOTALL);
+  private static final Pattern TRANSPARENT = Pattern.compile("^process_request: trans (?:Host|IP) (\\S+) (.*) for ([0-9]{1,10})$",
+      Pattern.DOTALL);
   private static final Pattern FILTERED = Pattern.compile("^Proxying refused on filtered (domain|url) \"");
   private static final Pattern PORT = Pattern.compile("^Refused CONNECT method on port (-?[0-9]{1,11})$");
   private static final Pattern UNAUTHORIZED = Pattern.compile("^Unauthorized connection from \"(\\S{1,64})\"\\.$");
-  private static final Pattern ESTABLISHED = Pattern.compile("^Established connection to host \"(.*)\" using file descriptor -?[0-9]{1,10}\\.$");
+  private static final Pattern ESTABLISHED = Pattern.compile("^Established connection to host \"(.*)\" using file descriptor -?[0-9]{1,10}\\.$",
+      Pattern.DOTALL);
   private static final Pattern CLOSED = Pattern.compile("^Closed connection between local client \\(fd:([0-9]{1,10})\\) and remote client \\(fd:-?[0-9]{1,10}\\)$");
   private static final String STARTED = "Initializing tinyproxy ...";
+  /** The bytes of a line tinyproxy cut, without its newline: its buffer's 800, less the newline and the NUL. */
+  static final int CUT_BYTES = 798;
 
   /** What the notices of refusals no one agent can be given are keyed by: each kind pages once. */
   static final String NO_CLIENT = "client unknown";
@@ -79,7 +84,7 @@ final class TinyproxyParser implements LineParser {
           return Parsed.skipped("context");
         }
         if ((m = REQUEST.matcher(msg)).matches()) {
-          open.request(l.pid(), Long.parseLong(m.group(1)), Request.ofLine(m.group(2)));
+          open.request(l.pid(), Long.parseLong(m.group(1)), Request.ofLine(m.group(2), cut(src.text())));
           return Parsed.skipped("context");
         }
         if ((m = ESTABLISHED.matcher(msg)).matches()) {
@@ -89,7 +94,7 @@ final class TinyproxyParser implements LineParser {
       }
       case "NOTICE" -> {
         if ((m = FILTERED.matcher(msg)).find()) {
-          return filtered(src, l, m.group(1).equals("url"), msg.substring(m.end()));
+          return filtered(src, l, m.group(1).equals("url"), msg.substring(m.end()), cut(src.text()));
         }
         if ((m = UNAUTHORIZED.matcher(msg)).matches()) {
           return unauthorized(src, l, m.group(1));
@@ -117,18 +122,23 @@ final class TinyproxyParser implements LineParser {
     return Parsed.skipped("other-message");
   }
 
-  /** {@code quoted}: what follows the opening quote; without its closing one, tinyproxy cut the line inside it. */
-  private Parsed filtered(SourceLine src, LogLine l, boolean url, String quoted) {
-    boolean cut = !quoted.endsWith("\"");
-    String text = cut ? quoted : quoted.substring(0, quoted.length() - 1);
-    Predicate<Request> fits = r -> {
+  /**
+   * {@code quoted}: what follows the opening quote; a line tinyproxy cut ({@code lineCut}) without its
+   * closing one holds the start of the host or URL, which the request's must start with. A request whose
+   * own line was cut inside its host (or URL) hides what tinyproxy filtered (the host follows the first
+   * {@code @} and ends at the last {@code :}, either of which may lie past the cut), and a transparent
+   * request's host is read at LogLevel Info only: each fits any refusal, but only when no request fits it
+   * by what it names.
+   */
+  private Parsed filtered(SourceLine src, LogLine l, boolean url, String quoted, boolean lineCut) {
+    boolean cut = lineCut && !quoted.endsWith("\"");
+    String text = quoted.endsWith("\"") ? quoted.substring(0, quoted.length() - 1) : quoted;
+    List<Connections.Open> candidates = open.candidates(l.pid(), r -> {
       String mine = url ? r.url() : r.host();
-      return mine != null && (mine.equals(text) || (cut || r.cut()) && (mine.startsWith(text) || text.startsWith(mine)));
-    };
-    List<Connections.Open> candidates = open.candidates(l.pid(), fits);
+      return mine != null && !(url ? r.urlCut() : r.hostCut()) && (mine.equals(text) || cut && mine.startsWith(text));
+    });
     if (candidates.isEmpty()) {
-      // a transparent request ("GET /path") whose Host tinyproxy read at LogLevel Info only
-      candidates = open.candidates(l.pid(), r -> r.host() == null && !r.isConnect());
+      candidates = open.candidates(l.pid(), r -> url ? r.urlCut() : r.hostCut() || r.host() == null && !r.isConnect());
     }
     String what = "filtered " + (url ? "url" : "domain");
     // a domain's refusal names the host as tinyproxy filtered it; a URL's, the request's
@@ -219,6 +229,19 @@ final class TinyproxyParser implements LineParser {
         .sourceAddress(client)
         .subject(client == null ? null : new ViolationEvent.Subject(TinyproxyFormat.NAME, "src=" + client))
         .observedAt(l.at()).build();
+  }
+
+  /** Whether tinyproxy may have cut the line: its buffer holds 798 bytes of it (src/log.c, STRING_LENGTH). */
+  static boolean cut(String line) {
+    if (line.length() < CUT_BYTES / 3) {
+      return false;
+    }
+    int bytes = 0;
+    for (int i = 0; i < line.length() && bytes < CUT_BYTES; i++) {
+      char c = line.charAt(i);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+    }
+    return bytes >= CUT_BYTES;
   }
 
   /** An IP literal, canonical; null for anything else (tinyproxy writes its peer's address). */
