@@ -116,6 +116,13 @@ class TinyproxyParserTest {
     ViolationEvent transparent = event(refused("other.example"));
     assertThat(transparent.agentId()).isEqualTo("build-farm");
     assertThat(transparent.url()).isEqualTo("http://other.example:80/x");
+    // at LogLevel Connect, without the trans line: the one open request that names no host
+    connect(2, "10.88.1.7");
+    request(2, "GET /y HTTP/1.1");
+    ViolationEvent path = event(refused("third.example"));
+    assertThat(path.agentId()).isEqualTo("build-farm");
+    assertThat(path.host()).isEqualTo("third.example");
+    assertThat(path.url()).isEqualTo("/y");
 
     // the Allow list refuses before any request: the client is named, the target is not
     connect(4, "10.88.0.3");
