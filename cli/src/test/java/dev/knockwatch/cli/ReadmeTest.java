@@ -41,7 +41,12 @@ class ReadmeTest {
       Map.entry("sysctl -n net.netfilter.nf_log_all_netns", "NetfilterJourneyTest runs it verbatim as root (nftables,"
           + " ulogd2) beside up --sources, and awaits both agents' alerts"),
       Map.entry("kill \"$(cat var/kernel/dmesg.pid)\"", "NetfilterJourneyTest runs it verbatim after the alerts,"
-          + " and checks the namespace and the switch are back"));
+          + " and checks the namespace and the switch are back"),
+      Map.entry("mkdir -p var/tinyproxy", "TinyproxyJourneyTest runs it verbatim, then up --sources var/tinyproxy.yaml"),
+      Map.entry("ip netns add agent-tp", "TinyproxyJourneyTest runs it verbatim as root (tinyproxy, curl) beside up"
+          + " --sources, and awaits the agent's alerts and the unmapped client's one reject page"),
+      Map.entry("kill \"$(cat var/tinyproxy/tinyproxy.pid)\"", "TinyproxyJourneyTest runs it verbatim after the alerts,"
+          + " and checks tinyproxy and the namespace are gone"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 
