@@ -138,7 +138,7 @@ final class TinyproxyParser implements LineParser {
       return mine != null && !(url ? r.urlCut() : r.hostCut()) && (mine.equals(text) || cut && mine.startsWith(text));
     });
     if (candidates.isEmpty()) {
-      candidates = open.candidates(l.pid(), r -> url ? r.urlCut() : r.hostCut() || r.host() == null && !r.isConnect());
+      candidates = open.candidates(l.pid(), r -> (url ? r.urlCut() : r.hostCut()) || r.host() == null && !r.isConnect());
     }
     String what = "filtered " + (url ? "url" : "domain");
     // a domain's refusal names the host as tinyproxy filtered it; a URL's, the request's
@@ -169,7 +169,7 @@ final class TinyproxyParser implements LineParser {
     if (address == null) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "tinyproxy's Unauthorized connection names no address");
     }
-    open.refusedBeforeRequest(l.pid(), client);
+    open.refusedBeforeRequest(l.pid(), address);
     Attribution.Result who = Attribution.ofWall(TinyproxyFormat.NAME, "src=" + address, Map.of("source", address), agents);
     if (who instanceof Attribution.Refused r) {
       return new Parsed.Rejected(r.code(), r.reason(), l.at(), r.identity());
@@ -177,7 +177,6 @@ final class TinyproxyParser implements LineParser {
     return Parsed.of(event(src, l, new Target("connect", null, null, null, null, "client not in Allow (403 Access denied)"),
         ((Attribution.Attributed) who).agentId(), address));
   }
-
 
   /**
    * The refusal of one of the open requests it fits ({@code candidates}, oldest first), if they are one

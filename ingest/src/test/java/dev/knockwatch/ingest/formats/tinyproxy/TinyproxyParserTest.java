@@ -231,6 +231,24 @@ class TinyproxyParserTest {
   }
 
   @Test
+  void withFilterUrlsTheRefusalQuotesTheUrlOfTheRequestItFits() {
+    connect(2, "10.88.0.2");
+    connect(3, "10.88.0.3");
+    request(2, "GET http://docs.example/allowed HTTP/1.1");
+    request(3, "GET http://docs.example/secret?token=s3cr3t HTTP/1.1");
+    ViolationEvent e = event(parse(line("NOTICE", "Proxying refused on filtered url \"http://docs.example/secret?token=s3cr3t\"")));
+    assertThat(e.agentId()).isEqualTo("sandbox-runner-2");
+    assertThat(e.host()).isEqualTo("docs.example");
+    assertThat(e.url()).isEqualTo("http://docs.example/secret?token=[REDACTED]");
+    assertThat(e.reason()).isEqualTo("filtered url (403 Filtered)");
+    // at LogLevel Connect a transparent request's URL is its path: it is the one that names no host
+    connect(4, "10.88.0.3");
+    request(4, "GET /z HTTP/1.1");
+    assertThat(event(parse(line("NOTICE", "Proxying refused on filtered url \"http://other.example:80/z\""))).url())
+        .isEqualTo("/z");
+  }
+
+  @Test
   void theTimeIsTheClocksOfTheSourcesZoneInTheYearBeforeNowAtMost() {
     LineParser paris = parser("""
         agents: [{source: 10.88.0.2, agent: sandbox-runner-1}]
