@@ -48,7 +48,8 @@ public final class TinyproxyFormat implements SourceFormat {
         + " on filtered domain \"HOST\"` (or `url`, with `FilterURLs`), `Refused CONNECT method on port N` and"
         + " `Unauthorized connection from \"ADDRESS\"`. A refusal names no connection: it is tied to the open request"
         + " it fits, which the connection's `Connect (file descriptor N): ADDRESS` and `Request (file descriptor N): …`"
-        + " lines name; the source's `agents` map the client's address to an agent";
+        + " lines name; the source's `agents` map the client's address to an agent. Not its `Syslog On` lines: those"
+        + " are syslog's, and rejected (`unparseable`)";
   }
 
   @Override
