@@ -12,7 +12,8 @@ package dev.knockwatch.ingest.formats.tinyproxy;
  *     transparent mode's line names its host)
  * @param port what tinyproxy read ({@code sscanf %d}: it may be no port at all)
  * @param urlCut whether tinyproxy cut its log line inside the URL (at 798 bytes): the URL is its start
- * @param hostCut whether it cut the line inside the host: the host is its start
+ * @param hostCut whether it cut the line inside the authority: the host tinyproxy filtered is unknown
+ *     (the {@code @} it starts after and the {@code :} it ends at may lie past the cut)
  */
 record Request(String method, String url, String host, long port, boolean urlCut, boolean hostCut) {
 
