@@ -54,6 +54,12 @@ public class ParseBenchmark extends OneThread {
       + " \"dest_port\": 8443, \"tcp.seq\": 4290920193, \"tcp.ackseq\": 0, \"tcp.window\": 65495, \"tcp.syn\": 1,"
       + " \"oob.in\": \"\", \"oob.out\": \"lo\", \"src_ip\": \"10.77.0.1\", \"dest_ip\": \"10.77.0.2\"}";
 
+  /** One refusal as tinyproxy 1.11.1 logs it at LogLevel Info: the connection, its request, the refusal. */
+  static final String[] TINYPROXY = {
+      "CONNECT   Dec 06 10:31:16.908 [3272]: Connect (file descriptor 2): 10.88.0.2",
+      "CONNECT   Dec 06 10:31:16.908 [3272]: Request (file descriptor 2): GET http://denied.example/path?token=s3cr3t HTTP/1.1",
+      "NOTICE    Dec 06 10:31:16.908 [3272]: Proxying refused on filtered domain \"denied.example\""};
+
   final SrtViolationParser srt = new SrtViolationParser();
   /** smokescreen's denial as v0.0.4 writes it (the format's samples/README.md). */
   static final String SMOKESCREEN = "{\"allow\":false,\"content_length\":77,\"decision_reason\":\"rule has enforce policy\","
@@ -66,7 +72,10 @@ public class ParseBenchmark extends OneThread {
   /** The netfilter format through the registry, as a source of it is read: its prefixes and its agents. */
   final LineParser netfilter = netfilter();
   /** The smokescreen format through the registry, its agents mapped by certificate and address. */
-  final LineParser smokescreen = smokescreen();
+  final LineParser smokescreen = source("smokescreen", "agents: [{inbound_remote_x509_cn: sandbox-runner-1, agent:"
+      + " sandbox-runner-1}, {inbound_remote_addr: 10.0.4.0/24, agent: build-farm}]\n");
+  /** The tinyproxy format through the registry, with its agents. */
+  final LineParser tinyproxy = source("tinyproxy", "agents: [{source: 10.88.0.0/24, agent: sandbox-runner-1}]\n");
   final SquidAccessLogParser squid = new SquidAccessLogParser();
   long offset;
 
@@ -116,18 +125,24 @@ public class ParseBenchmark extends OneThread {
     return netfilter.parse(new SourceLine("kernel/ulogd.json", offset++, ULOGD, null, null, "h", NOW));
   }
 
-  private static LineParser smokescreen() {
-    SourceFormat f = Formats.named("smokescreen").orElseThrow();
-    KeyValues with = KeyValues.of(new YamlFile("bench", new ArrayList<>()).parse("agents: [{inbound_remote_x509_cn:"
-        + " sandbox-runner-1, agent: sandbox-runner-1}, {inbound_remote_addr: 10.0.4.0/24, agent: build-farm}]\n")
-        .orElseThrow(), "bench", f.keys()).orElseThrow();
-    return f.parser(new FileOptions(with, "smokescreen/smokescreen.log", "smokescreen", other -> false));
-  }
-
   /** A denied CANONICAL-PROXY-DECISION line of smokescreen. */
   @Benchmark
   public Parsed smokescreenDecisionLine() {
-    return smokescreen.parse(new SourceLine("smokescreen/smokescreen.log", offset++, SMOKESCREEN, null, null, "h", NOW));
+    return smokescreen.parse(new SourceLine("proxy/smokescreen.log", offset++, SMOKESCREEN, null, null, "h", NOW));
+  }
+
+  /** A line of tinyproxy's log, in turn each of a refusal's three. */
+  @Benchmark
+  public Parsed tinyproxyLine() {
+    long n = offset++;
+    return tinyproxy.parse(new SourceLine("proxy/tinyproxy.log", n, TINYPROXY[(int) (n % 3)], null, null, "h", NOW));
+  }
+
+  private static LineParser source(String type, String yaml) {
+    SourceFormat f = Formats.named(type).orElseThrow();
+    KeyValues with = KeyValues.of(new YamlFile("bench", new ArrayList<>()).parse(yaml).orElseThrow(), "bench", f.keys())
+        .orElseThrow();
+    return f.parser(new FileOptions(with, "proxy/" + type + ".log", type, other -> false));
   }
 
   @Benchmark

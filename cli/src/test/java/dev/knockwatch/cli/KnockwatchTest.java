@@ -225,6 +225,22 @@ class KnockwatchTest {
         .err()).contains("prefixes is missing", "agents is missing");
   }
 
+  /** tinyproxy's log as the README's parse line reads it: the mapped client's refusals, the others' rejected with their address. */
+  @Test
+  void parseReadsTinyproxysRefusalsOfTheMappedClient(@TempDir Path dir) throws IOException {
+    Path file = Files.copy(Path.of("../ingest/src/test/resources/dev/knockwatch/ingest/formats/tinyproxy/samples"
+        + "/tinyproxy-1.11.1-info-refusals.log"), dir.resolve("tinyproxy.log"));
+    Run r = run("parse", "--type", "tinyproxy", "--with", "agents=[{source: 10.88.0.2, agent: sandbox-runner-1}]",
+        file.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines().toList()).hasSize(3).allSatisfy(l -> assertThat(l)
+        .contains("\"agentId\":\"sandbox-runner-1\"", "\"source\":\"tinyproxy\"", "\"commandUnknown\":true")
+        .doesNotContain("\"commandId\""));
+    assertThat(r.err()).contains("unmapped-identity: the source maps tinyproxy src=10.88.0.3 to no agent",
+        "tinyproxy src=10.88.0.4", "tinyproxy src=10.88.0.5");
+    assertThat(run("parse", "--type", "tinyproxy", file.toString()).err()).contains("agents is missing");
+  }
+
   @Test
   void parseReadsJsonThroughAMapping(@TempDir Path dir) throws IOException {
     Path file = Files.writeString(dir.resolve("envoy.json"),

@@ -45,7 +45,12 @@ class ReadmeTest {
       Map.entry("mkdir -p var/smokescreen", "SmokescreenJourneyTest runs it verbatim, then up --sources"
           + " var/smokescreen.yaml, and awaits each page the README names"),
       Map.entry("smokescreen --egress-acl-file", "starts smokescreen, a Go program not installed here:"
-          + " SmokescreenJourneyTest appends the samples written from its source where this line sends its stderr"));
+          + " SmokescreenJourneyTest appends the samples written from its source where this line sends its stderr"),
+      Map.entry("mkdir -p var/tinyproxy", "TinyproxyJourneyTest runs it verbatim, then up --sources var/tinyproxy.yaml"),
+      Map.entry("ip netns add agent-tp", "TinyproxyJourneyTest runs it verbatim as root (tinyproxy, curl) beside up"
+          + " --sources, and awaits the agent's alerts and the unmapped client's one reject page"),
+      Map.entry("kill \"$(cat var/tinyproxy/tinyproxy.pid)\"", "TinyproxyJourneyTest runs it verbatim after the alerts,"
+          + " and checks tinyproxy and the namespace are gone"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 
