@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.time.format.ResolverStyle;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -44,7 +45,8 @@ final class PrivoxyParser implements LineParser {
   private static final Pattern ACCEPTED = Pattern.compile("^Accepted connection from (\\S{1,64}) on socket \\d+$");
   private static final Pattern LIMIT_CONNECT = Pattern.compile(
       "(?s)^Request from (\\S{1,64}) marked for blocking\\. (limit-connect\\{[^}]{0,64}\\}) doesn't allow CONNECT");
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSS");
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSS")
+      .withResolverStyle(ResolverStyle.STRICT);
 
   private final Identities agents;
   private final ZoneId zone;
