@@ -50,7 +50,12 @@ class ReadmeTest {
       Map.entry("ip netns add agent-tp", "TinyproxyJourneyTest runs it verbatim as root (tinyproxy, curl) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's one reject page"),
       Map.entry("kill \"$(cat var/tinyproxy/tinyproxy.pid)\"", "TinyproxyJourneyTest runs it verbatim after the alerts,"
-          + " and checks tinyproxy and the namespace are gone"));
+          + " and checks tinyproxy and the namespace are gone"),
+      Map.entry("mkdir -p var/privoxy", "PrivoxyJourneyTest runs it verbatim, then up --sources var/privoxy.yaml"),
+      Map.entry("ip netns add agent-px", "PrivoxyJourneyTest runs it verbatim as root (Debian's privoxy) beside up"
+          + " --sources, and awaits the agent's alerts and the unmapped client's ingest-rejects"),
+      Map.entry("kill \"$(cat var/privoxy/privoxy.pid)\"", "PrivoxyJourneyTest runs it verbatim after the alerts,"
+          + " and checks the namespace is gone"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 

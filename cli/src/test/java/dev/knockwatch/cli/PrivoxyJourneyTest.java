@@ -1,0 +1,88 @@
+package dev.knockwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's "privoxy" under "Which wall do you run?", in a copy of the repository, as root: its
+ * sources file, {@code ./knockwatch up --sources var/privoxy.yaml}, then its demo verbatim — Debian's
+ * privoxy, started by the demo in a fresh network namespace holding only {@code lo}, blocking
+ * everything with {@code debug 2} and {@code debug 1024}, and curl refused through it from a mapped
+ * address twelve times and from an unmapped one once. The mapped agent pages (off-role-host and
+ * persistent-retry) under its agent's key with every refusal in its timeline; the unmapped address
+ * pages once as an ingest reject. Then the README's stop block ends the privoxy and the namespace.
+ */
+@Tag("integration")
+class PrivoxyJourneyTest {
+
+  static final Duration START = Duration.ofMinutes(3);
+  static final Duration ALERT = Duration.ofMinutes(2);
+  static final String TOKEN = "privoxy-journey-token-00001";
+
+  @TempDir Path dir;
+
+  @Test
+  void privoxysRefusalsOfAMappedClientPageForItsAgentAndAnUnmappedClientPagesOnceThroughUp() throws Exception {
+    for (String tool : List.of("privoxy", "ip", "curl")) {
+      assertThat(new ProcessBuilder("sh", "-c", "command -v " + tool + " || test -x /usr/sbin/" + tool).start().waitFor())
+          .as("%s is installed (./knockwatch test installs privoxy)", tool).isZero();
+    }
+    assertThat(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes()).asString()
+        .as("the demo runs as root").startsWith("0");
+    Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
+    ReadmeBlocks readme = ReadmeBlocks.read();
+    ReadmeBlocks.Ran sources = ReadmeBlocks.run(readme.starting("sh", "mkdir -p var/privoxy"), checkout, Map.of());
+    assertThat(sources.exit()).as(sources.output()).isZero();
+    int api = Launched.freePort();
+    try (Launched up = Launched.start(checkout, dir.resolve("run"), Map.of("KNOCKWATCH_API_TOKEN", TOKEN), "up",
+        "--sources", "var/privoxy.yaml", "--no-probes", "--kafka-port", String.valueOf(Launched.freePort()),
+        "--metrics-port", String.valueOf(Launched.freePort()), "--api-port", String.valueOf(api))) {
+      up.awaitLine("Ctrl-C to stop.", START);
+      assertThat(up.out()).contains("and the sources of var/privoxy.yaml");
+      ReadmeBlocks.Block stop = readme.starting("sh", "kill \"$(cat var/privoxy/privoxy.pid)\"");
+      try {
+        ReadmeBlocks.Ran demo = ReadmeBlocks.run(readme.starting("sh", "ip netns add agent-px"), checkout, Map.of());
+        assertThat(demo.exit()).as(demo.output()).isZero();
+        String log = Files.readString(checkout.resolve("var/privoxy/logfile"));
+        assertThat(log).contains("Connect: Accepted connection from 10.79.0.2", "Crunch: Blocked: http://evil.example/",
+            "Crunch: Blocked: evil.example:443", "Connect: Accepted connection from 10.79.0.9");
+
+        String offRole = up.awaitLine("ALERT [PAGE] off-role-host firing command=agent:sandbox-runner-1 ", ALERT);
+        assertThat(offRole).contains("agent=sandbox-runner-1", "role=default", "host=evil.example");
+        up.awaitLine("ALERT [WARNING] persistent-retry firing command=agent:sandbox-runner-1 ", ALERT);
+        String rejects = up.awaitLine("ALERT [PAGE] ingest-rejects firing", ALERT);
+        assertThat(rejects).contains("privoxy src=10.79.0.9", "unmapped-identity");
+
+        // every refusal of the mapped client is in its agent's timeline: none lost, none invented
+        JsonNode timeline = Launched.command(api, TOKEN, "agent:sandbox-runner-1");
+        assertThat(timeline.path("commandId").asText()).isEqualTo("agent:sandbox-runner-1");
+        assertThat(timeline.path("events").asInt()).isEqualTo(12);
+        assertThat(timeline.path("sources").path("privoxy").asInt()).isEqualTo(12);
+        assertThat(timeline.path("timeline")).isNotEmpty().allSatisfy(e -> {
+          assertThat(e.path("source").asText()).isEqualTo("privoxy");
+          assertThat(e.path("commandUnknown").asBoolean()).isTrue();
+          assertThat(e.path("subject").path("identity").asText()).isEqualTo("src=10.79.0.2");
+          assertThat(e.path("host").asText()).isEqualTo("evil.example");
+          assertThat(e.has("commandId")).isFalse();
+        });
+      } finally {
+        ReadmeBlocks.Ran stopped = ReadmeBlocks.run(stop, checkout, Map.of());
+        assertThat(stopped.exit()).as(stopped.output()).isZero();
+      }
+      assertThat(new String(new ProcessBuilder("ip", "netns", "list").start().getInputStream().readAllBytes()))
+          .doesNotContain("agent-px");
+      up.stop(Duration.ofSeconds(90));
+      assertThat(up.out().lines().filter(l -> l.contains("ALERT [PAGE] ingest-rejects firing")).count())
+          .as("the unmapped client pages once").isEqualTo(1);
+    }
+  }
+}
