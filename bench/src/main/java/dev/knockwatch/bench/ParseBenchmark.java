@@ -60,6 +60,11 @@ public class ParseBenchmark extends OneThread {
       "CONNECT   Dec 06 10:31:16.908 [3272]: Request (file descriptor 2): GET http://denied.example/path?token=s3cr3t HTTP/1.1",
       "NOTICE    Dec 06 10:31:16.908 [3272]: Proxying refused on filtered domain \"denied.example\""};
 
+  static final String PRIVOXY_ACCEPTED = "2026-12-06 10:28:43.068 7f69cb8e96c0 Connect: Accepted connection from 10.78.0.2"
+      + " on socket 6";
+  static final String PRIVOXY_CRUNCH = "2026-12-06 10:28:43.068 7f69cb8e96c0 Crunch: Blocked: http://blocked.example/path"
+      + "?token=SECRET";
+
   final SrtViolationParser srt = new SrtViolationParser();
   /** smokescreen's denial as v0.0.4 writes it (the format's samples/README.md). */
   static final String SMOKESCREEN = "{\"allow\":false,\"content_length\":77,\"decision_reason\":\"rule has enforce policy\","
@@ -77,6 +82,8 @@ public class ParseBenchmark extends OneThread {
   /** The tinyproxy format through the registry, with its agents. */
   final LineParser tinyproxy = source("tinyproxy", "agents: [{source: 10.88.0.0/24, agent: sandbox-runner-1}]\n");
   final SquidAccessLogParser squid = new SquidAccessLogParser();
+  /** The privoxy format through the registry, its agents mapped, the crunch's thread's client already read. */
+  final LineParser privoxy = privoxy();
   long offset;
 
   @Benchmark
@@ -143,6 +150,18 @@ public class ParseBenchmark extends OneThread {
     KeyValues with = KeyValues.of(new YamlFile("bench", new ArrayList<>()).parse(yaml).orElseThrow(), "bench", f.keys())
         .orElseThrow();
     return f.parser(new FileOptions(with, "proxy/" + type + ".log", type, other -> false));
+  }
+
+  private static LineParser privoxy() {
+    LineParser p = source("privoxy", "agents: [{source: 10.78.0.2, agent: sandbox-runner-1}]\n");
+    p.parse(new SourceLine("proxy/privoxy.log", 0, PRIVOXY_ACCEPTED, null, null, "h", NOW));
+    return p;
+  }
+
+  /** A privoxy {@code Crunch: Blocked} line of a thread whose client is known. */
+  @Benchmark
+  public Parsed privoxyCrunchLine() {
+    return privoxy.parse(new SourceLine("proxy/privoxy.log", offset++, PRIVOXY_CRUNCH, null, null, "h", NOW));
   }
 
   @Benchmark
