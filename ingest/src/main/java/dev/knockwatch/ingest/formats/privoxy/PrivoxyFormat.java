@@ -75,7 +75,8 @@ public final class PrivoxyFormat implements SourceFormat {
   public List<Skip> skips() {
     return List.of(
         new Skip("connection", "a connection's line (`debug 2`, `Connect: …`): its `Accepted connection from ADDRESS`"
-            + " names the client of the thread's later requests"),
+            + " names the client of the thread's later requests, `Initialized N socket slots.` a privoxy started, whose"
+            + " threads name none of the last one's clients"),
         new Skip("dns-failure", "`Crunch: DNS failure: URL`: privoxy could not resolve an allowed host; no refusal"),
         new Skip("upstream-failure", "`Crunch: Connection failure`, `Connection timeout`, `Forwarding failed`, `No server"
             + " data received`: an allowed request the upstream did not answer; no refusal"),

@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * (errlog.c, 3.0.34), so the refusal {@code Crunch: Blocked: URL} (jcc.c, send_crunch_response) is
  * tied to its client by the thread's {@code Connect: Accepted connection from ADDRESS} line before it
  * (jcc.c, serve): this parser keeps each thread's client until the thread closes the connection or
- * accepts another. What the client wrote (the URL) comes only after privoxy's prefix, so a URL that
+ * accepts another, or a privoxy starts. What the client wrote (the URL) comes only after privoxy's prefix, so a URL that
  * holds another line's words is never that line.
  */
 final class PrivoxyParser implements LineParser {
@@ -43,6 +43,7 @@ final class PrivoxyParser implements LineParser {
   private static final Pattern CLF = Pattern.compile(
       "(?s)^\\S+ - - \\[\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2} [+-]\\d{4}\\] \".*\" \\d{3} \\d+$");
   private static final Pattern ACCEPTED = Pattern.compile("^Accepted connection from (\\S{1,64}) on socket \\d+$");
+  private static final Pattern STARTED = Pattern.compile("Initialized \\d+ socket slots\\.");
   private static final Pattern LIMIT_CONNECT = Pattern.compile(
       "(?s)^Request from (\\S{1,64}) marked for blocking\\. (limit-connect\\{[^}]{0,64}\\}) doesn't allow CONNECT");
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSS")
@@ -96,6 +97,8 @@ final class PrivoxyParser implements LineParser {
       }
     } else if (message.startsWith("Closing client socket ")) {
       threads.remove(thread);
+    } else if (STARTED.matcher(message).matches()) {
+      threads.clear(); // a privoxy started (gateway.c, once a process): its thread ids name none of the last one's clients
     }
     return Parsed.skipped("connection");
   }

@@ -106,7 +106,7 @@ class PrivoxyParserTest {
   }
 
   @Test
-  void eachThreadKeepsItsOwnClientUntilItClosesTheConnection() {
+  void eachThreadKeepsItsOwnClientUntilItClosesTheConnectionOrPrivoxyRestarts() {
     parse(accepted(T1, "10.78.0.2"));
     parse(accepted(T2, "10.78.1.3"));
     assertThat(event(blocked(T2, "blocked-1.example:443")).agentId()).isEqualTo("build-farm");
@@ -124,6 +124,9 @@ class PrivoxyParserTest {
     // a reused thread id: its new connection's client
     parse(accepted(T1, "10.78.1.9"));
     assertThat(event(blocked(T1, "http://blocked-3.example/")).agentId()).isEqualTo("build-farm");
+    // a privoxy started again: the last one's threads name no client of its own
+    assertThat(parse(line("7fbb42c07080", "Connect", "Initialized 100 socket slots."))).isEqualTo(Parsed.skipped("connection"));
+    assertThat(parse(blocked(T1, "http://blocked-4.example/"))).isInstanceOf(Parsed.Rejected.class);
   }
 
   @Test
