@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * everything with {@code debug 2} and {@code debug 1024}, and curl refused through it from a mapped
  * address twelve times and from an unmapped one once. The mapped agent pages (off-role-host and
  * persistent-retry) under its agent's key with every refusal in its timeline; the unmapped address
- * pages once as an ingest reject, its refusal kept whole as the log's one rejected line. Then the README's stop block ends the privoxy and the namespace.
+ * pages once as an ingest reject, its refusal kept whole as the log's one rejected line. Then the
+ * README's stop block ends the privoxy and the namespace.
  */
 @Tag("integration")
 class PrivoxyJourneyTest {

@@ -29,8 +29,8 @@ import java.util.regex.Pattern;
  * (errlog.c, 3.0.34), so the refusal {@code Crunch: Blocked: URL} (jcc.c, send_crunch_response) is
  * tied to its client by the thread's {@code Connect: Accepted connection from ADDRESS} line before it
  * (jcc.c, serve): this parser keeps each thread's client until the thread closes the connection or
- * accepts another, or a privoxy starts. What the client wrote (the URL) comes only after privoxy's prefix, so a URL that
- * holds another line's words is never that line.
+ * accepts another, or a privoxy starts. What the client wrote (the URL) comes only after privoxy's
+ * prefix, so a URL that holds another line's words is never that line.
  */
 final class PrivoxyParser implements LineParser {
 
@@ -98,7 +98,8 @@ final class PrivoxyParser implements LineParser {
     } else if (message.startsWith("Closing client socket ")) {
       threads.remove(thread);
     } else if (STARTED.matcher(message).matches()) {
-      threads.clear(); // a privoxy started (gateway.c, once a process): its thread ids name none of the last one's clients
+      // a privoxy started (gateway.c, once a process): its thread ids name none of the last one's clients
+      threads.clear();
     }
     return Parsed.skipped("connection");
   }
