@@ -22,16 +22,16 @@ public final class PrivoxyFormat implements SourceFormat {
   public static final String NAME = "privoxy";
 
   static final Key<Identities> AGENTS = Identities.key(List.of("source"), Set.of("source"));
-  static final Key<ZoneId> TIMEZONE = Key.of("timezone", "a time zone (UTC, Europe/Berlin, +02:00)", ZoneOffset.UTC,
-      "UTC", "the time zone of privoxy's clock: it writes its local time with no offset", (node, where) -> {
-        String s = node.string(where + ": timezone");
+  static final Key<ZoneId> TIME_ZONE = Key.of("timeZone", "a time zone (UTC, Europe/Paris, +02:00)", ZoneOffset.UTC,
+      "UTC", "the zone of privoxy's clock: it writes its local time with no offset", (node, where) -> {
+        String s = node.string(where + ": timeZone");
         if (s == null) {
           return null;
         }
         try {
           return ZoneId.of(s.strip());
         } catch (DateTimeException e) {
-          node.problem(where + ": timezone \"" + s + "\" is no time zone (UTC, Europe/Berlin, +02:00)");
+          node.problem(where + ": timeZone \"" + s + "\" is no time zone (UTC, Europe/Paris, +02:00)");
           return null;
         }
       });
@@ -61,13 +61,13 @@ public final class PrivoxyFormat implements SourceFormat {
 
   @Override
   public List<Key<?>> keys() {
-    return List.of(AGENTS, TIMEZONE);
+    return List.of(AGENTS, TIME_ZONE);
   }
 
   @Override
   public LineParser parser(FileOptions options) {
     Identities agents = options.get(AGENTS);
-    ZoneId zone = options.get(TIMEZONE);
+    ZoneId zone = options.get(TIME_ZONE);
     return new PrivoxyParser(agents == null ? Identities.none() : agents, zone == null ? ZoneOffset.UTC : zone);
   }
 

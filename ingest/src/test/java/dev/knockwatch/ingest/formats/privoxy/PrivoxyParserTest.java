@@ -173,7 +173,7 @@ class PrivoxyParserTest {
   void limitConnectNamesItsRuleAndTheTimeIsTheSourcesZone() {
     parser = parser("""
         agents: [{source: 10.78.1.0/24, agent: build-farm}]
-        timezone: Europe/Berlin
+        timeZone: Europe/Berlin
         """);
     parse(accepted(T1, "10.78.1.3"));
     assertThat(parse(line(T1, "Info", "Request from 10.78.1.3 marked for blocking. limit-connect{443} doesn't allow"
