@@ -241,6 +241,25 @@ class KnockwatchTest {
     assertThat(run("parse", "--type", "tinyproxy", file.toString()).err()).contains("agents is missing");
   }
 
+  /**
+   * privoxy's log as the README's parse line reads it: the mapped client's refusals, the others' rejected with their
+   * address, its DNS failure neither.
+   */
+  @Test
+  void parseReadsPrivoxysRefusalsOfTheMappedClient(@TempDir Path dir) throws IOException {
+    Path file = Files.copy(Path.of("../ingest/src/test/resources/dev/knockwatch/ingest/formats/privoxy/samples"
+        + "/privoxy-3.0.34-debug-2-1024.log"), dir.resolve("logfile"));
+    Run r = run("parse", "--type", "privoxy", "--with", "agents=[{source: 10.78.0.2, agent: sandbox-runner-1}]",
+        file.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines().toList()).hasSize(3).allSatisfy(l -> assertThat(l)
+        .contains("\"agentId\":\"sandbox-runner-1\"", "\"source\":\"privoxy\"", "\"commandUnknown\":true")
+        .doesNotContain("\"commandId\"", "SECRET"));
+    assertThat(r.err()).contains("unmapped-identity: the source maps privoxy src=10.78.0.3 to no agent",
+        "privoxy src=10.78.0.9", "privoxy src=::1").doesNotContain("allowed.invalid");
+    assertThat(run("parse", "--type", "privoxy", file.toString()).err()).contains("agents is missing");
+  }
+
   @Test
   void parseReadsJsonThroughAMapping(@TempDir Path dir) throws IOException {
     Path file = Files.writeString(dir.resolve("envoy.json"),
