@@ -88,6 +88,22 @@ public record Key<T>(String name, String type, T fallback, String defaultText, S
     });
   }
 
+  /** A time zone (an id or an offset), UTC by default: the clock of a wall that writes its local time with no offset. */
+  public static Key<java.time.ZoneId> zone(String name, String doc) {
+    return of(name, "a time zone (UTC, Europe/Paris, +02:00)", java.time.ZoneOffset.UTC, "UTC", doc, (node, where) -> {
+      String text = node.string(where + ": " + name);
+      if (text == null) {
+        return null;
+      }
+      try {
+        return java.time.ZoneId.of(text.strip());
+      } catch (java.time.DateTimeException e) {
+        node.problem(where + ": " + name + " \"" + text + "\" is no time zone (UTC, Europe/Paris, +02:00)");
+        return null;
+      }
+    });
+  }
+
   /** A required whole number from 1 to {@code max}; past {@code max}, the problem says {@code why}. */
   public static Key<Integer> wholeNumber(String name, int max, String why, String doc) {
     Key<Integer> k = of(name, max == Integer.MAX_VALUE ? "whole number ≥ 1" : "whole number, 1 to " + max, null,

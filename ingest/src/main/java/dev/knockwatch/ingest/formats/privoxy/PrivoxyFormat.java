@@ -5,7 +5,6 @@ import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.spi.SourceFormat;
-import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -22,19 +21,8 @@ public final class PrivoxyFormat implements SourceFormat {
   public static final String NAME = "privoxy";
 
   static final Key<Identities> AGENTS = Identities.key(List.of("source"), Set.of("source"));
-  static final Key<ZoneId> TIME_ZONE = Key.of("timeZone", "a time zone (UTC, Europe/Paris, +02:00)", ZoneOffset.UTC,
-      "UTC", "the zone of privoxy's clock: it writes its local time with no offset", (node, where) -> {
-        String s = node.string(where + ": timeZone");
-        if (s == null) {
-          return null;
-        }
-        try {
-          return ZoneId.of(s.strip());
-        } catch (DateTimeException e) {
-          node.problem(where + ": timeZone \"" + s + "\" is no time zone (UTC, Europe/Paris, +02:00)");
-          return null;
-        }
-      });
+  static final Key<ZoneId> TIME_ZONE = Key.zone("timeZone",
+      "the zone of privoxy's clock: it writes its local time with no offset");
 
   @Override
   public String wireName() {

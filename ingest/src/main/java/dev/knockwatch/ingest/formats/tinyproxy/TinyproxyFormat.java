@@ -5,7 +5,6 @@ import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.spi.SourceFormat;
-import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -22,20 +21,8 @@ public final class TinyproxyFormat implements SourceFormat {
   public static final String NAME = "tinyproxy";
 
   static final Key<Identities> AGENTS = Identities.key(List.of("source"), Set.of("source"));
-  static final Key<ZoneId> TIME_ZONE = Key.of("timeZone", "a time zone (UTC, Europe/Paris, +02:00)", ZoneOffset.UTC,
-      "UTC", "the zone of tinyproxy's clock: it writes its host's local time, with no zone and no year",
-      (node, where) -> {
-        String text = node.string(where + ": timeZone");
-        if (text == null) {
-          return null;
-        }
-        try {
-          return ZoneId.of(text.strip());
-        } catch (DateTimeException e) {
-          node.problem(where + ": timeZone \"" + text + "\" is no time zone (UTC, Europe/Paris, +02:00)");
-          return null;
-        }
-      });
+  static final Key<ZoneId> TIME_ZONE = Key.zone("timeZone",
+      "the zone of tinyproxy's clock: it writes its host's local time, with no zone and no year");
 
   @Override
   public String wireName() {
