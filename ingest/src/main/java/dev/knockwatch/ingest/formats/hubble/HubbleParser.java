@@ -87,6 +87,9 @@ final class HubbleParser implements LineParser {
       return Parsed.rejected(Rejection.UNPARSEABLE, "a line whose flow is no object");
     }
     String verdict = string(flow, "verdict");
+    if (verdict == null) {
+      return Parsed.skipped("other-verdict"); // protojson leaves VERDICT_UNKNOWN out
+    }
     if (LET_THROUGH.contains(verdict)) {
       return Parsed.skipped("forwarded");
     }
