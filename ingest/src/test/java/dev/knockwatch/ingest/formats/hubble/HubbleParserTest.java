@@ -35,7 +35,7 @@ class HubbleParserTest {
       + "\"verdict\":%s,\"drop_reason\":181,\"IP\":{\"source\":\"10.244.1.60\",\"destination\":\"104.20.68.143\","
       + "\"ipVersion\":\"IPv4\"},\"l4\":{\"TCP\":{\"source_port\":52210,\"destination_port\":443,\"flags\":{\"SYN\":true}}},"
       + "\"source\":{\"ID\":1412,\"identity\":48213,\"cluster_name\":\"knock\",\"namespace\":\"agents\","
-      + "\"labels\":[%s,\"k8s:io.kubernetes.pod.namespace=agents\"],\"pod_name\":%s},"
+      + "\"labels\":[\"k8s:io.kubernetes.pod.namespace=agents\",%s],\"pod_name\":%s},"
       + "\"destination\":{\"identity\":2,\"labels\":[\"reserved:world\"]},\"Type\":\"L3_L4\","
       + "\"node_name\":\"kind-knock/kind-worker\",\"destination_names\":[%s],\"event_type\":{\"type\":5},"
       + "\"traffic_direction\":%s,\"drop_reason_desc\":%s,\"Summary\":\"TCP Flags: SYN\","
@@ -213,7 +213,8 @@ class HubbleParserTest {
       } else if (kind == 1) {
         String line = denied(random.nextBoolean() ? "k8s:app=agent-runner" : h.text(), h.text(),
             random.nextBoolean() ? h.hostPort() : h.text(), h.text())
-            .replace("\"labels\":[", "\"labels\":[\"k8s:app=agent-runner\",");
+            .replace("\"labels\":[\"k8s:io.kubernetes.pod.namespace=agents\",",
+                "\"labels\":[\"k8s:io.kubernetes.pod.namespace=agents\",\"k8s:app=agent-runner\",");
         Parsed p = parse(line);
         assertThat(p).as("a drop of a mapped pod is one event, whatever the pod's name and labels: %s", p)
             .isInstanceOf(Parsed.Events.class);
