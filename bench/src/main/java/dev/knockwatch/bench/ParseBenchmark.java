@@ -74,6 +74,30 @@ public class ParseBenchmark extends OneThread {
       + "\"requested_host\":\"github.com:443\",\"role\":\"sandbox-runner-1\",\"start_time\":"
       + "\"2026-12-05T10:40:06.402117093Z\",\"time\":\"2026-12-05T10:40:06Z\",\"trace_id\":\"\"}";
 
+  /** A deny rule's policy verdict as Hubble v1.19.4's {@code -o json} writes it (the format's samples/README.md). */
+  static final String HUBBLE = "{\"flow\":{\"time\":\"2026-12-05T10:40:07.118530412Z\""
+      + ",\"uuid\":\"0a7d5e2c-41b9-4f63-8e1d-72c9b04f3a15\",\"verdict\":\"DROPPED\",\"drop_reason\":181"
+      + ",\"ethernet\":{\"source\":\"3a:5e:91:0c:7d:22\",\"destination\":\"be:1f:44:a0:6b:13\"}"
+      + ",\"IP\":{\"source\":\"10.244.1.60\",\"destination\":\"104.20.68.143\",\"ipVersion\":\"IPv4\"}"
+      + ",\"l4\":{\"TCP\":{\"source_port\":52210,\"destination_port\":443,\"flags\":{\"SYN\":true}}}"
+      + ",\"source\":{\"ID\":1412,\"identity\":48213,\"cluster_name\":\"knock\",\"namespace\":\"agents\""
+      + ",\"labels\":[\"k8s:app=agent-runner\""
+      + ",\"k8s:io.cilium.k8s.namespace.labels.kubernetes.io/metadata.name=agents\""
+      + ",\"k8s:io.cilium.k8s.policy.cluster=knock\""
+      + ",\"k8s:io.cilium.k8s.policy.serviceaccount=agent-runner\""
+      + ",\"k8s:io.kubernetes.pod.namespace=agents\"],\"pod_name\":\"agent-runner-6c9f7d5b8-x2lqp\""
+      + ",\"workloads\":[{\"name\":\"agent-runner\",\"kind\":\"Deployment\"}]},\"destination\":{\"identity\":2"
+      + ",\"labels\":[\"reserved:world\"]},\"Type\":\"L3_L4\",\"node_name\":\"kind-knock/kind-worker\""
+      + ",\"destination_names\":[\"pastebin.com\"],\"event_type\":{\"type\":5},\"traffic_direction\":\"EGRESS\""
+      + ",\"policy_match_type\":1,\"drop_reason_desc\":\"POLICY_DENY\",\"Summary\":\"TCP Flags: SYN\""
+      + ",\"egress_denied_by\":[{\"name\":\"agents-deny-paste\",\"namespace\":\"agents\""
+      + ",\"labels\":[\"k8s:io.cilium.k8s.policy.derived-from=CiliumNetworkPolicy\""
+      + ",\"k8s:io.cilium.k8s.policy.name=agents-deny-paste\""
+      + ",\"k8s:io.cilium.k8s.policy.namespace=agents\""
+      + ",\"k8s:io.cilium.k8s.policy.uid=5d0b7c1e-2f43-4b8e-9a61-0c7e2d9f1a34\"],\"revision\":\"14\""
+      + ",\"kind\":\"CiliumNetworkPolicy\"}]},\"node_name\":\"kind-knock/kind-worker\""
+      + ",\"time\":\"2026-12-05T10:40:07.118530412Z\"}";
+
   /** The netfilter format through the registry, as a source of it is read: its prefixes and its agents. */
   final LineParser netfilter = netfilter();
   /** The smokescreen format through the registry, its agents mapped by certificate and address. */
@@ -81,6 +105,9 @@ public class ParseBenchmark extends OneThread {
       + " sandbox-runner-1}, {inbound_remote_addr: 10.0.4.0/24, agent: build-farm}]\n");
   /** The tinyproxy format through the registry, with its agents. */
   final LineParser tinyproxy = source("tinyproxy", "agents: [{source: 10.88.0.0/24, agent: sandbox-runner-1}]\n");
+  /** The hubble format through the registry, its agents mapped by namespace and a label. */
+  final LineParser hubble = source("hubble", "agents: [{namespace: agents, label: \"k8s:app=agent-runner\", agent:"
+      + " agent-runner}]\n");
   final SquidAccessLogParser squid = new SquidAccessLogParser();
   /** The privoxy format through the registry, its agents mapped, the crunch's thread's client already read. */
   final LineParser privoxy = privoxy();
@@ -143,6 +170,12 @@ public class ParseBenchmark extends OneThread {
   public Parsed tinyproxyLine() {
     long n = offset++;
     return tinyproxy.parse(new SourceLine("proxy/tinyproxy.log", n, TINYPROXY[(int) (n % 3)], null, null, "h", NOW));
+  }
+
+  /** A policy-dropped flow of Hubble's, its pod mapped by one of its labels. */
+  @Benchmark
+  public Parsed hubbleFlowLine() {
+    return hubble.parse(new SourceLine("proxy/hubble.log", offset++, HUBBLE, null, null, "h", NOW));
   }
 
   private static LineParser source(String type, String yaml) {

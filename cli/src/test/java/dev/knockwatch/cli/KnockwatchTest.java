@@ -260,6 +260,24 @@ class KnockwatchTest {
     assertThat(run("parse", "--type", "privoxy", file.toString()).err()).contains("agents is missing");
   }
 
+  /**
+   * Hubble's flows as the README's parse line reads them: the mapped namespace's policy drops, the unmapped pod
+   * rejected with who Cilium says it is, the forwarded flow and the conntrack drop neither.
+   */
+  @Test
+  void parseReadsHubblesPolicyDropsOfTheMappedNamespace(@TempDir Path dir) throws IOException {
+    Path file = Files.copy(Path.of("../ingest/src/test/resources/dev/knockwatch/ingest/formats/hubble/samples"
+        + "/hubble-1.19.4-observe-egress.jsonl"), dir.resolve("flows.jsonl"));
+    Run r = run("parse", "--type", "hubble", "--with", "agents=[{namespace: agents, agent: agent-runner}]",
+        file.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines().toList()).hasSize(4).allSatisfy(l -> assertThat(l)
+        .contains("\"agentId\":\"agent-runner\"", "\"source\":\"hubble\"", "\"commandUnknown\":true")
+        .doesNotContain("\"commandId\"", "pypi.org", "10.244.0.12"));
+    assertThat(r.err()).contains("unmapped-identity: the source maps hubble pod=ci/build-5f7c9-qz8wd to no agent");
+    assertThat(run("parse", "--type", "hubble", file.toString()).err()).contains("agents is missing");
+  }
+
   @Test
   void parseReadsJsonThroughAMapping(@TempDir Path dir) throws IOException {
     Path file = Files.writeString(dir.resolve("envoy.json"),

@@ -55,7 +55,11 @@ class ReadmeTest {
       Map.entry("ip netns add agent-px", "PrivoxyJourneyTest runs it verbatim as root (Debian's privoxy) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's ingest-rejects"),
       Map.entry("kill \"$(cat var/privoxy/privoxy.pid)\"", "PrivoxyJourneyTest runs it verbatim after the alerts,"
-          + " and checks the namespace is gone"));
+          + " and checks the namespace is gone"),
+      Map.entry("mkdir -p var/hubble", "HubbleJourneyTest runs it verbatim, then up --sources var/hubble.yaml,"
+          + " and awaits each page the README names"),
+      Map.entry("hubble observe -o json", "reads a Kubernetes cluster's Hubble Relay, not here: HubbleJourneyTest"
+          + " appends the samples written from Cilium's source where this line sends its output"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 

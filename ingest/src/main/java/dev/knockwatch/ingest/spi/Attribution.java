@@ -5,6 +5,7 @@ import dev.knockwatch.events.CommandId;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.events.ViolationEvent.IdentityClaim;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -59,7 +60,15 @@ public final class Attribution {
    * (rule {@code ingest-rejects}) is keyed by the wall and that identity, so each pages once.
    */
   public static Result ofWall(String wall, String identity, Map<String, String> knows, Identities agents) {
-    Optional<String> agent = agents.agentOf(knows);
+    return refusedOrAttributed(wall, identity, agents.agentOf(knows));
+  }
+
+  /** As {@link #ofWall}, for a wall that knows several values of an attribute (a pod's labels). */
+  public static Result ofWallAny(String wall, String identity, Map<String, List<String>> knows, Identities agents) {
+    return refusedOrAttributed(wall, identity, agents.agentOfAny(knows));
+  }
+
+  private static Result refusedOrAttributed(String wall, String identity, Optional<String> agent) {
     if (agent.isEmpty()) {
       String who = Sanitize.text(wall + " " + identity, CommandId.MAX_LENGTH);
       return new Refused(Rejection.UNMAPPED_IDENTITY, "the source maps " + who + " to no agent: add it to its agents",

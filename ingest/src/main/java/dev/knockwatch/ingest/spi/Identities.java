@@ -66,11 +66,21 @@ public final class Identities {
 
   /** The agent {@code knows} is, by the first entry it matches; empty when none does. */
   public Optional<String> agentOf(Map<String, String> knows) {
+    Map<String, List<String>> each = new LinkedHashMap<>();
+    knows.forEach((k, v) -> each.put(k, List.of(v)));
+    return agentOfAny(each);
+  }
+
+  /**
+   * As {@link #agentOf}, for a wall that knows several values of an attribute (a pod's labels): an
+   * entry's test of that attribute holds when one of its values passes it.
+   */
+  public Optional<String> agentOfAny(Map<String, List<String>> knows) {
     for (Entry e : entries) {
       boolean all = true;
       for (Map.Entry<String, Test> t : e.when().entrySet()) {
-        String value = knows.get(t.getKey());
-        if (value == null || !t.getValue().matches(value)) {
+        List<String> values = knows.get(t.getKey());
+        if (values == null || values.stream().noneMatch(t.getValue()::matches)) {
           all = false;
           break;
         }

@@ -48,6 +48,22 @@ class IdentitiesTest {
   }
 
   @Test
+  void anAttributeOfSeveralValuesMatchesWhenOneOfThemDoes() {
+    Identities agents = read("""
+        agents:
+          - {prefix: "app=agent-*", uid: "7", agent: agent-pods}
+        """);
+    assertThat(problems).isEmpty();
+    assertThat(agents.agentOfAny(Map.of("prefix", List.of("ns=agents", "app=agent-runner"), "uid", List.of("7"))))
+        .contains("agent-pods");
+    // every attribute the entry names must still match, and no value of the list may stand for another attribute
+    assertThat(agents.agentOfAny(Map.of("prefix", List.of("ns=agents", "app=agent-runner"), "uid", List.of("8"))))
+        .isEmpty();
+    assertThat(agents.agentOfAny(Map.of("prefix", List.of("ns=agents", "uid=7"), "uid", List.of("7")))).isEmpty();
+    assertThat(agents.agentOfAny(Map.of("prefix", List.of(), "uid", List.of("7")))).isEmpty();
+  }
+
+  @Test
   void everyProblemIsAtItsLine() {
     read("""
         agents:
