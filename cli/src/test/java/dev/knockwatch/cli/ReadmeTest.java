@@ -55,7 +55,13 @@ class ReadmeTest {
       Map.entry("ip netns add agent-px", "PrivoxyJourneyTest runs it verbatim as root (Debian's privoxy) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's ingest-rejects"),
       Map.entry("kill \"$(cat var/privoxy/privoxy.pid)\"", "PrivoxyJourneyTest runs it verbatim after the alerts,"
-          + " and checks the namespace is gone"));
+          + " and checks the namespace is gone"),
+      Map.entry("openshell settings set", "OpenShell's CLI and a sandbox to set it on are not installed here:"
+          + " OpenShellJourneyTest reads the lines the setting turns on, the samples written from OpenShell's source"),
+      Map.entry("mkdir -p var/openshell", "OpenShellJourneyTest runs it verbatim, then up --sources var/openshell.yaml"),
+      Map.entry("openshell sandbox exec --name work-session", "follows a sandbox's file through OpenShell's CLI, not"
+          + " installed here: OpenShellJourneyTest appends the samples written from OpenShell's source where this line"
+          + " sends them"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 
