@@ -84,7 +84,7 @@ public final class OcsfFormat implements SourceFormat {
         + " as `host`/`port` (`targetUnknown` when it names none), `http-request` (or `http-connect` for a CONNECT) for"
         + " HTTP Activity, `connect` for a Network Activity Refuse (a dial refused below any proxy: OpenShell's bypass"
         + " monitor), `network-outbound` for another Network Activity, `http_request.http_method` as `method`, the URL"
-        + " as `url`, `status_detail` (else `message`) as `reason`, `src_endpoint` as `sourceAddress`/`sourcePort`,"
+        + " as `url`, `status_detail` (else `message`, else `firewall rule` and `firewall_rule.name`) as `reason`, `src_endpoint` as `sourceAddress`/`sourcePort`,"
         + " `actor.process` `pid` and `cmd_line` as `pid` and `commandText`, and who the producer refused as"
         + " `subject` (`container=…`, else `container.uid=…`, `user=…`, `device=…`, `src=…`); an identity no entry maps"
         + " is rejected (`unmapped-identity`)";

@@ -135,7 +135,8 @@ final class OcsfParser implements LineParser {
     String cmdLine = string(process, "cmd_line");
     JsonNode pid = process.get("pid");
     String detail = string(r, "status_detail");
-    String reason = detail != null && !detail.isBlank() ? detail : string(r, "message");
+    String rule = name(string(r.path("firewall_rule"), "name"));
+    String reason = first(detail, string(r, "message"), rule == null ? null : "firewall rule " + rule);
     String protocol = word(string(r.path("connection_info"), "protocol_name"));
 
     ViolationEvent.Builder b = src.newEvent().agentId(attributed.agentId()).commandUnknown(true)

@@ -171,6 +171,10 @@ class OcsfParserTest {
     assertThat(e.agentId()).isEqualTo("build-farm");
     assertThat(e.subject().identity()).isEqualTo("src=10.0.4.9");
     assertThat(e.observedAt()).isNull();
+    // neither status_detail nor message: the rule that refused it is the reason
+    assertThat(e.reason()).isNull();
+    assertThat(event(byAddress.formatted("10.0.4.9").replace("}}", "},\"firewall_rule\":{\"name\":\"deny-ssh\"}}"))
+        .reason()).isEqualTo("firewall rule deny-ssh");
     assertThat(parse(byAddress.formatted("10.0.4.9.evil.test"))).isInstanceOfSatisfying(Parsed.Rejected.class,
         r -> assertThat(r.identity()).isEqualTo("ocsf no-identity"));
   }
