@@ -97,12 +97,31 @@ public class ParseBenchmark extends OneThread {
       + ",\"k8s:io.cilium.k8s.policy.uid=5d0b7c1e-2f43-4b8e-9a61-0c7e2d9f1a34\"],\"revision\":\"14\""
       + ",\"kind\":\"CiliumNetworkPolicy\"}]},\"node_name\":\"kind-knock/kind-worker\""
       + ",\"time\":\"2026-12-05T10:40:07.118530412Z\"}";
+  /** OpenShell 0.0.111's refused CONNECT, an OCSF Network Activity event (the ocsf format's samples/README.md). */
+  static final String OCSF = "{\"action\":\"Denied\",\"action_id\":2,\"activity_id\":1,\"activity_name\":\"Open\",\"actor\":{\"pro"
+      + "cess\":{\"cmd_line\":\"/usr/bin/curl\",\"name\":\"/usr/bin/curl\",\"parent_process\":{\"name\":\"/us"
+      + "r/bin/bash\",\"parent_process\":{\"name\":\"/usr/local/bin/node\",\"pid\":0},\"pid\":0},\"pid\":64}}"
+      + ",\"category_name\":\"Network Activity\",\"category_uid\":4,\"class_name\":\"Network Activity\",\"cla"
+      + "ss_uid\":4001,\"container\":{\"image\":{\"name\":\"ghcr.io/openshell/sandbox:latest\"},\"name\":\"wo"
+      + "rk-session\",\"uid\":\"5c1f9e2a-7b3d-4e8a-9f10-2d6c4b8a1e37\"},\"device\":{\"hostname\":\"work-sessi"
+      + "on\",\"os\":{\"name\":\"Linux\"}},\"disposition\":\"Blocked\",\"disposition_id\":2,\"dst_endpoint\":"
+      + "{\"domain\":\"httpbin.org\",\"port\":443},\"firewall_rule\":{\"name\":\"-\",\"type\":\"opa\"},\"is_s"
+      + "rc_dst_assignment_known\":true,\"message\":\"CONNECT denied httpbin.org:443\",\"metadata\":{\"produc"
+      + "t\":{\"name\":\"OpenShell Sandbox Supervisor\",\"vendor_name\":\"OpenShell\",\"version\":\"0.0.111\""
+      + "},\"profiles\":[\"security_control\",\"network_proxy\",\"container\",\"host\"],\"uid\":\"5c1f9e2a-7b"
+      + "3d-4e8a-9f10-2d6c4b8a1e37\",\"version\":\"1.8.0\"},\"proxy_endpoint\":{\"ip\":\"127.0.0.1\",\"port\""
+      + ":3128},\"severity\":\"Medium\",\"severity_id\":3,\"src_endpoint\":{\"ip\":\"10.200.0.2\",\"port\":40"
+      + "118},\"status\":\"Failure\",\"status_detail\":\"endpoint httpbin.org:443 is not allowed by any polic"
+      + "y\",\"status_id\":2,\"time\":1796467202000,\"type_name\":\"Network Activity: Open\",\"type_uid\":400"
+      + "101}";
 
   /** The netfilter format through the registry, as a source of it is read: its prefixes and its agents. */
   final LineParser netfilter = netfilter();
   /** The smokescreen format through the registry, its agents mapped by certificate and address. */
   final LineParser smokescreen = source("smokescreen", "agents: [{inbound_remote_x509_cn: sandbox-runner-1, agent:"
       + " sandbox-runner-1}, {inbound_remote_addr: 10.0.4.0/24, agent: build-farm}]\n");
+  /** The ocsf format through the registry, its agents mapped by sandbox. */
+  final LineParser ocsf = source("ocsf", "agents: [{container.name: work-session, agent: openshell-work-session}]\n");
   /** The tinyproxy format through the registry, with its agents. */
   final LineParser tinyproxy = source("tinyproxy", "agents: [{source: 10.88.0.0/24, agent: sandbox-runner-1}]\n");
   /** The hubble format through the registry, its agents mapped by namespace and a label. */
@@ -163,6 +182,12 @@ public class ParseBenchmark extends OneThread {
   @Benchmark
   public Parsed smokescreenDecisionLine() {
     return smokescreen.parse(new SourceLine("proxy/smokescreen.log", offset++, SMOKESCREEN, null, null, "h", NOW));
+  }
+
+  /** A refused CONNECT of OpenShell's, an OCSF JSON line. */
+  @Benchmark
+  public Parsed ocsfNetworkActivityLine() {
+    return ocsf.parse(new SourceLine("openshell/openshell-ocsf.log", offset++, OCSF, null, null, "h", NOW));
   }
 
   /** A line of tinyproxy's log, in turn each of a refusal's three. */

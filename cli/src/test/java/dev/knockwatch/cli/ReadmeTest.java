@@ -59,7 +59,13 @@ class ReadmeTest {
       Map.entry("mkdir -p var/hubble", "HubbleJourneyTest runs it verbatim, then up --sources var/hubble.yaml,"
           + " and awaits each page the README names"),
       Map.entry("hubble observe -o json", "reads a Kubernetes cluster's Hubble Relay, not here: HubbleJourneyTest"
-          + " appends the samples written from Cilium's source where this line sends its output"));
+          + " appends the samples written from Cilium's source where this line sends its output"),
+      Map.entry("openshell settings set", "OpenShell's CLI and a sandbox to set it on are not installed here:"
+          + " OpenShellJourneyTest reads the lines the setting turns on, the samples written from OpenShell's source"),
+      Map.entry("mkdir -p var/openshell", "OpenShellJourneyTest runs it verbatim, then up --sources var/openshell.yaml"),
+      Map.entry("openshell sandbox exec --name work-session", "follows a sandbox's file through OpenShell's CLI, not"
+          + " installed here: OpenShellJourneyTest appends the samples written from OpenShell's source where this line"
+          + " sends them"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 
