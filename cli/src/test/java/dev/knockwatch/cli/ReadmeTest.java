@@ -55,7 +55,9 @@ class ReadmeTest {
       Map.entry("ip netns add agent-px", "PrivoxyJourneyTest runs it verbatim as root (Debian's privoxy) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's ingest-rejects"),
       Map.entry("kill \"$(cat var/privoxy/privoxy.pid)\"", "PrivoxyJourneyTest runs it verbatim after the alerts,"
-          + " and checks the namespace is gone"));
+          + " and checks the namespace is gone"),
+      Map.entry("mkdir -p var && cat > var/dockersandbox.yaml", "DockerSandboxJourneyTest runs it verbatim (its own"
+          + " XDG_STATE_HOME), then up --sources var/dockersandbox.yaml, and awaits each page the README names"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 
