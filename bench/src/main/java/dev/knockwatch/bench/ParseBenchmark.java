@@ -114,6 +114,15 @@ public class ParseBenchmark extends OneThread {
       + "118},\"status\":\"Failure\",\"status_detail\":\"endpoint httpbin.org:443 is not allowed by any polic"
       + "y\",\"status_id\":2,\"time\":1796467202000,\"type_name\":\"Network Activity: Open\",\"type_uid\":400"
       + "101}";
+  /** Docker Sandboxes' denial as schema 1.82.0 writes it (the format's samples/README.md). */
+  static final String DOCKER_SANDBOX = "{\"audit_event_id\":\"95e7257f-93c9-4f29-bde7-88830e2dae80\",\"timestamp\":"
+      + "\"2026-05-28T19:15:00.728933Z\",\"schema_version\":\"1.82.0\",\"category\":\"AUDIT_CATEGORY_EVALUATION\","
+      + "\"decision\":\"AUDIT_DECISION_DENY\",\"username\":\"jordandoe\",\"user_email\":\"jordandoe@example.com\","
+      + "\"org_id\":\"9f8e7d6c-5b4a-3210-fedc-ba9876543210\",\"org_name\":\"Acme Inc\",\"audit_session_id\":"
+      + "\"8a3bc076-79d0-4502-baf3-cc6ad35fb578\",\"resource_id\":\"example.com:443\",\"os\":\"macos\",\"app_version\":"
+      + "\"v0.31.0\",\"client_name\":\"sbx\",\"hostname\":\"host-machine\",\"deny_reason\":[\"no applicable policies for"
+      + " op(action=net:connect:tcp, resource=net:domain:example.com:443)\"],\"action_type\":\"network_egress\","
+      + "\"network_egress\":{\"protocol\":\"tcp\"},\"agent\":\"claude\"}";
 
   /** The netfilter format through the registry, as a source of it is read: its prefixes and its agents. */
   final LineParser netfilter = netfilter();
@@ -122,6 +131,9 @@ public class ParseBenchmark extends OneThread {
       + " sandbox-runner-1}, {inbound_remote_addr: 10.0.4.0/24, agent: build-farm}]\n");
   /** The ocsf format through the registry, its agents mapped by sandbox. */
   final LineParser ocsf = source("ocsf", "agents: [{container.name: work-session, agent: openshell-work-session}]\n");
+  /** The Docker Sandboxes format through the registry, its user's agent mapped. */
+  final LineParser dockerSandbox = source("dockersandbox", "agents: [{username: jordandoe, ai_agent: claude, agent:"
+      + " claude-jordandoe}]\n");
   /** The tinyproxy format through the registry, with its agents. */
   final LineParser tinyproxy = source("tinyproxy", "agents: [{source: 10.88.0.0/24, agent: sandbox-runner-1}]\n");
   /** The hubble format through the registry, its agents mapped by namespace and a label. */
@@ -214,6 +226,12 @@ public class ParseBenchmark extends OneThread {
     LineParser p = source("privoxy", "agents: [{source: 10.78.0.2, agent: sandbox-runner-1}]\n");
     p.parse(new SourceLine("proxy/privoxy.log", 0, PRIVOXY_ACCEPTED, null, null, "h", NOW));
     return p;
+  }
+
+  /** A Docker Sandboxes audit record that denied a connection, of a mapped user and agent. */
+  @Benchmark
+  public Parsed dockerSandboxDenial() {
+    return dockerSandbox.parse(new SourceLine("auditkit/audit-x-1.jsonl", offset++, DOCKER_SANDBOX, null, null, "h", NOW));
   }
 
   /** A privoxy {@code Crunch: Blocked} line of a thread whose client is known. */

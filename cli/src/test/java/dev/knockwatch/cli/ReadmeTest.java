@@ -65,7 +65,9 @@ class ReadmeTest {
       Map.entry("mkdir -p var/openshell", "OpenShellJourneyTest runs it verbatim, then up --sources var/openshell.yaml"),
       Map.entry("openshell sandbox exec --name work-session", "follows a sandbox's file through OpenShell's CLI, not"
           + " installed here: OpenShellJourneyTest appends the samples written from OpenShell's source where this line"
-          + " sends them"));
+          + " sends them"),
+      Map.entry("mkdir -p var && cat > var/dockersandbox.yaml", "DockerSandboxJourneyTest runs it verbatim (its own"
+          + " XDG_STATE_HOME), then up --sources var/dockersandbox.yaml, and awaits each page the README names"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 
