@@ -83,6 +83,7 @@ public record SrtLine(
   /** How far into a Seatbelt line its {@code ) deny(} may lie: past it, the text is the agent's path or host. */
   static final int MAX_PROCESS_CHARS = 256;
   private static final String SEATBELT_DENY = ") deny(";
+  private static final Pattern SEATBELT_HOST = Pattern.compile("(?i)[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?");
 
   /**
    * The parts of a line srt on macOS keeps from Seatbelt's report in the unified log: what follows
@@ -148,7 +149,9 @@ public record SrtLine(
       if (t != null && t.startsWith("/")) {
         return new SrtLine(Kind.UNIX_SOCKET, operation, null, t, null, null, null, t, null, null, pid);
       }
-      Optional<HostPort> hp = t == null ? Optional.empty() : hostPort(t);
+      // Seatbelt names the address dialled (its filters read `ip "HOST:PORT"`); anything else is no host
+      Optional<HostPort> hp = t == null ? Optional.empty() : hostPort(t).filter(h -> SEATBELT_HOST.matcher(h.host())
+          .matches() || HostClassifier.isIpLiteral(h.host()));
       return hp.map(h -> new SrtLine(Kind.NETWORK, operation, null, t, h.host(), h.port(), null, null, null, null, pid))
           .orElseGet(() -> new SrtLine(Kind.NETWORK, operation, null, t, null, null, null, null, t, null, pid));
     }
