@@ -63,7 +63,7 @@ public final class SrtFormat implements SourceFormat {
         "who: the agent (the directory) and the command (the file name); the record's `agentId`, `commandId` and"
         + " decoded `encodedCommand` are claims, used only where the file name is no id; `sessionId` and `taskId` as"
         + " the bridge wrote them (its caller's `--session` and `--task`)",
-        "the host, URL and path inside `line`, the command text (`command`), the time; whole records, where it can"
-        + " write its own log");
+        "the host, URL and path inside `line` (on macOS also the process name Seatbelt reports, the program it"
+        + " ran), the command text (`command`), the time; whole records, where it can write its own log");
   }
 }
