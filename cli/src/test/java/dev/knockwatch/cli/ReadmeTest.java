@@ -51,6 +51,9 @@ class ReadmeTest {
           + " --sources, and awaits the agent's alerts and the unmapped client's one reject page"),
       Map.entry("kill \"$(cat var/tinyproxy/tinyproxy.pid)\"", "TinyproxyJourneyTest runs it verbatim after the alerts,"
           + " and checks tinyproxy and the namespace are gone"),
+      Map.entry("node probes/srt-bridge/bridge.mjs --settings srt-settings.json --logs var/logs", "runs srt on macOS"
+          + " (Seatbelt), which cannot run here: SrtMacosJourneyTest writes the records srt's macOS source makes of"
+          + " this command where this line writes them, beside up, and awaits the pages the README names"),
       Map.entry("mkdir -p var/privoxy", "PrivoxyJourneyTest runs it verbatim, then up --sources var/privoxy.yaml"),
       Map.entry("ip netns add agent-px", "PrivoxyJourneyTest runs it verbatim as root (Debian's privoxy) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's ingest-rejects"),

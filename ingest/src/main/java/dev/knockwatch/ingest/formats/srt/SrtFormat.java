@@ -5,7 +5,10 @@ import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.spi.SourceFormat;
 import java.util.List;
 
-/** srt's violation records, as the srt bridge writes them: {@code <agentId>/<commandId>.violations.jsonl}. */
+/**
+ * srt's violation records, as the srt bridge writes them: {@code <agentId>/<commandId>.violations.jsonl},
+ * on Linux and on macOS (where srt's log monitor adds Seatbelt's reports to the same store).
+ */
 public final class SrtFormat implements SourceFormat {
 
   public static final String NAME = "srt-violation";
@@ -21,13 +24,16 @@ public final class SrtFormat implements SourceFormat {
     return "srt violation records, one JSON object a line as the srt bridge writes them from srt's violation store"
         + " (`line`, `encodedCommand`, `command`, `timestamp`; `commandId`, `agentId`, `sessionId`, `taskId` where known):"
         + " all four `line` shapes (`deny network-outbound HOST:PORT (REASON)`, `deny http-request METHOD URL (REASON)`,"
-        + " `deny socks-tunnel HOST:PORT (REASON)`, `deny SYSCALL /path`), with the `resolved to a … address` class";
+        + " `deny socks-tunnel HOST:PORT (REASON)`, `deny SYSCALL /path`), with the `resolved to a … address` class;"
+        + " on macOS also Seatbelt's report as srt keeps it (`PROCESS(PID) deny(N) OPERATION TARGET`: `file-…` with"
+        + " its path, `network-…` with its address and port or its Unix socket's path, any other operation with its"
+        + " target as the reason)";
   }
 
   @Override
   public Choice choice() {
-    return Choice.suffixes(SUFFIX).orFirstLine("a JSON object with a `line` holding `deny `",
-        l -> l.startsWith("{") && l.contains("\"line\"") && l.contains("deny "));
+    return Choice.suffixes(SUFFIX).orFirstLine("a JSON object with a `line` holding `deny ` (Seatbelt's: `deny(`)",
+        l -> l.startsWith("{") && l.contains("\"line\"") && (l.contains("deny ") || l.contains(") deny(")));
   }
 
   @Override
@@ -47,7 +53,7 @@ public final class SrtFormat implements SourceFormat {
 
   @Override
   public String yields() {
-    return "each record whose `line` is a `deny …` line (any of the four shapes)";
+    return "each record whose `line` is a `deny …` line (any of the four shapes) or Seatbelt's `… deny(N) …` report";
   }
 
   @Override
@@ -57,7 +63,7 @@ public final class SrtFormat implements SourceFormat {
         "who: the agent (the directory) and the command (the file name); the record's `agentId`, `commandId` and"
         + " decoded `encodedCommand` are claims, used only where the file name is no id; `sessionId` and `taskId` as"
         + " the bridge wrote them (its caller's `--session` and `--task`)",
-        "the host, URL and path inside `line`, the command text (`command`), the time; whole records, where it can"
-        + " write its own log");
+        "the host, URL and path inside `line` (on macOS also the process name Seatbelt reports, the program it"
+        + " ran), the command text (`command`), the time; whole records, where it can write its own log");
   }
 }

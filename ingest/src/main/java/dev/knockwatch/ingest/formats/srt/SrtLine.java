@@ -28,7 +28,8 @@ public record SrtLine(
     String url,
     String path,
     String reason,
-    AddressClass addressClass) {
+    AddressClass addressClass,
+    Integer pid) {
 
   private static final Pattern FILESYSTEM = Pattern.compile("(?d)deny ([a-z_][a-z0-9_]*) (/.*)");
   private static final Pattern METHOD = Pattern.compile("(?d)[A-Za-z]+");
@@ -56,7 +57,7 @@ public record SrtLine(
     switch (action) {
       case "network-outbound", "socks-tunnel" -> {
         return split(rest).flatMap(tr -> hostPort(tr[0]).map(hp -> new SrtLine(Kind.NETWORK, action, null, tr[0],
-            hp.host(), hp.port(), null, null, tr[1], addressClassOf(tr[1]))));
+            hp.host(), hp.port(), null, null, tr[1], addressClassOf(tr[1]), null)));
       }
       case "http-request" -> {
         int methodEnd = rest.indexOf(' ');
@@ -67,15 +68,94 @@ public record SrtLine(
         return split(rest.substring(methodEnd + 1)).flatMap(tr -> {
           boolean isUrl = tr[0].contains("://");
           return (isUrl ? HostClassifier.fromUrl(tr[0]) : hostPort(tr[0])).map(hp -> new SrtLine(Kind.NETWORK,
-              "http-request", method, tr[0], hp.host(), hp.port(), isUrl ? tr[0] : null, null, tr[1], addressClassOf(tr[1])));
+              "http-request", method, tr[0], hp.host(), hp.port(), isUrl ? tr[0] : null, null, tr[1], addressClassOf(tr[1]),
+              null));
         });
       }
       default -> {
         Matcher fs = FILESYSTEM.matcher(l);
         return fs.matches() ? Optional.of(new SrtLine(Kind.FILESYSTEM, fs.group(1), null, fs.group(2), null, null, null,
-            fs.group(2), null, null)) : Optional.empty();
+            fs.group(2), null, null, null)) : Optional.empty();
       }
     }
+  }
+
+  /** How far into a Seatbelt line its {@code ) deny(} may lie: past it, the text is the agent's path or host. */
+  static final int MAX_PROCESS_CHARS = 256;
+  private static final String SEATBELT_DENY = ") deny(";
+  private static final Pattern SEATBELT_HOST = Pattern.compile("(?i)[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?");
+
+  /**
+   * The parts of a line srt on macOS keeps from Seatbelt's report in the unified log: what follows
+   * {@code Sandbox:} (srt 0.0.83 {@code dist/sandbox/macos-sandbox-utils.js},
+   * {@code startMacOSSandboxLogMonitor}: {@code /Sandbox:\s+(.+)$/}), which is the kernel's
+   * {@code PROCESS(PID) deny(N) OPERATION TARGET}; empty when the line is not of that shape.
+   * The process name is the agent's (any program it runs), the target its path or address: the
+   * first {@code (PID) deny(N) } from the left is the kernel's, since the name comes first and is
+   * short, and a forged one later in the line is part of the target. An operation on files
+   * ({@code file-…}) names a path; a network one ({@code network-…}) an address and port, or the
+   * path of a Unix socket; any other (e.g. {@code mach-lookup NAME}) is a refusal of kind process
+   * whose target is kept as its reason. {@code N} is not read.
+   */
+  public static Optional<SrtLine> seatbelt(String line) {
+    String l = line.strip();
+    for (int at = l.indexOf(SEATBELT_DENY); at > 0 && at <= MAX_PROCESS_CHARS; at = l.indexOf(SEATBELT_DENY, at + 1)) {
+      int digits = at;
+      while (digits > 0 && Character.isDigit(l.charAt(digits - 1)) && l.charAt(digits - 1) < 128) {
+        digits--;
+      }
+      if (digits == at || digits < 2 || l.charAt(digits - 1) != '(') {
+        continue;
+      }
+      int n = at + SEATBELT_DENY.length();
+      int nEnd = n;
+      while (nEnd < l.length() && l.charAt(nEnd) >= '0' && l.charAt(nEnd) <= '9') {
+        nEnd++;
+      }
+      if (nEnd == n || !l.startsWith(") ", nEnd)) {
+        continue;
+      }
+      int op = nEnd + 2;
+      int opEnd = op;
+      while (opEnd < l.length() && isOperationChar(l.charAt(opEnd))) {
+        opEnd++;
+      }
+      if (opEnd == op || l.charAt(op) < 'a' || l.charAt(op) > 'z' || (opEnd < l.length() && l.charAt(opEnd) != ' ')) {
+        continue;
+      }
+      String operation = l.substring(op, opEnd);
+      String target = opEnd < l.length() ? l.substring(opEnd + 1) : "";
+      return Optional.of(seatbeltDenial(operation, target, pid(l.substring(digits, at))));
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isOperationChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '*';
+  }
+
+  private static Integer pid(String digits) {
+    return digits.length() > 9 ? null : Integer.valueOf(digits);
+  }
+
+  private static SrtLine seatbeltDenial(String operation, String target, Integer pid) {
+    String t = target.isEmpty() ? null : target;
+    if (operation.startsWith("file-")) {
+      boolean path = t != null && t.startsWith("/");
+      return new SrtLine(Kind.FILESYSTEM, operation, null, t, null, null, null, path ? t : null, path ? null : t, null,
+          pid);
+    }
+    if (operation.startsWith("network")) {
+      if (t != null && t.startsWith("/")) {
+        return new SrtLine(Kind.UNIX_SOCKET, operation, null, t, null, null, null, t, null, null, pid);
+      }
+      // Seatbelt names the address dialled (its filters read `ip "HOST:PORT"`); anything else is no host
+      Optional<HostPort> hp = t == null ? Optional.empty() : hostPort(t).filter(h -> SEATBELT_HOST.matcher(h.host())
+          .matches() || HostClassifier.isIpLiteral(h.host()));
+      return hp.map(h -> new SrtLine(Kind.NETWORK, operation, null, t, h.host(), h.port(), null, null, null, null, pid))
+          .orElseGet(() -> new SrtLine(Kind.NETWORK, operation, null, t, null, null, null, null, t, null, pid));
+    }
+    return new SrtLine(Kind.PROCESS, operation, null, t, null, null, null, null, t, null, pid);
   }
 
   /** {@code TARGET (REASON)} as {target, reason}: the last split whose target reads as one. */

@@ -25,7 +25,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * srt violation records: one JSON object a line, as the srt bridge writes them.
+ * srt violation records: one JSON object a line, as the srt bridge writes them, on Linux and on
+ * macOS alike (there srt's {@code line} may be Seatbelt's report: {@link SrtLine#seatbelt}).
  * <pre>
  * {"line":"deny network-outbound example.com:80 (host is not on the allow list)",
  *  "encodedCommand":"eGhmSHl0bVhMLUw2UnNZdzJDclNqQQ==","command":"curl …","timestamp":"…Z",
@@ -106,6 +107,7 @@ public final class SrtViolationParser implements LineParser {
         .path(clean(line.path(), MAX_PATH_CHARS))
         .addressClass(denial.get().addressClass())
         .reason(clean(line.reason(), MAX_FIELD_CHARS))
+        .pid(line.pid())
         .observedAt(timestamp(record))
         .commandText(text(record, "command").map(this::commandText).orElse(null))
         // the harness's session and task (the bridge's --session, --task): what rules count per task by
@@ -204,7 +206,8 @@ public final class SrtViolationParser implements LineParser {
         return recentDenials[i];
       }
     }
-    Optional<Denial> denial = SrtLine.parse(text).map(line -> {
+    // srt's own lines (its proxy's, Linux's), else what srt on macOS keeps of Seatbelt's report
+    Optional<Denial> denial = SrtLine.parse(text).or(() -> SrtLine.seatbelt(text)).map(line -> {
       String host = HostClassifier.canonical(line.host());
       return new Denial(line, host, line.addressClass() != null ? line.addressClass()
           : HostClassifier.classify(host).orElse(null));
