@@ -77,7 +77,7 @@ class DockerSandboxJourneyTest {
       assertThat(up.out()).doesNotContain("api.anthropic.com", "in-progress.example", "pastebin.com");
 
       // the agent's key is its timeline: the daemon's denials, their command unknown, who Docker refused
-      JsonNode timeline = Launched.command(api, TOKEN, "agent:claude-jordandoe");
+      JsonNode timeline = Launched.command(api, TOKEN, "agent:claude-jordandoe", 2);
       assertThat(timeline.path("commandId").asText()).isEqualTo("agent:claude-jordandoe");
       assertThat(timeline.path("timeline")).hasSize(2).allSatisfy(e -> {
         assertThat(e.path("source").asText()).isEqualTo("dockersandbox");

@@ -65,7 +65,7 @@ class HubbleJourneyTest {
       assertThat(up.out()).doesNotContain("pypi.org", "command=agent:xwing");
 
       // the agent's key is its timeline: Hubble's policy drops, their command unknown, the pod Cilium refused
-      JsonNode timeline = Launched.command(api, TOKEN, "agent:agent-runner");
+      JsonNode timeline = Launched.command(api, TOKEN, "agent:agent-runner", 4);
       assertThat(timeline.path("commandId").asText()).isEqualTo("agent:agent-runner");
       assertThat(timeline.path("timeline")).isNotEmpty().allSatisfy(e -> {
         assertThat(e.path("source").asText()).isEqualTo("hubble");

@@ -209,6 +209,28 @@ final class Launched implements AutoCloseable {
     return Json.MAPPER.readTree(r.body());
   }
 
+  /**
+   * {@link #command}, asked again until its answer holds at least {@code events} events (or 60 s):
+   * a page can reach the terminal before the timeline, another app, has the refusals behind it.
+   */
+  static JsonNode command(int port, String token, String commandId, int events) throws Exception {
+    Instant deadline = Instant.now().plusSeconds(60);
+    while (true) {
+      JsonNode answer = null;
+      try {
+        answer = command(port, token, commandId);
+      } catch (AssertionError e) {
+        if (Instant.now().isAfter(deadline)) {
+          throw e; // not even one of them yet
+        }
+      }
+      if (answer != null && (answer.path("events").asInt() >= events || Instant.now().isAfter(deadline))) {
+        return answer;
+      }
+      Thread.sleep(200);
+    }
+  }
+
   /** Until both apps' groups have committed the violations topic's end, or 10 min. */
   static void awaitCaughtUp(Admin admin, Launched streams) throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(10));

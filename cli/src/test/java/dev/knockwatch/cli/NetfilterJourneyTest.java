@@ -65,7 +65,7 @@ class NetfilterJourneyTest {
         assertThat(pages.get(0)).contains("agent=sandbox-runner-1", "host=10.77.0.2:443");
         assertThat(pages.get(2)).contains("agent=sandbox-runner-2", "host=10.77.0.2:8443");
         // the agent's key is its timeline: its refusals say their command is unknown, and who the wall refused
-        JsonNode timeline = Launched.command(api, TOKEN, "agent:sandbox-runner-1");
+        JsonNode timeline = Launched.command(api, TOKEN, "agent:sandbox-runner-1", 6);
         assertThat(timeline.path("commandId").asText()).isEqualTo("agent:sandbox-runner-1");
         assertThat(timeline.path("events").asInt()).isGreaterThanOrEqualTo(6);
         assertThat(timeline.path("sources").path("netfilter").asInt()).isEqualTo(timeline.path("events").asInt());

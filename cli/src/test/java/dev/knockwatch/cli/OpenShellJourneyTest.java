@@ -67,7 +67,7 @@ class OpenShellJourneyTest {
       assertThat(up.out()).doesNotContain("api.github.com", "pypi.org");
 
       // the agent's key is its timeline: OpenShell's refusals, their command unknown, the sandbox OpenShell refused
-      JsonNode timeline = Launched.command(api, TOKEN, "agent:openshell-work-session");
+      JsonNode timeline = Launched.command(api, TOKEN, "agent:openshell-work-session", 4);
       assertThat(timeline.path("commandId").asText()).isEqualTo("agent:openshell-work-session");
       assertThat(timeline.path("timeline")).isNotEmpty().allSatisfy(e -> {
         assertThat(e.path("source").asText()).isEqualTo("ocsf");

@@ -79,7 +79,7 @@ class PrivoxyJourneyTest {
         });
 
         // every refusal of the mapped client is in its agent's timeline: none lost, none invented
-        JsonNode timeline = Launched.command(api, TOKEN, "agent:sandbox-runner-1");
+        JsonNode timeline = Launched.command(api, TOKEN, "agent:sandbox-runner-1", 12);
         assertThat(timeline.path("commandId").asText()).isEqualTo("agent:sandbox-runner-1");
         assertThat(timeline.path("events").asInt()).isEqualTo(12);
         assertThat(timeline.path("sources").path("privoxy").asInt()).isEqualTo(12);

@@ -65,7 +65,7 @@ class SmokescreenJourneyTest {
       assertThat(up.out()).doesNotContain("pypi.org", "partner.example.net", "webhooks-sender");
 
       // the agent's key is its timeline: smokescreen's refusals, their command unknown, who smokescreen refused
-      JsonNode timeline = Launched.command(api, TOKEN, "agent:build-farm");
+      JsonNode timeline = Launched.command(api, TOKEN, "agent:build-farm", 1);
       assertThat(timeline.path("commandId").asText()).isEqualTo("agent:build-farm");
       assertThat(timeline.path("timeline")).isNotEmpty().allSatisfy(e -> {
         assertThat(e.path("source").asText()).isEqualTo("smokescreen");

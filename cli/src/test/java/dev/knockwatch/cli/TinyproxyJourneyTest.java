@@ -61,7 +61,7 @@ class TinyproxyJourneyTest {
         String rejects = ViolationEvent.unattributedCommandId("tinyproxy src=10.78.0.9");
         up.awaitLine("ALERT [PAGE] ingest-rejects firing command=" + rejects + " ", ALERT);
 
-        JsonNode timeline = Launched.command(api, TOKEN, "agent:sandbox-runner-1");
+        JsonNode timeline = Launched.command(api, TOKEN, "agent:sandbox-runner-1", 12);
         assertThat(timeline.path("events").asInt()).isEqualTo(12);
         assertThat(timeline.path("sources").path("tinyproxy").asInt()).isEqualTo(12);
         assertThat(timeline.path("timeline")).isNotEmpty().allSatisfy(e -> {
