@@ -28,20 +28,20 @@ record AccessLogLine(Shape shape, boolean detailsLogged, String startTime, Strin
    * The text shapes are matched whole. Every field the agent chooses and Envoy writes between
    * quotes unescaped (X-Forwarded-For, User-Agent, X-Request-Id, :authority) is read as [^"]*: a
    * quote in one makes the line unreadable (rejected), never shifts Envoy's own fields. The path is
-   * \S+ between the method and the protocol: it holds no space, so it cannot reach the status or
+   * \S++ between the method and the protocol: it holds no space, so it cannot reach the status or
    * the details after it. Istio's unquoted addresses close the line, after the last quoted field.
    */
-  private static final String START = "^\\[([^\\]\\s]+)\\] \"(\\S+) (\\S+) (\\S+)\" (\\d{1,3}) (\\S+) ";
-  private static final String QUOTED = "\"([^\"]*)\"";
+  private static final String START = "^\\[([^\\]\\s]++)\\] \"([^\\s\"]++) (\\S++) ([^\\s\"]++)\" (\\d{1,3}) (\\S++) ";
+  private static final String QUOTED = "\"([^\"]*+)\"";
 
   /** Envoy's default format string (docs/…/access_log/usage, "Default Format String"). */
   private static final Pattern ENVOY_DEFAULT = Pattern.compile(START
-      + "(\\d+) (\\d+) (\\d+) (\\S+) " + QUOTED + " " + QUOTED + " " + QUOTED + " " + QUOTED + " " + QUOTED + "$");
+      + "(\\d++) (\\d++) (\\d++) (\\S++) " + QUOTED + " " + QUOTED + " " + QUOTED + " " + QUOTED + " " + QUOTED + "$");
 
   /** Istio's {@code EnvoyTextLogFormat} (pilot/pkg/model/telemetry_logging.go). */
   private static final Pattern ISTIO_TEXT = Pattern.compile(START
-      + "(\\S+) (\\S+) " + QUOTED + " (\\d+) (\\d+) (\\d+) (\\S+) " + QUOTED + " " + QUOTED + " " + QUOTED + " "
-      + QUOTED + " " + QUOTED + " (\\S+) (\\S+) (\\S+) (\\S+) (\\S+) (\\S+)$");
+      + "(\\S++) (\\S++) " + QUOTED + " (\\d++) (\\d++) (\\d++) (\\S++) " + QUOTED + " " + QUOTED + " " + QUOTED + " "
+      + QUOTED + " " + QUOTED + " (\\S++) (\\S++) (\\S++) (\\S++) (\\S++) (\\S++)$");
 
   /** The line read as one of the text shapes; null when it is neither. */
   static AccessLogLine text(String line) {

@@ -30,7 +30,7 @@ public final class EnvoyFormat implements SourceFormat {
 
   @Override
   public String summary() {
-    return "Envoy's access log as an egress proxy's (Envoy 1.36, Istio 1.30): the refusals of its RBAC filters,"
+    return "Envoy's access log as an egress proxy's (Envoy 1.37, Istio 1.30): the refusals of its RBAC filters,"
         + " `rbac_access_denied_matched_policy[POLICY]` in `%RESPONSE_CODE_DETAILS%` (the HTTP filter's 403) or"
         + " `%CONNECTION_TERMINATION_DETAILS%` (the network filter's close). Each line is read as a `json_format` object"
         + " with Istio's field names (plus `downstream_peer_uri_san`, `downstream_peer_subject`) when it starts with"
