@@ -123,6 +123,18 @@ public class ParseBenchmark extends OneThread {
       + "\"v0.31.0\",\"client_name\":\"sbx\",\"hostname\":\"host-machine\",\"deny_reason\":[\"no applicable policies for"
       + " op(action=net:connect:tcp, resource=net:domain:example.com:443)\"],\"action_type\":\"network_egress\","
       + "\"network_egress\":{\"protocol\":\"tcp\"},\"agent\":\"claude\"}";
+  /** Envoy's RBAC refusal in the README's json_format and in Istio's text format (the format's samples/README.md). */
+  static final String[] ENVOY = {
+      "{\"authority\":\"github.com:443\",\"connection_termination_details\":null,\"downstream_peer_subject\":"
+          + "\"CN=runner-1,OU=sandbox\",\"downstream_peer_uri_san\":\"spiffe://agents.example/sandbox/runner-1\","
+          + "\"downstream_remote_address\":\"10.0.3.7:51234\",\"method\":\"CONNECT\",\"path\":null,"
+          + "\"requested_server_name\":null,\"response_code\":403,\"response_code_details\":"
+          + "\"rbac_access_denied_matched_policy[none]\",\"response_flags\":null,\"start_time\":"
+          + "\"2026-12-05T10:40:06.402Z\",\"upstream_host\":null,\"user_agent\":\"curl/8.11.1\"}",
+      "[2026-12-05T10:40:06.402Z] \"GET /v1/models?api_key=sk-live-4f9a2c HTTP/1.1\" 403 - "
+          + "rbac_access_denied_matched_policy[ns[agents]-policy[deny-model-apis]-rule[0]] - \"-\" 0 19 0 - \"-\" "
+          + "\"curl/8.11.1\" \"3f1c0c2e-9b8a-4e0f-a1b2-0c4d5e6f7a81\" \"api.openai.com\" \"-\" "
+          + "outbound|80||api.openai.com - 104.18.7.192:80 10.0.3.7:51234 - -"};
 
   /** The netfilter format through the registry, as a source of it is read: its prefixes and its agents. */
   final LineParser netfilter = netfilter();
@@ -134,6 +146,9 @@ public class ParseBenchmark extends OneThread {
   /** The Docker Sandboxes format through the registry, its user's agent mapped. */
   final LineParser dockerSandbox = source("dockersandbox", "agents: [{username: jordandoe, ai_agent: claude, agent:"
       + " claude-jordandoe}]\n");
+  /** The envoy format through the registry, its agents mapped by SPIFFE id and address. */
+  final LineParser envoy = source("envoy", "agents: [{uri_san: \"spiffe://agents.example/sandbox/*\", agent:"
+      + " sandbox-runner-1}, {source: 10.0.3.0/24, agent: sandbox-runner-1}]\n");
   /** The tinyproxy format through the registry, with its agents. */
   final LineParser tinyproxy = source("tinyproxy", "agents: [{source: 10.88.0.0/24, agent: sandbox-runner-1}]\n");
   /** The hubble format through the registry, its agents mapped by namespace and a label. */
@@ -200,6 +215,13 @@ public class ParseBenchmark extends OneThread {
   @Benchmark
   public Parsed ocsfNetworkActivityLine() {
     return ocsf.parse(new SourceLine("openshell/openshell-ocsf.log", offset++, OCSF, null, null, "h", NOW));
+  }
+
+  /** An Envoy RBAC refusal, in turn in json_format and in Istio's text format. */
+  @Benchmark
+  public Parsed envoyRefusalLine() {
+    long n = offset++;
+    return envoy.parse(new SourceLine("proxy/envoy.log", n, ENVOY[(int) (n % 2)], null, null, "h", NOW));
   }
 
   /** A line of tinyproxy's log, in turn each of a refusal's three. */

@@ -46,6 +46,10 @@ class ReadmeTest {
           + " var/smokescreen.yaml, and awaits each page the README names"),
       Map.entry("smokescreen --egress-acl-file", "starts smokescreen, a Go program not installed here:"
           + " SmokescreenJourneyTest appends the samples written from its source where this line sends its stderr"),
+      Map.entry("mkdir -p var/envoy", "EnvoyJourneyTest runs it verbatim, then up --sources var/envoy.yaml, and awaits"
+          + " each page the README names"),
+      Map.entry("envoy -c envoy-egress.yaml", "starts Envoy, which Debian does not package: EnvoyJourneyTest appends the"
+          + " json_format sample written from its source and docs to the path the README's access_log names"),
       Map.entry("mkdir -p var/tinyproxy", "TinyproxyJourneyTest runs it verbatim, then up --sources var/tinyproxy.yaml"),
       Map.entry("ip netns add agent-tp", "TinyproxyJourneyTest runs it verbatim as root (tinyproxy, curl) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's one reject page"),
