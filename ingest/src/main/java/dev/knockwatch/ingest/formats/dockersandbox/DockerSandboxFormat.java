@@ -4,7 +4,7 @@ import dev.knockwatch.events.config.Key;
 import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
-import dev.knockwatch.ingest.spi.SourceFormat;
+import dev.knockwatch.ingest.spi.WallFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -15,7 +15,7 @@ import java.util.Set;
  * {@code agents} map what the daemon knows of it (the signed-in Docker user, the AI agent, the
  * machine) to an agent.
  */
-public final class DockerSandboxFormat implements SourceFormat {
+public final class DockerSandboxFormat implements WallFormat {
 
   public static final String NAME = "dockersandbox";
 
@@ -37,24 +37,13 @@ public final class DockerSandboxFormat implements SourceFormat {
   }
 
   @Override
-  public Choice choice() {
-    return Choice.byTypeOnly();
-  }
-
-  @Override
-  public boolean perCommand() {
-    return false;
-  }
-
-  @Override
   public List<Key<?>> keys() {
     return List.of(AGENTS);
   }
 
   @Override
   public LineParser parser(FileOptions options) {
-    Identities agents = options.get(AGENTS);
-    return new DockerSandboxParser(agents == null ? Identities.none() : agents);
+    return new DockerSandboxParser(WallFormat.agents(options, AGENTS));
   }
 
   @Override

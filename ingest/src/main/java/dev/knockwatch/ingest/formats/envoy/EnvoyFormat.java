@@ -4,7 +4,7 @@ import dev.knockwatch.events.config.Key;
 import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
-import dev.knockwatch.ingest.spi.SourceFormat;
+import dev.knockwatch.ingest.spi.WallFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -17,7 +17,7 @@ import java.util.Set;
  * {@code agents} map the downstream peer (its certificate's URI SAN or subject, its address) to an
  * agent.
  */
-public final class EnvoyFormat implements SourceFormat {
+public final class EnvoyFormat implements WallFormat {
 
   public static final String NAME = "envoy";
 
@@ -39,24 +39,13 @@ public final class EnvoyFormat implements SourceFormat {
   }
 
   @Override
-  public Choice choice() {
-    return Choice.byTypeOnly();
-  }
-
-  @Override
-  public boolean perCommand() {
-    return false;
-  }
-
-  @Override
   public List<Key<?>> keys() {
     return List.of(AGENTS);
   }
 
   @Override
   public LineParser parser(FileOptions options) {
-    Identities agents = options.get(AGENTS);
-    return new EnvoyParser(agents == null ? Identities.none() : agents);
+    return new EnvoyParser(WallFormat.agents(options, AGENTS));
   }
 
   @Override

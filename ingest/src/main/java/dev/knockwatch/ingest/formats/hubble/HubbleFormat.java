@@ -4,7 +4,7 @@ import dev.knockwatch.events.config.Key;
 import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
-import dev.knockwatch.ingest.spi.SourceFormat;
+import dev.knockwatch.ingest.spi.WallFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -15,7 +15,7 @@ import java.util.Set;
  * alone. A flow names no command: the source's {@code agents} map what Cilium knows of the pod that
  * sent the packet (its namespace, pod name, labels, security identity, address) to an agent.
  */
-public final class HubbleFormat implements SourceFormat {
+public final class HubbleFormat implements WallFormat {
 
   public static final String NAME = "hubble";
 
@@ -36,24 +36,13 @@ public final class HubbleFormat implements SourceFormat {
   }
 
   @Override
-  public Choice choice() {
-    return Choice.byTypeOnly();
-  }
-
-  @Override
-  public boolean perCommand() {
-    return false;
-  }
-
-  @Override
   public List<Key<?>> keys() {
     return List.of(AGENTS);
   }
 
   @Override
   public LineParser parser(FileOptions options) {
-    Identities agents = options.get(AGENTS);
-    return new HubbleParser(agents == null ? Identities.none() : agents);
+    return new HubbleParser(WallFormat.agents(options, AGENTS));
   }
 
   @Override

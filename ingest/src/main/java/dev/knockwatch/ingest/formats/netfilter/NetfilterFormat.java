@@ -6,7 +6,7 @@ import dev.knockwatch.events.config.Key;
 import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
-import dev.knockwatch.ingest.spi.SourceFormat;
+import dev.knockwatch.ingest.spi.WallFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -16,7 +16,7 @@ import java.util.Set;
  * ulogd2's JSON records of NFLOG ({@code log group N}). A packet names no command: the source's
  * {@code agents} map what the kernel knows of it to an agent.
  */
-public final class NetfilterFormat implements SourceFormat {
+public final class NetfilterFormat implements WallFormat {
 
   public static final String NAME = "netfilter";
 
@@ -42,16 +42,6 @@ public final class NetfilterFormat implements SourceFormat {
   }
 
   @Override
-  public Choice choice() {
-    return Choice.byTypeOnly();
-  }
-
-  @Override
-  public boolean perCommand() {
-    return false;
-  }
-
-  @Override
   public List<Key<?>> keys() {
     return List.of(PREFIXES, AGENTS);
   }
@@ -59,8 +49,7 @@ public final class NetfilterFormat implements SourceFormat {
   @Override
   public LineParser parser(FileOptions options) {
     List<String> prefixes = options.get(PREFIXES);
-    Identities agents = options.get(AGENTS);
-    return new NetfilterParser(prefixes == null ? List.of() : prefixes, agents == null ? Identities.none() : agents);
+    return new NetfilterParser(prefixes == null ? List.of() : prefixes, WallFormat.agents(options, AGENTS));
   }
 
   @Override

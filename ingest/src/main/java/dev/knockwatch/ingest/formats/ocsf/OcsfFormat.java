@@ -4,7 +4,7 @@ import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.events.config.Key;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
-import dev.knockwatch.ingest.spi.SourceFormat;
+import dev.knockwatch.ingest.spi.WallFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -16,7 +16,7 @@ import java.util.Set;
  * producer knows of who was refused (the container, which OpenShell makes the sandbox; the device; the
  * actor's user; the source address) to an agent.
  */
-public final class OcsfFormat implements SourceFormat {
+public final class OcsfFormat implements WallFormat {
 
   public static final String NAME = "ocsf";
 
@@ -43,24 +43,13 @@ public final class OcsfFormat implements SourceFormat {
   }
 
   @Override
-  public Choice choice() {
-    return Choice.byTypeOnly();
-  }
-
-  @Override
-  public boolean perCommand() {
-    return false;
-  }
-
-  @Override
   public List<Key<?>> keys() {
     return List.of(AGENTS);
   }
 
   @Override
   public LineParser parser(FileOptions options) {
-    Identities agents = options.get(AGENTS);
-    return new OcsfParser(agents == null ? Identities.none() : agents);
+    return new OcsfParser(WallFormat.agents(options, AGENTS));
   }
 
   @Override

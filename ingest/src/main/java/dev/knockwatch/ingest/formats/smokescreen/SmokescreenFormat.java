@@ -5,7 +5,7 @@ import dev.knockwatch.events.config.Key;
 import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
-import dev.knockwatch.ingest.spi.SourceFormat;
+import dev.knockwatch.ingest.spi.WallFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -16,7 +16,7 @@ import java.util.Set;
  * {@code agents} map what smokescreen knows of the client (the role and project of its ACL, the
  * client certificate's CN and OU, the client's address) to an agent.
  */
-public final class SmokescreenFormat implements SourceFormat {
+public final class SmokescreenFormat implements WallFormat {
 
   public static final String NAME = "smokescreen";
 
@@ -54,24 +54,13 @@ public final class SmokescreenFormat implements SourceFormat {
   }
 
   @Override
-  public Choice choice() {
-    return Choice.byTypeOnly();
-  }
-
-  @Override
-  public boolean perCommand() {
-    return false;
-  }
-
-  @Override
   public List<Key<?>> keys() {
     return List.of(AGENTS, AGENT_PER_ROLE);
   }
 
   @Override
   public LineParser parser(FileOptions options) {
-    Identities agents = options.get(AGENTS);
-    return new SmokescreenParser(agents == null ? Identities.none() : agents, options.get(AGENT_PER_ROLE));
+    return new SmokescreenParser(WallFormat.agents(options, AGENTS), options.get(AGENT_PER_ROLE));
   }
 
   @Override

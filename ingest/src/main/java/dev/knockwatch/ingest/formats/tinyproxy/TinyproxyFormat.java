@@ -4,7 +4,7 @@ import dev.knockwatch.events.config.Key;
 import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.ingest.spi.Identities;
 import dev.knockwatch.ingest.spi.LineParser;
-import dev.knockwatch.ingest.spi.SourceFormat;
+import dev.knockwatch.ingest.spi.WallFormat;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -16,7 +16,7 @@ import java.util.Set;
  * Access violation) and the {@code Allow} list's (403 Access denied). A proxy of many clients names
  * no command: the source's {@code agents} map the client's address to an agent.
  */
-public final class TinyproxyFormat implements SourceFormat {
+public final class TinyproxyFormat implements WallFormat {
 
   public static final String NAME = "tinyproxy";
 
@@ -40,25 +40,14 @@ public final class TinyproxyFormat implements SourceFormat {
   }
 
   @Override
-  public Choice choice() {
-    return Choice.byTypeOnly();
-  }
-
-  @Override
-  public boolean perCommand() {
-    return false;
-  }
-
-  @Override
   public List<Key<?>> keys() {
     return List.of(AGENTS, TIME_ZONE);
   }
 
   @Override
   public LineParser parser(FileOptions options) {
-    Identities agents = options.get(AGENTS);
     ZoneId zone = options.get(TIME_ZONE);
-    return new TinyproxyParser(agents == null ? Identities.none() : agents, zone == null ? ZoneOffset.UTC : zone);
+    return new TinyproxyParser(WallFormat.agents(options, AGENTS), zone == null ? ZoneOffset.UTC : zone);
   }
 
   @Override
