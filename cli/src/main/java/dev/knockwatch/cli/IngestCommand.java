@@ -44,8 +44,9 @@ final class IngestCommand implements Callable<Integer> {
   @Mixin ClusterOptions cluster;
 
   @Option(names = "--config", paramLabel = "FILE",
-      description = "Sources as YAML (path globs with {agentId} and {commandId} in them, type, fields, logformat, mapping); replaces --logs.")
-  Path config;
+      description = "Sources as YAML (path globs with {agentId} and {commandId} in them, type, fields, logformat, mapping); replaces --logs;"
+          + " repeatable, a wall's sources in a file of its own.")
+  List<Path> config;
 
   @Option(names = "--raw-topic", paramLabel = "TOPIC",
       description = "Read the raw lines your log shipper (rsyslog, syslog-ng, Vector, Fluent Bit, Filebeat) puts on TOPIC "
@@ -89,9 +90,7 @@ final class IngestCommand implements Callable<Integer> {
     List<IngestAgent.Feed> feeds = null;
     java.util.Optional<dev.knockwatch.ingest.config.OtlpConfig> otlpConfig = java.util.Optional.empty();
     if (config != null) {
-      if (!Files.isRegularFile(config)) {
-        dev.knockwatch.cli.run.FileOption.check("--config", config);
-      }
+      config.forEach(f -> dev.knockwatch.cli.run.FileOption.check("--config", f));
       feeds = new java.util.ArrayList<>(SourcesConfig.load(config, var.resolve("ingest")));
       otlpConfig = dev.knockwatch.ingest.config.OtlpConfig.load(config);
       feeds.addAll(HarnessDirs.feeds(codexHomes, claudeProjects, var.resolve("ingest")));
@@ -115,7 +114,7 @@ final class IngestCommand implements Callable<Integer> {
     endpoint = otlp.start(false, var, otlpConfig, cluster.bootstrapServers, cluster.clientProps());
     return runUntilStopped(agent, sink, metrics,
         () -> String.format("%,d bytes of logs not read yet", MetricsEndpoint.sum("knockwatch_ingest_lag_bytes")),
-        "watching " + (config != null ? "the sources of " + config : logs + " (" + Formats.namesBySuffix() + ")")
+        "watching " + (config != null ? "the sources of " + String.join(", ", config.stream().map(Path::toString).toList()) : logs + " (" + Formats.namesBySuffix() + ")")
             + HarnessDirs.CODEX.describe(codexHomes) + HarnessDirs.CLAUDE.describe(claudeProjects)
             + (endpoint == null ? "" : "; OTLP logs on " + endpoint.url()));
   }

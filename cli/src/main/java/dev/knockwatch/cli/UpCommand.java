@@ -88,8 +88,8 @@ final class UpCommand implements Callable<Integer> {
 
   @Option(names = "--sources", paramLabel = "FILE", defaultValue = "${env:KNOCKWATCH_SOURCES}",
       description = {"Also read the sources of FILE (sources.yaml: a firewall's log, a proxy's; as `ingest --config`)"
-          + " beside --logs (env KNOCKWATCH_SOURCES)."})
-  Path sources;
+          + " beside --logs; repeatable, a wall's sources in a file of its own (env KNOCKWATCH_SOURCES: one file)."})
+  List<Path> sources;
 
   @Option(names = "--codex-home", paramLabel = "[AGENT=]DIR",
       description = {"Also read the session rollouts of this Codex CLI home (DIR/sessions/**/rollout-*.jsonl) as AGENT's"
@@ -137,7 +137,7 @@ final class UpCommand implements Callable<Integer> {
       }
     }
     if (sources != null) {
-      dev.knockwatch.cli.run.FileOption.check("--sources", sources);
+      sources.forEach(f -> dev.knockwatch.cli.run.FileOption.check("--sources", f));
     }
     if ((codexHomes != null || claudeProjects != null) && rawTopic != null) {
       throw new UsageException("--codex-home and --claude-projects read files beside --logs; with --raw-topic your"
@@ -253,7 +253,7 @@ final class UpCommand implements Callable<Integer> {
         ? "  ingest   reading the raw lines your shipper puts on " + rawTopic + " (paths under "
             + logs.toAbsolutePath().normalize() + "/<agentId>/<commandId>.<suffix>; config/shippers/)"
         : "  ingest   watching " + logs + "/<agentId>/<commandId>.<suffix> (" + Formats.namesBySuffix() + ")"
-            + (sources == null ? "" : ", and the sources of " + sources)
+            + (sources == null ? "" : ", and the sources of " + String.join(", ", sources.stream().map(Path::toString).toList()))
             + HarnessDirs.CODEX.describe(codexHomes) + HarnessDirs.CLAUDE.describe(claudeProjects));
     out.println("  otlp     " + (otlpEndpoint == null ? "off (--no-otlp)" : otlpEndpoint.url()
         + (otlpEndpoint.port() != dev.knockwatch.ingest.OtlpIngest.DEFAULT_PORT && otlp.port == null

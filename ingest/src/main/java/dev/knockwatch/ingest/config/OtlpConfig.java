@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest.config;
 
 import dev.knockwatch.events.AgentId;
+import dev.knockwatch.events.config.ConfigException;
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
@@ -40,6 +41,27 @@ public record OtlpConfig(String bind, int port, int maxBodyBytes, double records
   public static OtlpConfig defaults() {
     return new OtlpConfig("127.0.0.1", OtlpIngest.DEFAULT_PORT, OtlpIngest.DEFAULT_MAX_BODY_BYTES,
         OtlpIngest.DEFAULT_RECORDS_PER_SECOND, OtlpIngest.DEFAULT_BURST, List.of());
+  }
+
+  /**
+   * The one {@code otlp:} among {@code files}; empty when none has one. Two files with one each is
+   * a problem (one endpoint, one list of clients), as is any problem of either.
+   */
+  public static Optional<OtlpConfig> load(List<Path> files) {
+    Optional<OtlpConfig> found = Optional.empty();
+    Path from = null;
+    for (Path file : files) {
+      Optional<OtlpConfig> c = load(file);
+      if (c.isPresent() && found.isPresent()) {
+        throw new ConfigException(file + ": an \"otlp:\" section, as " + from + " has: the endpoint and its clients"
+            + " are one section, in one of the sources files");
+      }
+      if (c.isPresent()) {
+        found = c;
+        from = file;
+      }
+    }
+    return found;
   }
 
   /** The {@code otlp:} of {@code file}; empty when it has none. A problem throws, with every other one of the file. */

@@ -1,6 +1,7 @@
 package dev.knockwatch.ingest.config;
 
 import dev.knockwatch.ingest.LogLayout;
+import dev.knockwatch.events.config.ConfigException;
 import dev.knockwatch.events.config.YamlFile;
 import dev.knockwatch.events.config.YamlNode;
 import dev.knockwatch.events.config.YamlNode.Entry;
@@ -80,6 +81,26 @@ public final class SourcesConfig {
   static final Set<String> TOP_LEVEL = Set.of("sources", "otlp");
 
   private SourcesConfig() {}
+
+  /**
+   * The feeds of every file, in their order (a fleet's walls, each in a sources file of its own);
+   * the problems of every file at once.
+   */
+  public static List<Feed> load(List<Path> files, Path checkpointDir) {
+    List<Feed> feeds = new ArrayList<>();
+    List<String> problems = new ArrayList<>();
+    for (Path file : files) {
+      try {
+        feeds.addAll(load(file, checkpointDir));
+      } catch (ConfigException e) {
+        problems.addAll(e.problems());
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    return feeds;
+  }
 
   /** The feeds of {@code file}; each keeps its checkpoints in {@code checkpointDir}. */
   public static List<Feed> load(Path file, Path checkpointDir) {

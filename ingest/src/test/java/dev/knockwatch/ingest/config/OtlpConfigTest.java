@@ -7,6 +7,7 @@ import dev.knockwatch.events.config.ConfigException;
 import dev.knockwatch.ingest.otlp.OtlpClients;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +43,18 @@ class OtlpConfigTest {
     OtlpClients clients = new OtlpClients(c.clients(), null, java.time.Clock.systemUTC());
     assertThat(clients.agentOfToken("test")).isEmpty(); // too short to be a token at all
     assertThat(OtlpClients.sha256("test")).isEqualTo(SHA);
+  }
+
+  @Test
+  void oneOfSeveralSourcesFilesHoldsTheEndpointNotTwo() throws Exception {
+    Path walls = Files.writeString(dir.resolve("walls.yaml"), "sources:\n  - path: squid/access.log\n");
+    Path a = Files.writeString(dir.resolve("a.yaml"), "otlp:\n  listen: 127.0.0.1:14318\n");
+    Path b = Files.writeString(dir.resolve("b.yaml"), "otlp:\n  listen: 127.0.0.1:14319\n");
+    assertThat(OtlpConfig.load(List.of(walls))).isEmpty();
+    assertThat(OtlpConfig.load(List.of(walls, a)).orElseThrow().port()).isEqualTo(14318);
+    assertThatThrownBy(() -> OtlpConfig.load(List.of(a, walls, b))).isInstanceOf(ConfigException.class)
+        .hasMessage(b + ": an \"otlp:\" section, as " + a + " has: the endpoint and its clients are one section, in one"
+            + " of the sources files");
   }
 
   @Test

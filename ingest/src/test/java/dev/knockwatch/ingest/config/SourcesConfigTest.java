@@ -124,6 +124,35 @@ class SourcesConfigTest {
             f + ":8: source 3: denyHeaders must be a list"));
   }
 
+  /** A fleet's walls, each in a sources file of its own: every file's feeds, each path against its own file. */
+  @Test
+  void severalFilesAreReadInTheirOrderEachPathAgainstItsOwnFile() throws Exception {
+    Files.createDirectories(dir.resolve("a/squid"));
+    Files.writeString(dir.resolve("a/squid/access.log"), "1795978481.454      0 127.0.0.1 TCP_DENIED/403 3491 GET "
+        + "http://example.com/ - xhfHytmXL-L6RsYw2CrSjA HIER_NONE/- text/html\n");
+    Files.createDirectories(dir.resolve("b/traces/ci-2"));
+    Files.writeString(dir.resolve("b/traces/ci-2/BBBBBBBBBBBBBBBBBBBBBB.trace"),
+        "5 connect(5, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr(\"93.184.215.14\")}, 16) = -1 ENETUNREACH (Network is unreachable)\n");
+    Path a = Files.writeString(dir.resolve("a/squid.yaml"), "sources:\n  - {path: squid/access.log, type: squid, logformat: knock, fields: {agentId: squid-1}}\n");
+    Path b = Files.writeString(dir.resolve("b/strace.yaml"), "sources:\n  - path: traces/**/*.trace\n");
+    List<IngestAgent.Feed> feeds = SourcesConfig.load(List.of(a, b), dir.resolve("var"));
+    assertThat(feeds).hasSize(2);
+    ListSink sink = new ListSink();
+    assertThat(new IngestAgent(feeds, sink, "h", Clock.systemUTC(), Duration.ZERO).pollOnce()).isEqualTo(2);
+    assertThat(sink.events).extracting(ViolationEvent::source).containsExactlyInAnyOrder("squid", "strace");
+    assertThat(sink.rejected).isEmpty();
+  }
+
+  @Test
+  void theProblemsOfEveryFileAreListedAtOnce() throws IOException {
+    Path a = Files.writeString(dir.resolve("a.yaml"), "sources:\n  - path: a\n    typo: x\n");
+    Path b = Files.writeString(dir.resolve("b.yaml"), "sources: []\n");
+    assertThatThrownBy(() -> SourcesConfig.load(List.of(a, b), dir))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2)
+            .anySatisfy(p -> assertThat(p).startsWith(a + ":3: source 1: unknown key \"typo\""))
+            .anySatisfy(p -> assertThat(p).startsWith(b + ":1: needs a non-empty top-level \"sources:\" list")));
+  }
+
   @Test
   void theShippedExampleLoads() {
     assertThat(SourcesConfig.load(Path.of("../config/ingest.example.yaml"), dir.resolve("var"))).hasSize(5);
