@@ -123,7 +123,7 @@ public class ParseBenchmark extends OneThread {
       + "\"v0.31.0\",\"client_name\":\"sbx\",\"hostname\":\"host-machine\",\"deny_reason\":[\"no applicable policies for"
       + " op(action=net:connect:tcp, resource=net:domain:example.com:443)\"],\"action_type\":\"network_egress\","
       + "\"network_egress\":{\"protocol\":\"tcp\"},\"agent\":\"claude\"}";
-  /** Envoy's RBAC refusal in the README's json_format and in Istio's text format (the format's samples/README.md). */
+  /** Envoy's RBAC refusal in docs/WALLS.md's json_format and in Istio's text format (the format's samples/README.md). */
   static final String[] ENVOY = {
       "{\"authority\":\"github.com:443\",\"connection_termination_details\":null,\"downstream_peer_subject\":"
           + "\"CN=runner-1,OU=sandbox\",\"downstream_peer_uri_san\":\"spiffe://agents.example/sandbox/runner-1\","

@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's "A host firewall's refusals (netfilter)", in a copy of the repository, as root on
+ * docs/WALLS.md's "netfilter (a host firewall)", in a copy of the repository, as root on
  * the real kernel: its sources file, {@code ./knockwatch up --sources var/netfilter.yaml}, then its
  * demo verbatim — Debian's nftables logging and refusing two ports in a fresh network namespace
  * holding only {@code lo}, the kernel's lines through {@code dmesg --follow-new -r}, ulogd2's JSON
  * records of NFLOG, a process as UID 65534 dialling each port six times — and both agents the
  * sources map that UID to page: off-role-host and persistent-retry, under their agents' keys, from
- * the kernel's lines and from ulogd2's records. Then the README's stop block puts the namespace and
+ * the kernel's lines and from ulogd2's records. Then its stop block puts the namespace and
  * the kernel's switch back.
  */
 @Tag("integration")
@@ -42,7 +42,7 @@ class NetfilterJourneyTest {
         .as("the demo runs as root").startsWith("0");
     String switchBefore = Files.readString(Path.of("/proc/sys/net/netfilter/nf_log_all_netns")).strip();
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
-    ReadmeBlocks readme = ReadmeBlocks.read();
+    ReadmeBlocks readme = ReadmeBlocks.read("docs/WALLS.md");
     ReadmeBlocks.Ran sources = ReadmeBlocks.run(readme.starting("sh", "mkdir -p var/kernel"), checkout, Map.of());
     assertThat(sources.exit()).as(sources.output()).isZero();
     int api = Launched.freePort();

@@ -21,14 +21,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's "privoxy" under "Which wall do you run?", in a copy of the repository, as root: its
+ * docs/WALLS.md's privoxy section, in a copy of the repository, as root: its
  * sources file, {@code ./knockwatch up --sources var/privoxy.yaml}, then its demo verbatim — Debian's
  * privoxy, started by the demo in a fresh network namespace holding only {@code lo}, blocking
  * everything with {@code debug 2} and {@code debug 1024}, and curl refused through it from a mapped
  * address twelve times and from an unmapped one once. The mapped agent pages (off-role-host and
  * persistent-retry) under its agent's key with every refusal in its timeline; the unmapped address
  * pages once as an ingest reject, its refusal kept whole as the log's one rejected line. Then the
- * README's stop block ends the privoxy and the namespace.
+ * stop block ends the privoxy and the namespace.
  */
 @Tag("integration")
 class PrivoxyJourneyTest {
@@ -48,7 +48,7 @@ class PrivoxyJourneyTest {
     assertThat(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes()).asString()
         .as("the demo runs as root").startsWith("0");
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
-    ReadmeBlocks readme = ReadmeBlocks.read();
+    ReadmeBlocks readme = ReadmeBlocks.read("docs/WALLS.md");
     ReadmeBlocks.Ran sources = ReadmeBlocks.run(readme.starting("sh", "mkdir -p var/privoxy"), checkout, Map.of());
     assertThat(sources.exit()).as(sources.output()).isZero();
     int api = Launched.freePort();

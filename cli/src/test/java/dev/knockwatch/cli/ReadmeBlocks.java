@@ -10,12 +10,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The README's fenced blocks, each with what its fence says it is ({@code sh}: a command a user
+ * The README's fenced blocks (or another doc's: docs/WALLS.md), each with what its fence says it is ({@code sh}: a command a user
  * is told to run; {@code text}: output; {@code yaml}, {@code json}, {@code properties}: a file's
  * content), as a reader sees them (a list item's indent removed), and a {@code sh} block run
  * verbatim with bash.
  */
-record ReadmeBlocks(List<Block> blocks) {
+record ReadmeBlocks(String doc, List<Block> blocks) {
 
   /** One block: its kind, its text, and the README line of its fence. */
   record Block(String kind, String text, int line) {
@@ -25,7 +25,12 @@ record ReadmeBlocks(List<Block> blocks) {
   }
 
   static ReadmeBlocks read() throws IOException {
-    List<String> lines = Files.readAllLines(Launched.REPO.resolve("README.md"), StandardCharsets.UTF_8);
+    return read("README.md");
+  }
+
+  /** The blocks of {@code doc}, a path in the repository ({@code docs/WALLS.md}), read as the README's are. */
+  static ReadmeBlocks read(String doc) throws IOException {
+    List<String> lines = Files.readAllLines(Launched.REPO.resolve(doc), StandardCharsets.UTF_8);
     List<Block> blocks = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       String fence = lines.get(i);
@@ -44,14 +49,14 @@ record ReadmeBlocks(List<Block> blocks) {
       blocks.add(new Block(kind, text.toString(), i + 1));
       i = j;
     }
-    return new ReadmeBlocks(List.copyOf(blocks));
+    return new ReadmeBlocks(doc, List.copyOf(blocks));
   }
 
   /** The one block of {@code kind} whose first line starts with {@code start}. */
   Block starting(String kind, String start) {
     List<Block> found = blocks.stream().filter(b -> b.kind().equals(kind) && b.firstLine().startsWith(start)).toList();
     if (found.size() != 1) {
-      throw new AssertionError("README.md has " + found.size() + " " + kind + " blocks starting " + start);
+      throw new AssertionError(doc + " has " + found.size() + " " + kind + " blocks starting " + start);
     }
     return found.get(0);
   }
@@ -67,7 +72,7 @@ record ReadmeBlocks(List<Block> blocks) {
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
-      throw new AssertionError("the README block at line " + block.line() + " did not end within 2 minutes:\n" + out);
+      throw new AssertionError("the block at line " + block.line() + " did not end within 2 minutes:\n" + out);
     }
     return new Ran(p.exitValue(), out);
   }

@@ -37,44 +37,51 @@ class ReadmeTest {
       Map.entry("mkdir -p var/codex-home", "CodexJourneyTest runs it verbatim beside up --codex-home, then the demo block"),
       Map.entry("./knockwatch codex demo", "CodexJourneyTest runs it verbatim (the pinned Codex CLI) and awaits each alert"
           + " the README names"),
+      Map.entry("./knockwatch up --sources var/smokescreen.yaml", "FleetJourneyTest runs up with these arguments after"
+          + " each wall's sources block of docs/WALLS.md, and awaits every wall's pages"));
+
+  /** The same for docs/WALLS.md's {@code sh} blocks. */
+  static final Map<String, String> WALLS_ELSEWHERE = Map.ofEntries(
+      Map.entry("./knockwatch up --sources var/", "a wall's own up: the netfilter, tinyproxy and privoxy journey tests"
+          + " run theirs; FleetJourneyTest runs the other walls' files in one up, as the README's fleet line does"),
       Map.entry("mkdir -p var/kernel", "NetfilterJourneyTest runs it verbatim, then up --sources var/netfilter.yaml"),
       Map.entry("sysctl -n net.netfilter.nf_log_all_netns", "NetfilterJourneyTest runs it verbatim as root (nftables,"
           + " ulogd2) beside up --sources, and awaits both agents' alerts"),
       Map.entry("kill \"$(cat var/kernel/dmesg.pid)\"", "NetfilterJourneyTest runs it verbatim after the alerts,"
           + " and checks the namespace and the switch are back"),
-      Map.entry("mkdir -p var/smokescreen", "SmokescreenJourneyTest runs it verbatim, then up --sources"
-          + " var/smokescreen.yaml, and awaits each page the README names"),
+      Map.entry("mkdir -p var/smokescreen", "FleetJourneyTest runs it verbatim, then up with every wall's sources,"
+          + " and awaits each page the section names"),
       Map.entry("smokescreen --egress-acl-file", "starts smokescreen, a Go program not installed here:"
-          + " SmokescreenJourneyTest appends the samples written from its source where this line sends its stderr"),
-      Map.entry("mkdir -p var/envoy", "EnvoyJourneyTest runs it verbatim, then up --sources var/envoy.yaml, and awaits"
-          + " each page the README names"),
-      Map.entry("envoy -c envoy-egress.yaml", "starts Envoy, which Debian does not package: EnvoyJourneyTest appends the"
-          + " json_format sample written from its source and docs to the path the README's access_log names"),
+          + " FleetJourneyTest appends the samples written from its source where this line sends its stderr"),
+      Map.entry("mkdir -p var/envoy", "FleetJourneyTest runs it verbatim, then up with every wall's sources, and awaits"
+          + " each page the section names"),
+      Map.entry("envoy -c envoy-egress.yaml", "starts Envoy, which Debian does not package: FleetJourneyTest appends the"
+          + " json_format sample written from its source and docs to the path the section's access_log names"),
       Map.entry("mkdir -p var/tinyproxy", "TinyproxyJourneyTest runs it verbatim, then up --sources var/tinyproxy.yaml"),
       Map.entry("ip netns add agent-tp", "TinyproxyJourneyTest runs it verbatim as root (tinyproxy, curl) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's one reject page"),
       Map.entry("kill \"$(cat var/tinyproxy/tinyproxy.pid)\"", "TinyproxyJourneyTest runs it verbatim after the alerts,"
           + " and checks tinyproxy and the namespace are gone"),
       Map.entry("node probes/srt-bridge/bridge.mjs --settings srt-settings.json --logs var/logs", "runs srt on macOS"
-          + " (Seatbelt), which cannot run here: SrtMacosJourneyTest writes the records srt's macOS source makes of"
-          + " this command where this line writes them, beside up, and awaits the pages the README names"),
+          + " (Seatbelt), which cannot run here: FleetJourneyTest writes the records srt's macOS source makes of"
+          + " this command where this line writes them, beside up, and awaits the pages the section names"),
       Map.entry("mkdir -p var/privoxy", "PrivoxyJourneyTest runs it verbatim, then up --sources var/privoxy.yaml"),
       Map.entry("ip netns add agent-px", "PrivoxyJourneyTest runs it verbatim as root (Debian's privoxy) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's ingest-rejects"),
       Map.entry("kill \"$(cat var/privoxy/privoxy.pid)\"", "PrivoxyJourneyTest runs it verbatim after the alerts,"
           + " and checks the namespace is gone"),
-      Map.entry("mkdir -p var/hubble", "HubbleJourneyTest runs it verbatim, then up --sources var/hubble.yaml,"
-          + " and awaits each page the README names"),
-      Map.entry("hubble observe -o json", "reads a Kubernetes cluster's Hubble Relay, not here: HubbleJourneyTest"
+      Map.entry("mkdir -p var/hubble", "FleetJourneyTest runs it verbatim, then up with every wall's sources,"
+          + " and awaits each page the section names"),
+      Map.entry("hubble observe -o json", "reads a Kubernetes cluster's Hubble Relay, not here: FleetJourneyTest"
           + " appends the samples written from Cilium's source where this line sends its output"),
       Map.entry("openshell settings set", "OpenShell's CLI and a sandbox to set it on are not installed here:"
-          + " OpenShellJourneyTest reads the lines the setting turns on, the samples written from OpenShell's source"),
-      Map.entry("mkdir -p var/openshell", "OpenShellJourneyTest runs it verbatim, then up --sources var/openshell.yaml"),
+          + " FleetJourneyTest reads the lines the setting turns on, the samples written from OpenShell's source"),
+      Map.entry("mkdir -p var/openshell", "FleetJourneyTest runs it verbatim, then up with every wall's sources"),
       Map.entry("openshell sandbox exec --name work-session", "follows a sandbox's file through OpenShell's CLI, not"
-          + " installed here: OpenShellJourneyTest appends the samples written from OpenShell's source where this line"
+          + " installed here: FleetJourneyTest appends the samples written from OpenShell's source where this line"
           + " sends them"),
-      Map.entry("mkdir -p var && cat > var/dockersandbox.yaml", "DockerSandboxJourneyTest runs it verbatim (its own"
-          + " XDG_STATE_HOME), then up --sources var/dockersandbox.yaml, and awaits each page the README names"));
+      Map.entry("mkdir -p var && cat > var/dockersandbox.yaml", "FleetJourneyTest runs it verbatim (its own"
+          + " XDG_STATE_HOME), then up with every wall's sources, and awaits each page the section names"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 
@@ -82,16 +89,20 @@ class ReadmeTest {
 
   @Test
   void everyBlockSaysWhatItIsAndEveryShellBlockIsRunOrSaysWhyNot() throws Exception {
-    List<ReadmeBlocks.Block> blocks = ReadmeBlocks.read().blocks();
-    assertThat(blocks).hasSizeGreaterThan(10).allSatisfy(b ->
-        assertThat(b.kind()).as("the fence at README.md:%d", b.line()).isIn(KINDS));
-    List<String> shell = blocks.stream().filter(b -> b.kind().equals("sh")).map(ReadmeBlocks.Block::firstLine).toList();
-    for (String first : shell) {
-      boolean elsewhere = ELSEWHERE.keySet().stream().anyMatch(first::startsWith);
-      boolean here = first.startsWith("./knockwatch claude-code settings") || first.startsWith("jq -s ");
-      assertThat(elsewhere || here).as("the README's sh block \"%s\" is run by a test, or says why not", first).isTrue();
+    for (var doc : Map.of("README.md", ELSEWHERE, "docs/WALLS.md", WALLS_ELSEWHERE).entrySet()) {
+      List<ReadmeBlocks.Block> blocks = ReadmeBlocks.read(doc.getKey()).blocks();
+      assertThat(blocks).hasSizeGreaterThan(10).allSatisfy(b ->
+          assertThat(b.kind()).as("the fence at %s:%d", doc.getKey(), b.line()).isIn(KINDS));
+      List<String> shell = blocks.stream().filter(b -> b.kind().equals("sh")).map(ReadmeBlocks.Block::firstLine).toList();
+      for (String first : shell) {
+        boolean elsewhere = doc.getValue().keySet().stream().anyMatch(first::startsWith);
+        boolean here = doc.getKey().equals("README.md")
+            && (first.startsWith("./knockwatch claude-code settings") || first.startsWith("jq -s "));
+        assertThat(elsewhere || here).as("%s's sh block \"%s\" is run by a test, or says why not", doc.getKey(), first)
+            .isTrue();
+      }
+      assertThat(doc.getValue().keySet()).allSatisfy(k -> assertThat(shell).anyMatch(l -> l.startsWith(k)));
     }
-    assertThat(ELSEWHERE.keySet()).allSatisfy(k -> assertThat(shell).anyMatch(l -> l.startsWith(k)));
   }
 
   /** A table's rows are one run of lines: a blank line between two rows ends the table there, and the rest reads as text. */

@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's "Which wall do you run?" for tinyproxy, in a copy of the repository, as root: its
+ * docs/WALLS.md's tinyproxy section, in a copy of the repository, as root: its
  * tinyproxy.conf, filter and sources file, {@code ./knockwatch up --sources var/tinyproxy.yaml}, then
  * its demo verbatim — Debian's tinyproxy in a fresh network namespace holding only {@code lo}, a
  * client of {@code sandbox-runner-1} refused a filtered host and a CONNECT port six times each, a
  * client no entry maps refused once — and the agent pages (off-role-host, persistent-retry) under
  * its agent's key with every refusal in its timeline, while the unmapped client pages once as an
- * ingest reject whose refusal is kept. Then the README's stop block ends tinyproxy and the namespace.
+ * ingest reject whose refusal is kept. Then its stop block ends tinyproxy and the namespace.
  */
 @Tag("integration")
 class TinyproxyJourneyTest {
@@ -40,7 +40,7 @@ class TinyproxyJourneyTest {
     assertThat(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes()).asString()
         .as("the demo runs as root").startsWith("0");
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
-    ReadmeBlocks readme = ReadmeBlocks.read();
+    ReadmeBlocks readme = ReadmeBlocks.read("docs/WALLS.md");
     ReadmeBlocks.Ran setup = ReadmeBlocks.run(readme.starting("sh", "mkdir -p var/tinyproxy"), checkout, Map.of());
     assertThat(setup.exit()).as(setup.output()).isZero();
     int api = Launched.freePort();

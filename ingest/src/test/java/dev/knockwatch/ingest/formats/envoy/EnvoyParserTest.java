@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class EnvoyParserTest {
 
-  /** A line of the README's json_format (samples/README.md): keys sorted, unset values null. */
+  /** A line of docs/WALLS.md's json_format (samples/README.md): keys sorted, unset values null. */
   static final String JSON = "{\"authority\":%s,\"connection_termination_details\":%s,\"downstream_peer_subject\":%s,"
       + "\"downstream_peer_uri_san\":%s,\"downstream_remote_address\":%s,\"method\":%s,\"path\":%s,"
       + "\"requested_server_name\":%s,\"response_code\":%s,\"response_code_details\":%s,\"response_flags\":null,"
