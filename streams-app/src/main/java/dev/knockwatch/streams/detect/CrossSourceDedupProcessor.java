@@ -1,5 +1,6 @@
 package dev.knockwatch.streams.detect;
 
+import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.metrics.StreamsMetrics;
 import java.time.Duration;
@@ -25,6 +26,12 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Entries not seen for {@link #RETENTION} of stream time are dropped every ten seconds. The
  * processor reads and writes the store through a {@link WriteThroughCopy}.
  *
+ * <p>A packet or connection refusal that names its connection ({@link #connection}: a firewall's
+ * log line, a Hubble flow) is one attempt with the kernel's resending of it and with another
+ * layer's record of the same packets ({@link #attemptSeen}): the SYNs a pod's dial sends while
+ * Cilium drops them, and the node's nftables logging the same packets, count once. A new dial is
+ * a new source port, and counts.
+ *
  * <p>A command holds at most {@value #MAX_PER_COMMAND} entries (docs/RELIABILITY.md): past that
  * (a scan of distinct hosts), a new host's refusal is not remembered and a second log's copy of
  * it counts again — more counts for a command that is flooding anyway, never a refusal lost.
@@ -35,6 +42,15 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
   public static final Duration RETENTION = Duration.ofMinutes(1);
   static final Duration REFRESH = Duration.ofSeconds(1);
   public static final int MAX_PER_COMMAND = 1000;
+  /**
+   * A connection's attempt: the kernel sends a dropped SYN again after 1 s (its first RTO), then 1
+   * or 2, 4, … 32 s later ({@code tcp_syn_linear_timeouts}, {@code tcp_syn_retries} 6: seven
+   * SYNs in 63 s, given up at 127 s); each is refused again. Sightings less than {@code RESEND_GAP}
+   * apart are a flood, not the kernel's resending.
+   */
+  static final Duration RESEND_GAP = Duration.ofMillis(800);
+  static final int RESENDS = 7;
+  static final Duration ATTEMPT_SPAN = Duration.ofSeconds(130);
 
   private final String storeName;
   private final List<String> detectorChildren;
@@ -66,6 +82,10 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
   public void process(Record<String, ViolationEvent> record) {
     ViolationEvent e = record.value();
     if (record.key() == null || e == null) {
+      return;
+    }
+    String connection = connection(e);
+    if (connection != null && e.source() != null && !attemptSeen(record, record.key() + "|" + connection, e.source())) {
       return;
     }
     if (e.host() != null && e.source() != null) {
@@ -101,6 +121,94 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
     }
   }
 
+  /**
+   * Whether this sighting of a connection is a new attempt (true: on to the detectors); one the
+   * attempt already holds goes to the notes. Another layer's sighting of the connection within
+   * {@link #WINDOW} is the same packet; the same layer's next one is the kernel resending the SYN
+   * while it is at least {@link #RESEND_GAP} after the last, the attempt has fewer than
+   * {@link #RESENDS} and began at most {@link #ATTEMPT_SPAN} ago. So an agent that dials again
+   * and again from one source port it binds counts once per {@value #RESENDS} dials at the most,
+   * never for another destination, and every dial is in the timeline.
+   */
+  private boolean attemptSeen(Record<String, ViolationEvent> record, String key, String source) {
+    long ts = record.timestamp();
+    Map<String, Long> seen = decode(sightings.get(key));
+    Map<String, long[]> attempts = attempts(sightings.get(key));
+    if (seen.isEmpty() && perCommand.getOrDefault(record.key(), 0) >= MAX_PER_COMMAND) {
+      StreamsMetrics.STATE_CAPPED.labels("cross-source-dedup").inc();
+      return true;
+    }
+    boolean otherLayer = seen.entrySet().stream()
+        .anyMatch(s -> !s.getKey().equals(source) && Math.abs(ts - s.getValue()) <= WINDOW.toMillis());
+    long[] mine = attempts.get(source); // first, last, sightings
+    boolean resent = mine != null && ts - mine[1] >= RESEND_GAP.toMillis() && mine[2] < RESENDS
+        && ts - mine[0] <= ATTEMPT_SPAN.toMillis();
+    long[] next = resent ? new long[] {mine[0], ts, mine[2] + 1}
+        : otherLayer && mine != null && ts - mine[0] <= ATTEMPT_SPAN.toMillis() ? mine
+        : new long[] {ts, ts, 1};
+    if (seen.isEmpty()) {
+      perCommand.merge(record.key(), 1, Integer::sum);
+    }
+    if (next != mine) {
+      attempts.put(source, next);
+      sightings.put(key, encodeAttempts(attempts));
+    }
+    if (otherLayer || resent) {
+      StreamsMetrics.DUPLICATES.labels(source).inc();
+      context.forward(record, notesChild);
+      return false;
+    }
+    return true;
+  }
+
+  /** Each layer's attempt of a connection: {@code hubble=LAST@FIRST#SIGHTINGS;netfilter=…}. */
+  static Map<String, long[]> attempts(String value) {
+    Map<String, long[]> out = new LinkedHashMap<>();
+    if (value != null && !value.isEmpty()) {
+      for (String part : value.split(";")) {
+        int eq = part.indexOf('=');
+        int at = part.indexOf('@');
+        int hash = part.indexOf('#');
+        if (eq > 0 && at > eq && hash > at) {
+          try {
+            out.put(part.substring(0, eq), new long[] {Long.parseLong(part.substring(at + 1, hash)),
+                Long.parseLong(part.substring(eq + 1, at)), Long.parseLong(part.substring(hash + 1))});
+          } catch (NumberFormatException ignored) {
+            // a damaged entry counts as not seen
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  static String encodeAttempts(Map<String, long[]> attempts) {
+    StringBuilder b = new StringBuilder();
+    attempts.forEach((s, a) -> b.append(b.length() == 0 ? "" : ";").append(s).append('=').append(a[1]).append('@')
+        .append(a[0]).append('#').append(a[2]));
+    return b.toString();
+  }
+
+  /**
+   * The connection a packet or connection refusal names ({@code conn|tcp|10.0.1.5|40312|93.184.215.14|443}):
+   * its protocol, source address and port, destination and destination port, as the layer names
+   * the destination (Hubble names what Cilium's DNS proxy resolved where it did, nftables the
+   * address: two such records of one packet are two). Null for an event that is no such refusal:
+   * a proxy's request (a method or a URL: one connection carries many requests, each its own
+   * attempt), one without a source port or destination.
+   */
+  static String connection(ViolationEvent e) {
+    if (e.kind() != Kind.NETWORK || e.sourceAddress() == null || e.sourcePort() == null || e.host() == null
+        || e.method() != null || e.url() != null || e.protocol() == null) {
+      return null;
+    }
+    return switch (e.protocol()) {
+      case "tcp", "udp", "sctp" -> "conn|" + e.protocol() + "|" + e.sourceAddress() + "|" + e.sourcePort() + "|"
+          + e.host() + "|" + e.port();
+      default -> null;
+    };
+  }
+
   private static String commandOf(String key) {
     int bar = key.indexOf('|');
     return bar < 0 ? key : key.substring(0, bar);
@@ -118,7 +226,8 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
         int eq = part.indexOf('=');
         if (eq > 0) {
           try {
-            out.put(part.substring(0, eq), Long.parseLong(part.substring(eq + 1)));
+            int at = part.indexOf('@', eq); // a connection's attempt: LAST@FIRST#SIGHTINGS
+            out.put(part.substring(0, eq), Long.parseLong(part.substring(eq + 1, at < 0 ? part.length() : at)));
           } catch (NumberFormatException ignored) {
             // a damaged entry counts as not seen
           }

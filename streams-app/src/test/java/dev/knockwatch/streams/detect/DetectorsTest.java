@@ -287,6 +287,67 @@ class DetectorsTest {
     assertThat(out.readValuesToList()).extracting(Alert::count).containsExactly(4L);
   }
 
+  /**
+   * A pod's one dial to 93.184.215.14:443, dropped: Hubble records each SYN the kernel sends again
+   * (1 s apart, then 2 and 4: {@code tcp_syn_linear_timeouts}), and the node's nftables logs the
+   * same packets. One attempt, counted once; a new dial (a new source port) and a proxy's requests
+   * on one kept-alive connection each count.
+   */
+  @Test
+  void oneConnectionsRefusalsAtTwoLayersAndItsResentSynsAreOneAttempt() throws IOException {
+    start("rules:\n  - id: retry\n    detector: count\n    threshold: 2\n", Clock.STREAM);
+    String agent = "agent:agent-runner";
+    for (long s : new long[] {0, 1, 2, 3, 4, 6, 10}) {
+      Instant at = T0.plusSeconds(s);
+      send(agent, at, b -> packet(b, "hubble", "93.184.215.14", 40312));
+      send(agent, at.plusMillis(300), b -> packet(b, "netfilter", "93.184.215.14", 40312));
+    }
+    assertThat(out.readValuesToList()).as("fourteen records of one dial").isEmpty();
+    send(agent, T0.plusSeconds(121), b -> packet(b, "netfilter", "93.184.215.14", 40314));
+    assertThat(out.readValuesToList()).singleElement().satisfies(a -> assertThat(a.count()).isEqualTo(2));
+    // a proxy's two refused requests on one kept-alive connection: two attempts
+    String proxied = "agent:build-farm";
+    for (int i = 0; i < 2; i++) {
+      send(proxied, T0.plusSeconds(300 + i), b -> packet(b, "smokescreen", "evil.example", 51000).method("GET")
+          .url("http://evil.example/x"));
+    }
+    assertThat(out.readValuesToList()).filteredOn(a -> a.commandId().equals(proxied)).singleElement()
+        .satisfies(a -> assertThat(a.count()).isEqualTo(2));
+  }
+
+  /**
+   * An agent that binds one source port and dials again and again: its dials a second apart count
+   * once per seven at the most (as the kernel's own resending of one dial), faster ones each, and
+   * a dial from that port to another destination is never another's resending.
+   */
+  @Test
+  void dialsFromOneBoundPortCountOncePerSevenAtMostAndAnotherDestinationAlways() throws IOException {
+    start("rules:\n  - id: retry\n    detector: count\n    threshold: 3\n"
+        + "  - id: sensitive\n    detector: address-class\n    classes: [cloud-metadata]\n", Clock.STREAM);
+    String agent = "agent:agent-runner";
+    for (int i = 0; i < 10; i++) {
+      send(agent, T0.plusSeconds(i), b -> packet(b, "hubble", "93.184.215.14", 40400));
+    }
+    assertThat(out.readValuesToList()).as("ten dials, two attempts: seven, then three").isEmpty();
+    // in the second attempt's span, from the same port: another destination, its own attempt
+    send(agent, T0.plusSeconds(10), b -> packet(b, "hubble", "169.254.169.254", 40400)
+        .addressClass(AddressClass.CLOUD_METADATA));
+    assertThat(out.readValuesToList()).extracting(Alert::rule, Alert::count)
+        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("retry", 3L),
+            org.assertj.core.groups.Tuple.tuple("sensitive", 1L));
+    String flooder = "agent:flooder";
+    for (int i = 0; i < 3; i++) {
+      send(flooder, T0.plusSeconds(20).plusMillis(100L * i), b -> packet(b, "netfilter", "93.184.215.14", 40500));
+    }
+    assertThat(out.readValuesToList()).filteredOn(a -> a.commandId().equals(flooder)).extracting(Alert::count)
+        .containsExactly(3L);
+  }
+
+  private static ViolationEvent.Builder packet(ViolationEvent.Builder b, String source, String host, int sourcePort) {
+    return b.source(source).commandId(null).commandUnknown(true).agentId("agent-runner").action("connect")
+        .protocol("tcp").sourceAddress("10.0.1.5").sourcePort(sourcePort).host(host).port(443);
+  }
+
   // ---- lifecycle
 
   @Test
