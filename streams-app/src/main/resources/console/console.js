@@ -226,13 +226,18 @@ function strip(events, alerts) {
   for (const m of marks) {
     const e = m.e;
     add('mark ' + (e.kind === 'filesystem' ? 'fs' : 'net'), x(m.t),
-      e.observedAt + ' ' + (e.source || '') + ' ' + (e.action || '') + ' ' + target(e) + (e.reason ? ' (' + e.reason + ')' : ''));
+      e.observedAt + ' ' + (e.source || '') + ' ' + action(e) + ' ' + target(e) + (e.reason ? ' (' + e.reason + ')' : ''));
   }
   for (const m of alertMarks) {
     const a = m.a;
     add('alert-mark ' + (a.severity || ''), x(m.t), a.rule + ' ' + a.status + ' (' + a.severity + '), first seen ' + a.firstSeen
       + ', last seen ' + a.lastSeen + ', count ' + a.count, '▲');
   }
+}
+
+// what the wall did: its action word, and for a wall in audit or report mode that it let it through
+function action(e) {
+  return (e.action || '') + (e.enforced === false ? ' (audit mode: let through)' : '');
 }
 
 // the command's timeline; quiet: a refresh, which leaves an error of its own unsaid
@@ -251,7 +256,7 @@ async function show(id, quiet) {
     }, 'No alert of this command.');
     $('t-omitted').textContent = t.omitted > 0 ? '(' + t.omitted + ' in the middle not kept)' : '';
     rows($('t-events'), t.timeline || [], (tr, e) => {
-      val(tr, e.observedAt); val(tr, e.source); val(tr, e.kind); val(tr, e.action); val(tr, target(e), 'long');
+      val(tr, e.observedAt); val(tr, e.source); val(tr, e.kind); val(tr, action(e)); val(tr, target(e), 'long');
       prose(tr, e.reason); prose(tr, e.commandText);
       raw(cell(tr, ''), e);
     }, 'No event of this command is kept.');

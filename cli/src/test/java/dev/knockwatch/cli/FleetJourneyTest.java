@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * page under the agent its sources map them to; an agent two walls refused (smokescreen and Envoy
  * both stand before {@code build-farm} and {@code sandbox-runner-1}) has both walls' refusals in
  * one timeline; each wall's unmapped client pages {@code ingest-rejects} under its own identity;
- * what a wall allowed pages nothing.
+ * what a wall let through in its audit or report mode is {@code policy-drift} at {@code info}, once
+ * per agent; what a wall allowed says nothing.
  */
 @Tag("integration")
 class FleetJourneyTest {
@@ -110,8 +111,9 @@ class FleetJourneyTest {
       append(checkout.resolve("var/smokescreen/smokescreen.log"), Files.readString(
           FORMATS.resolve("smokescreen/samples/smokescreen-0.0.4-mtls-connect-http.log"))
           .replaceAll("\"time\":\"[^\"]*\"", "\"time\":\"" + seconds + "\""));
-      append(checkout.resolve("var/hubble/flows.jsonl"), Files.readString(
+      append(checkout.resolve("var/hubble/flows.jsonl"), (Files.readString(
           FORMATS.resolve("hubble/samples/hubble-1.19.4-observe-egress.jsonl"))
+          + Files.readString(FORMATS.resolve("hubble/samples/hubble-1.19.4-observe-audit.jsonl")))
           .replaceAll("\"time\":\"[^\"]*\"", "\"time\":\"" + seconds + "\""));
       append(checkout.resolve("var/openshell/openshell-ocsf.log"),
           (Files.readString(FORMATS.resolve("ocsf/samples/openshell-0.0.111-connect-forward-bypass.jsonl"))
@@ -156,6 +158,14 @@ class FleetJourneyTest {
           .contains("agent=" + bridge.group(2), "host=93.184.215.14:443", "the IP literal 93.184.215.14:443");
       assertThat(up.awaitLine("ALERT [PAGE] fs-guard firing command=" + fileWrite + " ", ALERT))
           .contains("agent=" + bridge.group(2));
+      // what a wall in audit or report mode let through: drift, said once per agent, paging no one
+      assertThat(up.awaitLine("ALERT [INFO] policy-drift firing command=agent:webhooks-sender ", ALERT))
+          .contains("smokescreen let partner.example.net:443 through in audit mode");
+      assertThat(up.awaitLine("ALERT [INFO] policy-drift firing command=agent:agent-runner ", ALERT))
+          .contains("hubble let github.com:443 through in audit mode");
+      assertThat(up.out().lines().filter(l -> l.contains("webhooks-sender")
+          || (l.contains("command=agent:agent-runner ") && l.contains("github.com"))))
+          .isNotEmpty().allSatisfy(l -> assertThat(l).contains("ALERT [INFO] policy-drift"));
       // each wall's unmapped client, under its own identity
       for (String wall : List.of("smokescreen ", "hubble ", "ocsf ", "envoy ")) {
         awaitLine(up, l -> l.contains("ALERT [PAGE] ingest-rejects firing ") && l.contains(wall), wall);
@@ -185,7 +195,7 @@ class FleetJourneyTest {
         assertThat(e.path("host").asText()).isIn("example.com", "169.254.169.254");
       });
       // what a wall allowed, or another sent, or a daemon had not finished writing, pages nothing
-      assertThat(up.out()).doesNotContain("pypi.org", "partner.example.net", "webhooks-sender", "api.github.com",
+      assertThat(up.out()).doesNotContain("pypi.org", "api.github.com",
           "command=agent:xwing", "api.anthropic.com", "in-progress.example");
       up.stop(Duration.ofSeconds(90));
     }

@@ -317,7 +317,7 @@ class KnockwatchTest {
     assertThat(r.code()).as("problems found: 1, as promtool check rules; 2 is for a command used wrong").isEqualTo(1);
     assertThat(r.err().lines().toList()).hasSize(14)
         .contains(broken.resolve("rules.yaml") + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, "
-            + "address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape, write-attempt, sandbox-unavailable")
+            + "address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape, write-attempt, sandbox-unavailable, drift")
         .endsWith("13 problems in " + broken);
   }
 
@@ -325,7 +325,7 @@ class KnockwatchTest {
   void rulesCheckPassesTheShippedRules() {
     Run r = run("rules", "check", "../alert-rules");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("12 rules, 4 roles, policy ")
+    assertThat(r.out()).contains("13 rules, 4 roles, policy ")
         .contains("  persistent-retry: count 5 in any 5m per task -> warning; except role guard-probe\n")
         .contains("roles:\n", "  guard-probe: no host\n", "  ci-runner-* -> ci\n", "  anyone else -> default\n")
         .contains("route (a child takes an alert it matches, the first one unless it continues):\n"

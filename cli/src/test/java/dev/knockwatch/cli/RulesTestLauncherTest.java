@@ -88,7 +88,7 @@ class RulesTestLauncherTest {
   void rulesCheckSummarisesTheShippedRulesAndFailsOnAProblem() throws Exception {
     Ran ok = run("check", "rules", "check", "alert-rules");
     assertThat(ok.exitCode()).as(ok.err()).isZero();
-    assertThat(ok.out()).startsWith("alert-rules: 12 rules, 4 roles, policy ")
+    assertThat(ok.out()).startsWith("alert-rules: 13 rules, 4 roles, policy ")
         .contains("  off-role-host: off-role per task -> page; except role guard-probe\n",
             "  write-attempt: write-attempt per task -> page; except role guard-probe\n", "  anyone else -> default\n");
     Ran reference = run("reference", "rules", "reference");

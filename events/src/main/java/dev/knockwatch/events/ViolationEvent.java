@@ -50,7 +50,8 @@ public record ViolationEvent(
     Subject subject,
     String protocol,
     String sourceAddress,
-    Integer sourcePort) {
+    Integer sourcePort,
+    Boolean enforced) {
 
   public static final int SCHEMA = 1;
 
@@ -80,6 +81,16 @@ public record ViolationEvent(
   public boolean sandboxOff() {
     return kind == Kind.PROCESS && (SANDBOX_OFF_REQUEST.equals(action) || SANDBOX_OFF_UNANSWERED.equals(action)
         || SANDBOX_OFF_APPROVED.equals(action) || SANDBOX_UNAVAILABLE.equals(action));
+  }
+
+  /**
+   * {@code enforced: false}: what a wall in its audit or report mode let through that its policy
+   * would have refused (Hubble's {@code AUDIT} verdict, smokescreen's {@code report} role, Docker
+   * Sandboxes' audit enforcement). No refusal: only the {@code drift} rules read it. Absent for a
+   * refusal, which the wall enforced.
+   */
+  public boolean unenforced() {
+    return Boolean.FALSE.equals(enforced);
   }
   public static final String EVIDENCE_OUTPUT = "output";
   public static final String EVIDENCE_COMMAND = "command-text";
@@ -193,6 +204,7 @@ public record ViolationEvent(
     b.protocol = protocol;
     b.sourceAddress = sourceAddress;
     b.sourcePort = sourcePort;
+    b.enforced = enforced;
     return b;
   }
 
@@ -236,6 +248,7 @@ public record ViolationEvent(
     private String protocol;
     private String sourceAddress;
     private Integer sourcePort;
+    private Boolean enforced;
 
     public Builder eventId(String v) { eventId = v; return this; }
     public Builder commandId(String v) { commandId = v; return this; }
@@ -281,12 +294,13 @@ public record ViolationEvent(
     /** The refused packet's source address, canonical as {@code host} is. */
     public Builder sourceAddress(String v) { sourceAddress = v; return this; }
     public Builder sourcePort(Integer v) { sourcePort = v; return this; }
+    public Builder enforced(Boolean v) { enforced = v; return this; }
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
           host, port, method, url, targetUnknown, path, newPath, rawPath, rawNewPath, addressClass, reason, proxyError, errno, syscall, pid,
           observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict, unattributed,
-          sessionId, taskId, evidence, commandUnknown, subject, protocol, sourceAddress, sourcePort);
+          sessionId, taskId, evidence, commandUnknown, subject, protocol, sourceAddress, sourcePort, enforced);
     }
   }
 }

@@ -169,6 +169,14 @@ public final class DetectionTopology {
           }
           return;
         }
+        if (e != null && e.unenforced()) {
+          // what a wall in audit or report mode let through: no refusal, only the drift rules read it
+          context().forward(DetectProcessor.Route.UNENFORCED.mark(r), "detect");
+          if (byGrain) {
+            context().forward(r, "by-grain");
+          }
+          return;
+        }
         if (e != null && e.probe() != null) {
           // a guard probe's result is no refusal: only wall-breach reads it
           StreamsMetrics.PROBE_RESULTS.labels(String.valueOf(e.probe().refused())).inc();
@@ -232,7 +240,7 @@ public final class DetectionTopology {
         t.addProcessor("by-grain-router", () -> new ContextualProcessor<String, ViolationEvent, String, ViolationEvent>() {
           @Override
           public void process(Record<String, ViolationEvent> r) {
-            if (r.key() == null || r.value() == null || r.value().sandboxOff()) {
+            if (r.key() == null || r.value() == null || r.value().sandboxOff() || r.value().unenforced()) {
               return;
             }
             org.apache.kafka.common.header.Header h = r.headers().lastHeader(GRAIN_HEADER);

@@ -32,8 +32,9 @@ public final class Ecs {
     event.put("kind", "event");
     event.putArray("category").add(category(e.kind()));
     // a harness's record of a call that asked for no sandbox is no refusal: what it was is all that is known
-    event.putArray("type").add(e.sandboxOff() ? "info" : "denied");
-    event.put("outcome", "failure");
+    // and what a wall in audit mode let through, logging it, is allowed: it succeeded
+    event.putArray("type").add(e.sandboxOff() ? "info" : e.unenforced() ? "allowed" : "denied");
+    event.put("outcome", e.unenforced() ? "success" : "failure");
     Ocsf.put(event, "action", e.action());
     Ocsf.put(event, "id", e.eventId());
     Ocsf.put(event, "reason", e.reason());

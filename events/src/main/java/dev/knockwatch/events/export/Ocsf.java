@@ -30,6 +30,10 @@ public final class Ocsf {
   static final int REFUSE = 5;
   static final int ACTION_DENIED = 2;
   static final int DISPOSITION_BLOCKED = 2;
+  /** What a wall in audit or report mode did with what its policy would refuse: let it through, and logged it. */
+  static final int DISPOSITION_LOGGED = 17;
+  /** Network Activity's activity: a report of traffic (what audit mode let through). */
+  static final int TRAFFIC = 6;
 
   private Ocsf() {}
 
@@ -37,6 +41,20 @@ public final class Ocsf {
   public static ObjectNode event(ViolationEvent e) {
     ObjectNode o = e.kind() == Kind.PROCESS ? process(e) : activity(e);
     EventSources.named(e.source()).ifPresent(s -> s.ocsf(e, o));
+    if (e.unenforced()) {
+      // a wall in audit or report mode: it let the activity through and logged what it would refuse
+      o.put("status_id", 1);
+      o.put("status", "Success");
+      o.put("action_id", 1);
+      o.put("action", "Allowed");
+      o.put("disposition_id", DISPOSITION_LOGGED);
+      o.put("disposition", "Logged");
+      if (o.path("class_uid").asInt() == NETWORK_ACTIVITY && o.path("activity_id").asInt() == REFUSE) {
+        o.put("activity_id", TRAFFIC);
+        o.put("activity_name", "Traffic");
+        o.put("type_uid", NETWORK_ACTIVITY * 100L + TRAFFIC);
+      }
+    }
     return o;
   }
 

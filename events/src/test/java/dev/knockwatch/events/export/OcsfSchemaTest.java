@@ -170,6 +170,17 @@ public class OcsfSchemaTest {
     assertThat(escape.path("action").asText()).isEqualTo("Unknown");
     assertThat(escape.path("unmapped").path("taskId").asText()).isEqualTo("t-1");
     assertThat(Ecs.event(ExportFormatsTest.escape()).path("event").path("type").get(0).asText()).isEqualTo("info");
+    // what a wall in audit mode let through: allowed and logged (OCSF's disposition 17), traffic, not a refusal
+    com.fasterxml.jackson.databind.JsonNode audited = Ocsf.event(ExportFormatsTest.network().toBuilder().enforced(false).build());
+    assertThat(problems(audited)).isEmpty();
+    assertThat(audited.path("action").asText()).isEqualTo("Allowed");
+    assertThat(audited.path("disposition_id").asInt()).isEqualTo(17);
+    assertThat(audited.path("status").asText()).isEqualTo("Success");
+    assertThat(audited.path("activity_name").asText()).isEqualTo("Traffic");
+    assertThat(audited.path("type_uid").asLong()).isEqualTo(400106L);
+    com.fasterxml.jackson.databind.JsonNode ecs = Ecs.event(ExportFormatsTest.network().toBuilder().enforced(false).build());
+    assertThat(ecs.path("event").path("type").get(0).asText()).isEqualTo("allowed");
+    assertThat(ecs.path("event").path("outcome").asText()).isEqualTo("success");
     for (Alert.Status s : Alert.Status.values()) {
       assertThat(problems(Ocsf.finding(ExportFormatsTest.alert(s)))).as(s.name()).isEmpty();
     }

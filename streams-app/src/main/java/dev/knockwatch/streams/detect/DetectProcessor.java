@@ -46,7 +46,7 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
 
   /** What a record is, to the rules: which of them read it. */
   public enum Route {
-    REFUSAL, SANDBOX_REQUEST, PROBE_RESULT, IDENTITY_CLAIM, INGEST_NOTICE;
+    REFUSAL, SANDBOX_REQUEST, PROBE_RESULT, IDENTITY_CLAIM, INGEST_NOTICE, UNENFORCED;
 
     /** {@code r} with this route's header (a refusal needs none). */
     public <V> Record<String, V> mark(Record<String, V> r) {
@@ -60,7 +60,8 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
       if (h != null && h.value() != null && h.value().length == 1 && h.value()[0] >= 0 && h.value()[0] < values().length) {
         return values()[h.value()[0]];
       }
-      return e.sandboxOff() ? SANDBOX_REQUEST : REFUSAL; // the by-grain topic carries both, without the header
+      // the by-grain topic carries these three, without the header
+      return e.sandboxOff() ? SANDBOX_REQUEST : e.unenforced() ? UNENFORCED : REFUSAL;
     }
 
     boolean readBy(Detector.Reads reads) {
@@ -70,6 +71,7 @@ public final class DetectProcessor implements Processor<String, ViolationEvent, 
         case PROBE_RESULT -> reads == Detector.Reads.PROBE_RESULTS;
         case IDENTITY_CLAIM -> reads == Detector.Reads.IDENTITY_CLAIMS;
         case INGEST_NOTICE -> reads == Detector.Reads.INGEST_NOTICES;
+        case UNENFORCED -> reads == Detector.Reads.UNENFORCED;
       };
     }
   }

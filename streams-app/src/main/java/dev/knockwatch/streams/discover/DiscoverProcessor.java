@@ -109,7 +109,7 @@ public final class DiscoverProcessor implements Processor<String, TimelineInput,
   }
 
   private void event(String commandId, ViolationEvent e, long at) {
-    if (ProbeAgents.is(e.agentId()) || e.sandboxOff()) {
+    if (ProbeAgents.is(e.agentId()) || e.sandboxOff() || e.unenforced()) {
       return;
     }
     long hour = Math.floorDiv(at, HOUR_MS);

@@ -39,7 +39,9 @@ public interface Detector<S extends Detector.Settings> {
     /** lines that claimed another identity than their log layout, before any dedup */
     IDENTITY_CLAIMS,
     /** ingest's notices of refusals it could not attribute */
-    INGEST_NOTICES
+    INGEST_NOTICES,
+    /** what a wall in its audit or report mode let through that its policy would have refused */
+    UNENFORCED
   }
 
   /**

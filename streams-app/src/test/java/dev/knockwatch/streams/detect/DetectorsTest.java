@@ -348,6 +348,47 @@ class DetectorsTest {
         .protocol("tcp").sourceAddress("10.0.1.5").sourcePort(sourcePort).host(host).port(443);
   }
 
+  // ---- drift
+
+  /**
+   * What a wall in audit mode let through (enforced: false) is no refusal: the count, off-role and
+   * address-class rules never see it, nor does the dedup of one refusal at two layers; the drift
+   * rule raises one info alert per agent, its next targets updating it.
+   */
+  @Test
+  void whatAnAuditModeWallLetThroughIsDriftNotARefusal() throws IOException {
+    start("rules:\n  - id: retry\n    detector: count\n    threshold: 2\n"
+        + "  - id: off-role-host\n    detector: off-role\n"
+        + "  - id: sensitive\n    detector: address-class\n    classes: [cloud-metadata]\n"
+        + "  - id: policy-drift\n    detector: drift\n    severity: info\n", Clock.STREAM);
+    String agent = "agent:agent-runner";
+    send(agent, T0, b -> audited(b, "github.com", 443).reason("egress AUDIT"));
+    send(agent, T0.plusSeconds(1), b -> audited(b, "github.com", 443));
+    send(agent, T0.plusSeconds(2), b -> audited(b, "169.254.169.254", 80).addressClass(AddressClass.CLOUD_METADATA));
+    List<Alert> drift = out.readValuesToList();
+    assertThat(drift).singleElement().satisfies(a -> {
+      assertThat(a.rule()).isEqualTo("policy-drift");
+      assertThat(a.severity()).isEqualTo(Alert.Severity.INFO);
+      assertThat(a.commandId()).isEqualTo(agent);
+      assertThat(a.summary()).contains("hubble let github.com:443 through in audit mode", "egress AUDIT");
+    });
+    // a layer that enforces, refusing the connection audit mode let through: a refusal of its own, never
+    // another layer's copy of a refusal
+    send(agent, T0.plusMillis(1300), b -> audited(b, "github.com", 443).source("netfilter").enforced(null));
+    assertThat(out.readValuesToList()).extracting(Alert::rule).containsExactly("off-role-host");
+    // the drift alert's later targets update it
+    net(CMD2, T0.plusSeconds(90), "x.example", 443); // stream time passes the throttle: the pending update
+    List<Alert> after = out.readValuesToList().stream().filter(a -> a.commandId().equals(agent)).toList();
+    assertThat(after).extracting(Alert::rule).containsExactly("policy-drift");
+    assertThat(after).filteredOn(a -> a.rule().equals("policy-drift")).singleElement()
+        .satisfies(a -> assertThat(a.count()).isEqualTo(3));
+  }
+
+  private static ViolationEvent.Builder audited(ViolationEvent.Builder b, String host, int port) {
+    return b.source("hubble").commandId(null).commandUnknown(true).agentId("agent-runner").action("connect")
+        .protocol("tcp").sourceAddress("10.0.1.5").sourcePort(40312).host(host).port(port).enforced(false);
+  }
+
   // ---- lifecycle
 
   @Test

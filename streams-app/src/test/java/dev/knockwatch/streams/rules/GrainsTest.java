@@ -153,6 +153,6 @@ class GrainsTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> PolicyLoader.load(rules))
         .hasMessageContaining("per \"prompt\" is not one of command, task, session, agent")
         .hasMessageContaining("rule w: \"per\" is a key of count and value-count and off-role and address-class and bypass"
-            + " and fs-guard and sandbox-escape and write-attempt and sandbox-unavailable rules, not of wall-breach rules");
+            + " and fs-guard and sandbox-escape and write-attempt and sandbox-unavailable and drift rules, not of wall-breach rules");
   }
 }

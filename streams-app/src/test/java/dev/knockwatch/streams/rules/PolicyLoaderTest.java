@@ -37,7 +37,7 @@ class PolicyLoaderTest {
     Policy p = PolicyLoader.load(Path.of("../alert-rules"));
     assertThat(p.rules()).extracting(Rule::id)
         .containsExactly("persistent-retry", "off-role-host", "sensitive-address", "bypass", "fs-guard",
-            "sandbox-escape", "identity-conflict", "ingest-rejects", "wall-breach", "scanning", "write-attempt",
+            "sandbox-escape", "identity-conflict", "ingest-rejects", "wall-breach", "policy-drift", "scanning", "write-attempt",
             "sandbox-unavailable");
     assertThat(p.rules().get(0)).usingRecursiveComparison().ignoringFields("match").isEqualTo(
         CountDetector.rule("persistent-retry", Duration.ofMinutes(5), 5, Severity.WARNING, Duration.ofMinutes(1)).per(Grain.TASK));
@@ -81,7 +81,7 @@ class PolicyLoaderTest {
         rules + ":4: rule retry: window \"5x\" is not a duration (like 30s, 5m, 1h)",
         rules + ":5: rule retry: threshold must be a whole number of at least 1, not \"0\"",
         rules + ":6: rule retry: duplicate id (first at line 2)",
-        rules + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape, write-attempt, sandbox-unavailable",
+        rules + ":9: rule knock: detector \"knock\" is not one of count, value-count, off-role, address-class, bypass, fs-guard, wall-breach, identity-conflict, ingest-rejects, sandbox-escape, write-attempt, sandbox-unavailable, drift",
         rules + ":13: rule sensitive: \"threshold\" is a key of count and value-count rules, not of address-class rules",
         rules + ":12: rule sensitive: \"intranet\" is not an address class (public, private, loopback, link-local, "
             + "cloud-metadata, unspecified, multicast, broadcast, cgnat, reserved, this-host, deny-listed, listed, "

@@ -59,8 +59,6 @@ public final class DockerSandboxFormat implements WallFormat {
             + " decides it"),
         new Skip("approval-answer", "a user's answer to a held request (`AUDIT_DECISION_APPROVAL_ALLOW`,"
             + " `AUDIT_DECISION_APPROVAL_DENY`)"),
-        new Skip("audit-mode", "a denial under `\"enforcement_mode\":\"audit\"`: Docker recorded it and did not"
-            + " enforce it, and an event cannot say that it is a refusal only in shadow"),
         new Skip("other-action", "a denial of something other than network egress (a mount, an MCP tool, resource,"
             + " prompt or server): not a refusal knockwatch has a kind for"));
   }
@@ -74,7 +72,8 @@ public final class DockerSandboxFormat implements WallFormat {
         + " `http-request` as the `action` (an HTTP request's method and path as `method` and `url`, the connection's"
         + " `network_egress.protocol` as `protocol`), `deny_reason`'s phrases as `reason`, `timestamp` as the time, and"
         + " who Docker refused as `subject` (`username=… agent=…`); a record no entry maps is rejected"
-        + " (`unmapped-identity`)";
+        + " (`unmapped-identity`). A denial under `\"enforcement_mode\":\"audit\"`, which Docker recorded and did"
+        + " not enforce, is the same event with `enforced: false`: no refusal, only the `drift` rules read it";
   }
 
   @Override

@@ -107,20 +107,19 @@ final class DockerSandboxParser implements LineParser {
     }
     // absent before 1.216.0, and from records that resolve an approval; "off" is the local policy's own denial
     JsonNode mode = r.get("enforcement_mode");
+    boolean enforced = true;
     if (mode != null && !mode.isNull()) {
       String m = mode.isTextual() ? mode.textValue() : null;
-      if ("audit".equals(m)) {
-        return Parsed.skipped("audit-mode");
-      }
-      if (!"enforce".equals(m) && !"off".equals(m)) {
+      enforced = !"audit".equals(m); // audit: Docker recorded the denial and let the action through
+      if (enforced && !"enforce".equals(m) && !"off".equals(m)) {
         return Parsed.rejected(Rejection.UNPARSEABLE, "a denial under an unknown enforcement_mode: "
             + Sanitize.text(String.valueOf(m == null ? mode : m), 64), time(string(r, "timestamp")));
       }
     }
-    return refusal(src, r, action.equals(HTTP_REQUEST));
+    return refusal(src, r, action.equals(HTTP_REQUEST), enforced);
   }
 
-  private Parsed refusal(SourceLine src, JsonNode r, boolean http) {
+  private Parsed refusal(SourceLine src, JsonNode r, boolean http, boolean enforced) {
     Instant at = time(string(r, "timestamp"));
     String username = name(string(r, "username"));
     String email = name(string(r, "user_email"));
@@ -149,6 +148,7 @@ final class DockerSandboxParser implements LineParser {
         .source(DockerSandboxFormat.NAME).kind(Kind.NETWORK).action(http ? "http-request" : "network-outbound")
         .reason(reason)
         .subject(new ViolationEvent.Subject(DockerSandboxFormat.NAME, identity))
+        .enforced(enforced ? null : false)
         .observedAt(at);
     if (http) {
       b.method(method(string(payload, "method")));

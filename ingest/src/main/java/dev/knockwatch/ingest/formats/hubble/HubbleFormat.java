@@ -54,8 +54,6 @@ public final class HubbleFormat implements WallFormat {
             + " `lost_events`, `agent_event`, `debug_event`)"),
         new Skip("forwarded", "a flow Cilium let through (`verdict` `FORWARDED`, `REDIRECTED`, `TRACED`,"
             + " `TRANSLATED`)"),
-        new Skip("audit-mode", "a flow policy audit mode let through that enforcement would have dropped"
-            + " (`verdict` `AUDIT`): no refusal happened, and an event cannot say that it is one only in audit"),
         new Skip("other-drop", "a packet Cilium dropped for another reason than network policy (`drop_reason_desc`"
             + " such as `CT_MAP_INSERTION_FAILED`, `INVALID_SOURCE_IP`, `STALE_OR_UNROUTABLE_IP`): no policy refused"
             + " anyone"),
@@ -72,7 +70,9 @@ public final class HubbleFormat implements WallFormat {
         + " `sendto` or `icmp` as the `action`, the sending address and port as `sourceAddress`/`sourcePort`, the"
         + " direction, drop reason and denying policies (`egress_denied_by`/`ingress_denied_by`) as `reason`, and who"
         + " Cilium refused as `subject` (`pod=NAMESPACE/POD`, else `identity=N`, else `src=ADDRESS`); a pod no"
-        + " entry maps is rejected (`unmapped-identity`)";
+        + " entry maps is rejected (`unmapped-identity`). A flow policy audit mode let through that enforcement"
+        + " would have dropped (`verdict` `AUDIT`) is the same event with `enforced: false` and `AUDIT` as its"
+        + " drop reason: no refusal, only the `drift` rules read it";
   }
 
   @Override

@@ -94,7 +94,8 @@ final class HubbleParser implements LineParser {
       return Parsed.skipped("forwarded");
     }
     if ("AUDIT".equals(verdict)) {
-      return Parsed.skipped("audit-mode");
+      // policy audit mode let it through: what enforcement would drop (flow.proto's Verdict AUDIT)
+      return refusal(src, flow, "AUDIT", time(string(flow, "time"), string(root, "time")), false);
     }
     if (!"DROPPED".equals(verdict)) {
       return Parsed.skipped("other-verdict");
@@ -104,7 +105,7 @@ final class HubbleParser implements LineParser {
       return Parsed.skipped("other-drop");
     }
     Instant at = time(string(flow, "time"), string(root, "time"));
-    return refusal(src, flow, drop, at);
+    return refusal(src, flow, drop, at, true);
   }
 
   /** {@code drop_reason_desc} by name; a flow with only the deprecated number ({@code drop_reason}) by that. */
@@ -117,7 +118,7 @@ final class HubbleParser implements LineParser {
     return number != null && number.isIntegralNumber() ? POLICY_DROP_NUMBERS.get(number.intValue()) : null;
   }
 
-  private Parsed refusal(SourceLine src, JsonNode flow, String drop, Instant at) {
+  private Parsed refusal(SourceLine src, JsonNode flow, String drop, Instant at, boolean enforced) {
     JsonNode ip = object(flow, "IP");
     JsonNode from = object(flow, "source");
     String sourceIp = address(string(ip, "source"));
@@ -172,6 +173,7 @@ final class HubbleParser implements LineParser {
         .sourceAddress(sourceIp).sourcePort(icmp ? null : port(ports, "source_port"))
         .reason(reason(flow, drop, direction))
         .subject(new ViolationEvent.Subject(HubbleFormat.NAME, identity))
+        .enforced(enforced ? null : false)
         .observedAt(at);
     if (host == null) {
       b.targetUnknown(true);

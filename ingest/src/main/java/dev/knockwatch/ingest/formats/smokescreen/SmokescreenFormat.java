@@ -71,9 +71,6 @@ public final class SmokescreenFormat implements WallFormat {
         new Skip("other-message", "another of smokescreen's lines (`CANONICAL-PROXY-CN-CLOSE`, start-up, its own"
             + " errors): not a decision"),
         new Skip("allowed", "a decision that allowed the request (`\"allow\":true`)"),
-        new Skip("report-mode", "a decision its role's `report` policy let through that `enforce` would have denied"
-            + " (`\"allow\":true`, `\"enforce_would_deny\":true`): no refusal happened, and an event cannot say that"
-            + " it is one only in shadow"),
         new Skip("failed", "an allowed request smokescreen could not complete (a lookup or a connection that failed:"
             + " an `error` and no denial), or an error before any decision logged at level `error`"));
   }
@@ -84,7 +81,10 @@ public final class SmokescreenFormat implements WallFormat {
         + " `commandUnknown`, the agent the source maps the client to, the requested host and port as `host`/`port`"
         + " (`targetUnknown` when smokescreen could not read one), `http-connect` or `http-request` as the `action`, the"
         + " client's address as `sourceAddress`/`sourcePort`, `decision_reason` as `reason`, and who smokescreen refused"
-        + " as `subject` (`role=…`, else `cn=…`, else `src=…`); a client no entry maps is rejected (`unmapped-identity`)";
+        + " as `subject` (`role=…`, else `cn=…`, else `src=…`); a client no entry maps is rejected (`unmapped-identity`)."
+        + " A decision its role's `report` policy let through that `enforce` would have denied (`\"allow\":true`,"
+        + " `\"enforce_would_deny\":true`) is the same event with `enforced: false`: no refusal, only the `drift` rules"
+        + " read it";
   }
 
   @Override

@@ -83,7 +83,7 @@ final class SmokescreenParser implements LineParser {
       if (error == null) {
         return Parsed.rejected(Rejection.UNPARSEABLE, "a " + DECISION + " line with neither allow nor error");
       }
-      return warning(string(root, "level")) ? refusal(src, root, error) : Parsed.skipped("failed");
+      return warning(string(root, "level")) ? refusal(src, root, error, true) : Parsed.skipped("failed");
     }
     if (!allow.isBoolean()) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "a " + DECISION + " line whose allow is no boolean");
@@ -93,10 +93,15 @@ final class SmokescreenParser implements LineParser {
         return Parsed.skipped("failed");
       }
       JsonNode wouldDeny = root.get("enforce_would_deny");
-      return wouldDeny != null && wouldDeny.asBoolean(false) ? Parsed.skipped("report-mode") : Parsed.skipped("allowed");
+      if (wouldDeny == null || !wouldDeny.asBoolean(false)) {
+        return Parsed.skipped("allowed");
+      }
+      // its role's report policy let it through; enforce would have denied it
+      String reason = string(root, "decision_reason");
+      return refusal(src, root, reason, false);
     }
     String reason = string(root, "decision_reason");
-    return refusal(src, root, reason != null && !reason.isEmpty() ? reason : error);
+    return refusal(src, root, reason != null && !reason.isEmpty() ? reason : error, true);
   }
 
   /** logrus writes {@code warning}; a {@code WARN} of another logger means the same. */
@@ -104,7 +109,7 @@ final class SmokescreenParser implements LineParser {
     return level != null && (level.equalsIgnoreCase("warning") || level.equalsIgnoreCase("warn"));
   }
 
-  private Parsed refusal(SourceLine src, JsonNode r, String reason) {
+  private Parsed refusal(SourceLine src, JsonNode r, String reason, boolean enforced) {
     Instant at = time(string(r, "time"));
     String role = name(string(r, "role"));
     String project = name(string(r, "project"));
@@ -140,6 +145,7 @@ final class SmokescreenParser implements LineParser {
         .sourceAddress(address).sourcePort(client == null ? null : client.port())
         .reason(reason == null || reason.isBlank() ? null : Sanitize.text(reason.strip(), 1024))
         .subject(new ViolationEvent.Subject(SmokescreenFormat.NAME, identity))
+        .enforced(enforced ? null : false)
         .observedAt(at);
     target.ifPresentOrElse(
         h -> b.host(h.host()).port(h.port()).addressClass(HostClassifier.classify(h.host()).orElse(null)),

@@ -170,7 +170,8 @@ class DockerSandboxParserTest {
     assertThat(parse(denial.replace("\"network_egress\",", "\"tool_invocation\","))).isEqualTo(Parsed.skipped("other-action"));
     // recorded and not enforced; governance off is the local policy's own denial, enforced
     String mode = denial.replace("\"action_type\"", "\"enforcement_mode\":\"%s\",\"action_type\"");
-    assertThat(parse(mode.formatted("audit"))).isEqualTo(Parsed.skipped("audit-mode"));
+    // audit mode: recorded and let through, the refusal's event as drift (enforced: false)
+    unenforcedTwin(parse(mode.formatted("audit")), parse(mode.formatted("enforce")));
     assertThat(parse(mode.formatted("enforce"))).isInstanceOf(Parsed.Events.class);
     assertThat(parse(mode.formatted("off"))).isInstanceOf(Parsed.Events.class);
     // what Docker does not write is never guessed either way
@@ -243,5 +244,17 @@ class DockerSandboxParserTest {
     }
     assertThat(real).isGreaterThan(4_000);
     assertThat(hostile).isGreaterThan(4_000);
+  }
+
+  /** The one event of an audit's line: the enforced line's, but {@code enforced: false}. */
+  private static void unenforcedTwin(Parsed audited, Parsed enforced) {
+    ViolationEvent refusal = ((Parsed.Events) enforced).events().get(0);
+    assertThat(refusal.enforced()).isNull();
+    assertThat(audited).isInstanceOfSatisfying(Parsed.Events.class, p -> assertThat(p.events()).singleElement()
+        .satisfies(e -> {
+          assertThat(e.enforced()).isFalse();
+          assertThat(e.unenforced()).isTrue();
+          assertThat(e.toBuilder().enforced(null).reason(refusal.reason()).build()).isEqualTo(refusal);
+        }));
   }
 }

@@ -148,8 +148,9 @@ class HubbleParserTest {
     String drop = denied();
     assertThat(parse(drop.replace("\"DROPPED\"", "\"FORWARDED\""))).isEqualTo(Parsed.skipped("forwarded"));
     assertThat(parse(drop.replace("\"DROPPED\"", "\"REDIRECTED\""))).isEqualTo(Parsed.skipped("forwarded"));
-    // audit mode: let through; the event model has no refusal that happened only in audit
-    assertThat(parse(drop.replace("\"DROPPED\"", "\"AUDIT\""))).isEqualTo(Parsed.skipped("audit-mode"));
+    // audit mode: let through, the drop's event as drift (enforced: false), AUDIT its drop reason
+    unenforcedTwin(parse(drop.replace("\"DROPPED\"", "\"AUDIT\"")), parse(drop));
+    assertThat(((Parsed.Events) parse(drop.replace("\"DROPPED\"", "\"AUDIT\""))).events().get(0).reason()).contains("AUDIT");
     assertThat(parse(drop.replace("\"DROPPED\"", "\"ERROR\""))).isEqualTo(Parsed.skipped("other-verdict"));
     assertThat(parse(drop.replace("\"verdict\":\"DROPPED\",", ""))).isEqualTo(Parsed.skipped("other-verdict"));
     assertThat(parse(drop.replace("\"verdict\":\"DROPPED\"", "\"verdict\":2"))).isEqualTo(Parsed.skipped("other-verdict"));
@@ -237,5 +238,17 @@ class HubbleParserTest {
     }
     assertThat(real).isGreaterThan(4_000);
     assertThat(hostile).isGreaterThan(4_000);
+  }
+
+  /** The one event of an audit's line: the enforced line's, but {@code enforced: false}. */
+  private static void unenforcedTwin(Parsed audited, Parsed enforced) {
+    ViolationEvent refusal = ((Parsed.Events) enforced).events().get(0);
+    assertThat(refusal.enforced()).isNull();
+    assertThat(audited).isInstanceOfSatisfying(Parsed.Events.class, p -> assertThat(p.events()).singleElement()
+        .satisfies(e -> {
+          assertThat(e.enforced()).isFalse();
+          assertThat(e.unenforced()).isTrue();
+          assertThat(e.toBuilder().enforced(null).reason(refusal.reason()).build()).isEqualTo(refusal);
+        }));
   }
 }

@@ -123,8 +123,8 @@ class SmokescreenParserTest {
     String denial = denied("github.com:443", "10.0.3.7:51234", "sandbox-runner-1", "sandbox-runner-1");
     assertThat(parse(denial.replace("\"allow\":false", "\"allow\":true").replace("\"enforce_would_deny\":true",
         "\"enforce_would_deny\":false"))).isEqualTo(Parsed.skipped("allowed"));
-    // report mode: let through; the event model has no refusal that happened only in shadow
-    assertThat(parse(denial.replace("\"allow\":false", "\"allow\":true"))).isEqualTo(Parsed.skipped("report-mode"));
+    // report mode: let through, the denial's event as drift (enforced: false)
+    unenforcedTwin(parse(denial.replace("\"allow\":false", "\"allow\":true")), parse(denial));
     // an allowed request whose lookup failed, and rejectResponse's own line beside it
     assertThat(parse(denial.replace("\"allow\":false", "\"allow\":true").replace("\"level\":\"warning\"",
         "\"level\":\"error\",\"error\":\"lookup x on 127.0.0.11:53: no such host\""))).isEqualTo(Parsed.skipped("failed"));
@@ -236,5 +236,17 @@ class SmokescreenParserTest {
     }
     assertThat(real).isGreaterThan(4_000);
     assertThat(hostile).isGreaterThan(4_000);
+  }
+
+  /** The one event of an audit's line: the enforced line's, but {@code enforced: false}. */
+  private static void unenforcedTwin(Parsed audited, Parsed enforced) {
+    ViolationEvent refusal = ((Parsed.Events) enforced).events().get(0);
+    assertThat(refusal.enforced()).isNull();
+    assertThat(audited).isInstanceOfSatisfying(Parsed.Events.class, p -> assertThat(p.events()).singleElement()
+        .satisfies(e -> {
+          assertThat(e.enforced()).isFalse();
+          assertThat(e.unenforced()).isTrue();
+          assertThat(e.toBuilder().enforced(null).reason(refusal.reason()).build()).isEqualTo(refusal);
+        }));
   }
 }
