@@ -49,6 +49,11 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
    * apart are a flood, not the kernel's resending.
    */
   static final Duration RESEND_GAP = Duration.ofMillis(800);
+  /**
+   * One layer's two records of one packet: Hubble's policy-verdict event and the drop notification
+   * of the same packet, when both are on. They count toward {@link #RESENDS} as resendings do.
+   */
+  static final Duration SAME_PACKET = Duration.ofMillis(50);
   static final int RESENDS = 7;
   static final Duration ATTEMPT_SPAN = Duration.ofSeconds(130);
 
@@ -125,10 +130,11 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
    * Whether this sighting of a connection is a new attempt (true: on to the detectors); one the
    * attempt already holds goes to the notes. Another layer's sighting of the connection within
    * {@link #WINDOW} is the same packet; the same layer's next one is the kernel resending the SYN
-   * while it is at least {@link #RESEND_GAP} after the last, the attempt has fewer than
-   * {@link #RESENDS} and began at most {@link #ATTEMPT_SPAN} ago. So an agent that dials again
-   * and again from one source port it binds counts once per {@value #RESENDS} dials at the most,
-   * never for another destination, and every dial is in the timeline.
+   * while it is at least {@link #RESEND_GAP} after the last (or the same packet told twice, within
+   * {@link #SAME_PACKET}), the attempt has fewer than {@link #RESENDS} and began at most
+   * {@link #ATTEMPT_SPAN} ago. So an agent that dials again and again from one source port it binds
+   * counts once per {@value #RESENDS} dials at the most, never for another destination, and every
+   * dial is in the timeline.
    */
   private boolean attemptSeen(Record<String, ViolationEvent> record, String key, String source) {
     long ts = record.timestamp();
@@ -141,9 +147,10 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
     boolean otherLayer = seen.entrySet().stream()
         .anyMatch(s -> !s.getKey().equals(source) && Math.abs(ts - s.getValue()) <= WINDOW.toMillis());
     long[] mine = attempts.get(source); // first, last, sightings
-    boolean resent = mine != null && ts - mine[1] >= RESEND_GAP.toMillis() && mine[2] < RESENDS
-        && ts - mine[0] <= ATTEMPT_SPAN.toMillis();
-    long[] next = resent ? new long[] {mine[0], ts, mine[2] + 1}
+    // the kernel's resending, or the same packet told twice (Hubble's policy verdict and its drop)
+    boolean resent = mine != null && (ts - mine[1] >= RESEND_GAP.toMillis() || Math.abs(ts - mine[1]) <= SAME_PACKET.toMillis())
+        && mine[2] < RESENDS && ts - mine[0] <= ATTEMPT_SPAN.toMillis();
+    long[] next = resent ? new long[] {mine[0], Math.max(ts, mine[1]), mine[2] + 1}
         : otherLayer && mine != null && ts - mine[0] <= ATTEMPT_SPAN.toMillis() ? mine
         : new long[] {ts, ts, 1};
     if (seen.isEmpty()) {

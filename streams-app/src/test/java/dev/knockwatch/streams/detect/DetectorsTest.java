@@ -316,6 +316,23 @@ class DetectorsTest {
   }
 
   /**
+   * Hubble with policy-verdict notifications on tells each dropped packet twice (the verdict and the
+   * drop, a moment apart): one dial's seven SYNs are fourteen records, two counts at the most.
+   */
+  @Test
+  void aPacketToldTwiceByOneLayerIsOneSighting() throws IOException {
+    start("rules:\n  - id: retry\n    detector: count\n    threshold: 3\n", Clock.STREAM);
+    String agent = "agent:agent-runner";
+    for (long s : new long[] {0, 1, 2, 3, 4, 6, 10}) {
+      send(agent, T0.plusSeconds(s), b -> packet(b, "hubble", "93.184.215.14", 40312));
+      send(agent, T0.plusSeconds(s).plusMillis(1), b -> packet(b, "hubble", "93.184.215.14", 40312));
+    }
+    assertThat(out.readValuesToList()).as("fourteen records of one dial").isEmpty();
+    send(agent, T0.plusSeconds(30), b -> packet(b, "hubble", "93.184.215.14", 40316));
+    assertThat(out.readValuesToList()).singleElement().satisfies(a -> assertThat(a.count()).isEqualTo(3));
+  }
+
+  /**
    * An agent that binds one source port and dials again and again: its dials a second apart count
    * once per seven at the most (as the kernel's own resending of one dial), faster ones each, and
    * a dial from that port to another destination is never another's resending.

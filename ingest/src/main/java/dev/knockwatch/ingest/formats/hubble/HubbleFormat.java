@@ -65,7 +65,7 @@ public final class HubbleFormat implements WallFormat {
   public String yields() {
     return "each flow dropped by network policy (`verdict` `DROPPED`, `drop_reason_desc` `POLICY_DENIED` or"
         + " `POLICY_DENY`; a policy-verdict event and the drop notification of the same packet are two flows, two"
-        + " events): `commandUnknown`, the agent the source maps the sending pod to, the destination's DNS name"
+        + " events, which detection counts as one: docs/RELIABILITY.md): `commandUnknown`, the agent the source maps the sending pod to, the destination's DNS name"
         + " (`destination_names`) or else its address as `host`, its port and the protocol (`l4`), `connect`,"
         + " `sendto` or `icmp` as the `action`, the sending address and port as `sourceAddress`/`sourcePort`, the"
         + " direction, drop reason and denying policies (`egress_denied_by`/`ingress_denied_by`) as `reason`, and who"
