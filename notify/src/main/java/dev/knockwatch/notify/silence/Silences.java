@@ -94,12 +94,22 @@ public final class Silences implements AutoCloseable {
 
   /** Writes a silence (new, or expired) and waits until Kafka has it. */
   public static void write(String bootstrapServers, Map<String, Object> clientProps, Silence silence) throws Exception {
+    try (KafkaProducer<String, String> p = producer(bootstrapServers, clientProps)) {
+      write(p, silence);
+    }
+  }
+
+  /** Writes a silence with {@code p} (one of {@link #producer}) and waits until Kafka has it. */
+  public static void write(KafkaProducer<String, String> p, Silence silence) throws Exception {
+    p.send(new ProducerRecord<>(Topics.SILENCES.name(), silence.id(), Json.write(silence))).get(30, TimeUnit.SECONDS);
+  }
+
+  /** A producer of silences: every write acknowledged by every in-sync replica. */
+  public static KafkaProducer<String, String> producer(String bootstrapServers, Map<String, Object> clientProps) {
     Map<String, Object> c = new HashMap<>(clientProps);
     c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     c.put(ProducerConfig.ACKS_CONFIG, "all");
-    try (KafkaProducer<String, String> p = new KafkaProducer<>(c, new StringSerializer(), new StringSerializer())) {
-      p.send(new ProducerRecord<>(Topics.SILENCES.name(), silence.id(), Json.write(silence))).get(30, TimeUnit.SECONDS);
-    }
+    return new KafkaProducer<>(c, new StringSerializer(), new StringSerializer());
   }
 
   @Override

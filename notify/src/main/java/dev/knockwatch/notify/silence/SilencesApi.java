@@ -28,14 +28,14 @@ import java.util.UUID;
 public final class SilencesApi implements HttpHandler, AutoCloseable {
 
   private static final int MAX_BODY = 16 * 1024;
-  private final String bootstrapServers;
-  private final Map<String, Object> clientProps;
   private final Silences silences;
+  private final org.apache.kafka.clients.producer.KafkaProducer<String, String> producer;
 
   public SilencesApi(String bootstrapServers, Map<String, Object> clientProps) {
-    this.bootstrapServers = bootstrapServers;
-    this.clientProps = clientProps;
     this.silences = new Silences(bootstrapServers, clientProps);
+    // one producer for the API's life, made now: a request does not wait for a new client's
+    // connections, metadata and producer id
+    this.producer = Silences.producer(bootstrapServers, clientProps);
   }
 
   @Override
@@ -122,7 +122,7 @@ public final class SilencesApi implements HttpHandler, AutoCloseable {
     }
     Silence s = new Silence(UUID.randomUUID().toString(), matchers, now, ends,
         Sanitize.text(body.path("createdBy").asText("api"), 100), Sanitize.text(comment, 500));
-    Silences.write(bootstrapServers, clientProps, s);
+    Silences.write(producer, s);
     send(ex, 201, Json.MAPPER.valueToTree(s));
   }
 
@@ -133,7 +133,7 @@ public final class SilencesApi implements HttpHandler, AutoCloseable {
       return;
     }
     Silence ended = s.expiredAt(Instant.now());
-    Silences.write(bootstrapServers, clientProps, ended);
+    Silences.write(producer, ended);
     send(ex, 200, Json.MAPPER.valueToTree(ended));
   }
 
@@ -159,6 +159,7 @@ public final class SilencesApi implements HttpHandler, AutoCloseable {
 
   @Override
   public synchronized void close() {
+    producer.close(java.time.Duration.ofSeconds(5));
     silences.close();
   }
 }
