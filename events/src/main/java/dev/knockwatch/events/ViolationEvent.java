@@ -51,7 +51,8 @@ public record ViolationEvent(
     String protocol,
     String sourceAddress,
     Integer sourcePort,
-    Boolean enforced) {
+    Boolean enforced,
+    String producer) {
 
   public static final int SCHEMA = 1;
 
@@ -92,6 +93,11 @@ public record ViolationEvent(
   public boolean unenforced() {
     return Boolean.FALSE.equals(enforced);
   }
+  /*
+   * {@code producer}: a wall's own record where it writes a standard one (an OCSF producer's event,
+   * as JSON text), made safe and bounded by ingest, so that an export gives back every field the
+   * producer wrote. Absent for other sources.
+   */
   public static final String EVIDENCE_OUTPUT = "output";
   public static final String EVIDENCE_COMMAND = "command-text";
 
@@ -205,6 +211,7 @@ public record ViolationEvent(
     b.sourceAddress = sourceAddress;
     b.sourcePort = sourcePort;
     b.enforced = enforced;
+    b.producer = producer;
     return b;
   }
 
@@ -249,6 +256,7 @@ public record ViolationEvent(
     private String sourceAddress;
     private Integer sourcePort;
     private Boolean enforced;
+    private String producer;
 
     public Builder eventId(String v) { eventId = v; return this; }
     public Builder commandId(String v) { commandId = v; return this; }
@@ -295,12 +303,13 @@ public record ViolationEvent(
     public Builder sourceAddress(String v) { sourceAddress = v; return this; }
     public Builder sourcePort(Integer v) { sourcePort = v; return this; }
     public Builder enforced(Boolean v) { enforced = v; return this; }
+    public Builder producer(String v) { producer = v; return this; }
 
     public ViolationEvent build() {
       return new ViolationEvent(SCHEMA, eventId, commandId, agentId, role, source, kind, action,
           host, port, method, url, targetUnknown, path, newPath, rawPath, rawNewPath, addressClass, reason, proxyError, errno, syscall, pid,
           observedAt, ingestedAt, timeSource, commandText, origin, probe, identityConflict, unattributed,
-          sessionId, taskId, evidence, commandUnknown, subject, protocol, sourceAddress, sourcePort, enforced);
+          sessionId, taskId, evidence, commandUnknown, subject, protocol, sourceAddress, sourcePort, enforced, producer);
     }
   }
 }

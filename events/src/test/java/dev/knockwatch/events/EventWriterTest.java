@@ -51,6 +51,7 @@ class EventWriterTest {
         .subject(r.nextInt(3) != 0 ? null : new ViolationEvent.Subject(maybe(r, "netfilter"), maybe(r, "uid=" + hostile)))
         .protocol(maybe(r, "tcp")).sourceAddress(maybe(r, "10.0.3.7" + hostile)).sourcePort(r.nextBoolean() ? null : r.nextInt(65536))
         .enforced(r.nextInt(3) != 0 ? null : Boolean.FALSE)
+        .producer(r.nextInt(3) != 0 ? null : "{\"class_uid\":4001,\"message\":\"" + hostile.replace("\\", "").replace("\"", "") + "\"}")
         .evidence(maybe(r, ViolationEvent.EVIDENCE_SANDBOX))
         .build();
   }

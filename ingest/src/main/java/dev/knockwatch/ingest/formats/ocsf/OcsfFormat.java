@@ -1,5 +1,7 @@
 package dev.knockwatch.ingest.formats.ocsf;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.spi.FileOptions;
 import dev.knockwatch.events.config.Key;
 import dev.knockwatch.ingest.spi.Identities;
@@ -76,7 +78,23 @@ public final class OcsfFormat implements WallFormat {
         + " as `url`, `status_detail` (else `message`, else `firewall rule` and `firewall_rule.name`) as `reason`, `src_endpoint` as `sourceAddress`/`sourcePort`,"
         + " `actor.process` `pid` and `cmd_line` as `pid` and `commandText`, and who the producer refused as"
         + " `subject` (`container=…`, else `container.uid=…`, `user=…`, `device=…`, `src=…`); an identity no entry maps"
-        + " is rejected (`unmapped-identity`)";
+        + " is rejected (`unmapped-identity`). The producer's record itself, made safe (each string sanitized, redacted"
+        + " and bounded; at most 8 KB), is kept as `producer`: the OCSF export gives it back whole, as `unmapped.producer`";
+  }
+
+  /**
+   * The producer's own record, whole, as {@code unmapped.producer}: every field it wrote (its class,
+   * activity and outcome, its metadata and event id, the process and its parents, the firewall rule,
+   * the container), made safe by ingest ({@link ProducerRecord}). The record around it is
+   * knockwatch's, of one OCSF version ({@code Ocsf.VERSION}) whatever version the producer writes
+   * (OpenShell writes 1.8.0): {@code unmapped} is OCSF's place for what a record's class does not map.
+   */
+  @Override
+  public void ocsf(ViolationEvent e, ObjectNode record) {
+    ObjectNode producer = ProducerRecord.read(e.producer());
+    if (producer != null) {
+      (record.get("unmapped") instanceof ObjectNode u ? u : record.putObject("unmapped")).set("producer", producer);
+    }
   }
 
   @Override

@@ -149,6 +149,7 @@ final class OcsfParser implements LineParser {
             : Redactor.safe(cmdLine, Sanitize.MAX_COMMAND_CHARS))
         .protocol(protocol == null ? null : protocol.toLowerCase(Locale.ROOT))
         .subject(new ViolationEvent.Subject(OcsfFormat.NAME, identity))
+        .producer(ProducerRecord.copy(r))
         .observedAt(at);
     if (canonical == null || canonical.isEmpty()) {
       b.targetUnknown(true);

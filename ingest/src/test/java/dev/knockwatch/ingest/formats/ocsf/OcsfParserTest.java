@@ -142,6 +142,53 @@ class OcsfParserTest {
     assertThat(dial.errno()).isNull();
   }
 
+  /**
+   * The producer's own record rides on its event, every field of it, made safe: a secret the agent put
+   * in its URL or command line redacted, a control or bidi character stripped from values and keys,
+   * nesting, lists and length bounded, and a record too long to keep left off (the event is whole).
+   * The OCSF export gives the producer's fields back, knockwatch's attribution in {@code unmapped}.
+   */
+  @Test
+  void theProducersRecordIsKeptSafeAndTheExportGivesItBack() throws Exception {
+    String line = forwardDenied("example.com", "/upload?token=sk-live-4f9a8b7c6d5e", "POST")
+        .replace("\"message\":\"FORWARD denied\"", "\"message\":\"FORWARD \\u202edenied\\u0000\",\"x\\u202ey\":1");
+    ViolationEvent e = event(line);
+    com.fasterxml.jackson.databind.JsonNode copy = dev.knockwatch.events.Json.MAPPER.readTree(e.producer());
+    com.fasterxml.jackson.databind.JsonNode original = dev.knockwatch.events.Json.MAPPER.readTree(line);
+    assertThat(copy.path("metadata")).isEqualTo(original.path("metadata"));
+    assertThat(copy.path("actor")).isEqualTo(original.path("actor"));
+    assertThat(copy.path("firewall_rule")).isEqualTo(original.path("firewall_rule"));
+    assertThat(copy.path("http_request").path("url").path("path").asText()).isEqualTo("/upload?token=[REDACTED]");
+    assertThat(copy.path("message").asText()).startsWith("FORWARD ").contains("denied").doesNotContain("\u202e", "\u0000");
+    assertThat(copy.fieldNames()).toIterable().anySatisfy(k -> assertThat(k).startsWith("x").endsWith("y").doesNotContain("\u202e"));
+    assertThat(e.producer()).doesNotContain("sk-live", "\u202e", "\u0000");
+
+    // the export: knockwatch's record, valid OCSF 1.3.0, and the producer's whole beside it
+    com.fasterxml.jackson.databind.node.ObjectNode ocsf = dev.knockwatch.events.export.Ocsf.event(e);
+    assertThat(dev.knockwatch.events.export.OcsfSchemaTest.problems(ocsf)).isEmpty();
+    assertThat(ocsf.path("unmapped").path("agentId").asText()).isEqualTo("openshell-work-session");
+    com.fasterxml.jackson.databind.JsonNode given = ocsf.path("unmapped").path("producer");
+    assertThat(given).isEqualTo(copy);
+    assertThat(given.path("class_uid").asInt()).isEqualTo(4002);
+    assertThat(given.path("class_name").asText()).isEqualTo("HTTP Activity");
+    assertThat(given.path("container").path("name").asText()).isEqualTo("work-session");
+    assertThat(given.path("observation_point_id").asInt()).isEqualTo(2);
+
+    // bounds: a record too long to keep is left off, and the event is whole; nesting and lists are cut
+    String huge = connectDenied("work-session", "httpbin.org", "/usr/bin/curl " + "a".repeat(900), "m", "d")
+        .replace("\"time\":", "\"padding\":[" + String.join(",", java.util.Collections.nCopies(20, "\"" + "p".repeat(900) + "\""))
+            + "],\"time\":");
+    ViolationEvent big = event(huge);
+    assertThat(big.producer()).isNull();
+    assertThat(big.host()).isEqualTo("httpbin.org");
+    String deep = connectDenied("work-session", "httpbin.org").replace("\"time\":", "\"deep\":" + "{\"d\":".repeat(20)
+        + "1" + "}".repeat(20) + ",\"list\":[" + String.join(",", java.util.Collections.nCopies(100, "1")) + "],\"time\":");
+    com.fasterxml.jackson.databind.JsonNode cut = dev.knockwatch.events.Json.MAPPER.readTree(event(deep).producer());
+    assertThat(cut.path("list")).hasSize(ProducerRecord.MAX_ITEMS);
+    assertThat(cut.toString()).doesNotContain("{\"d\":".repeat(ProducerRecord.MAX_DEPTH + 1)).contains("{\"d\":".repeat(3));
+    assertThat(e.producer().length()).isLessThanOrEqualTo(ProducerRecord.MAX_CHARS);
+  }
+
   @Test
   void theIdentityIsTheContainerElseTheDeviceAndUserElseTheSourceAddress() {
     String other = connectDenied("scratch", "pypi.org");
