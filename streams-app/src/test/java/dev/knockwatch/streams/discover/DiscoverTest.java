@@ -152,6 +152,21 @@ class DiscoverTest {
     assertThat(suggest("coding-assistant", null)).isEmpty();
   }
 
+  /** What a wall in audit mode let through (enforced: false) was refused by no one: neither needed here nor counted. */
+  @Test
+  void whatAWallOnlyAuditedIsNoRefusalOfTheRole() {
+    for (int c = 0; c < 3; c++) {
+      refuse("ReleaseDownload0000000" + c, "ci-runner-1", "objects.githubusercontent.com", 443, "task-" + c);
+      Instant at = T0.plusSeconds(seq);
+      violations.pipeInput("agent:ci-runner-1", Sanitize.event(ViolationEvent.builder().eventId("e" + seq++)
+          .agentId("ci-runner-1").commandUnknown(true).source("hubble").kind(Kind.NETWORK).action("connect")
+          .host("audited.example.org").port(443).enforced(false).observedAt(at).build()), at);
+    }
+    Allowlist.RoleHosts ci = suggest(null, null).get(0);
+    assertThat(ci.hosts()).extracting(Allowlist.Host::target).contains("objects.githubusercontent.com:443")
+        .doesNotContain("audited.example.org:443");
+  }
+
   @Test
   void theOverviewCountsPerMinuteByKindAndClassAndAlertsOncePerFingerprint() {
     refuse("OverviewCommand0000001", "ci-runner-1", "169.254.169.254", 80, null);
