@@ -89,7 +89,7 @@ final class SilenceCommand implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       Instant now = Instant.now();
       cluster.awaitReady();
-      try (Silences silences = new Silences(cluster.bootstrapServers, cluster.clientProps())) {
+      try (Silences silences = Silences.onDemand(cluster.bootstrapServers, cluster.clientProps())) {
         for (Silence s : silences.all()) {
           if (json) {
             out.println(Json.write(s));
@@ -116,7 +116,7 @@ final class SilenceCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       Silence s;
       cluster.awaitReady();
-      try (Silences silences = new Silences(cluster.bootstrapServers, cluster.clientProps())) {
+      try (Silences silences = Silences.onDemand(cluster.bootstrapServers, cluster.clientProps())) {
         s = silences.get(id).orElseThrow(() -> new UsageException("no silence " + id));
       }
       Silences.write(cluster.bootstrapServers, cluster.clientProps(), s.expiredAt(Instant.now()));

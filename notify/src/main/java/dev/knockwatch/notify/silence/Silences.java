@@ -36,11 +36,28 @@ public final class Silences implements AutoCloseable {
   private final KafkaConsumer<String, String> consumer;
   private final Map<String, Silence> byId = new LinkedHashMap<>();
 
+  /** The notifier's silences, refreshed while it runs: an idle fetch waits long at the broker. */
   public Silences(String bootstrapServers, Map<String, Object> clientProps) {
+    this(bootstrapServers, clientProps, dev.knockwatch.events.Topics.ASSIGNED_FETCH_WAIT_MS);
+  }
+
+  /**
+   * Silences read on demand ({@link #catchUp} for each request of the API or the CLI): a fetch left
+   * waiting at the broker holds the consumer's connection, and the next request's end offsets wait
+   * behind it (the broker answers a connection's requests in order), so such a reader's fetch waits
+   * {@value #ON_DEMAND_FETCH_WAIT_MS} ms at most.
+   */
+  public static Silences onDemand(String bootstrapServers, Map<String, Object> clientProps) {
+    return new Silences(bootstrapServers, clientProps, ON_DEMAND_FETCH_WAIT_MS);
+  }
+
+  static final int ON_DEMAND_FETCH_WAIT_MS = 50;
+
+  private Silences(String bootstrapServers, Map<String, Object> clientProps, int fetchWaitMs) {
     Map<String, Object> c = new HashMap<>(clientProps);
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, dev.knockwatch.events.Topics.ASSIGNED_FETCH_WAIT_MS);
+    c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, fetchWaitMs);
     consumer = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer());
     List<TopicPartition> parts = consumer.partitionsFor(Topics.SILENCES.name(), Duration.ofSeconds(30)).stream()
         .map(i -> new TopicPartition(i.topic(), i.partition())).toList();

@@ -32,7 +32,7 @@ public final class SilencesApi implements HttpHandler, AutoCloseable {
   private final org.apache.kafka.clients.producer.KafkaProducer<String, String> producer;
 
   public SilencesApi(String bootstrapServers, Map<String, Object> clientProps) {
-    this.silences = new Silences(bootstrapServers, clientProps);
+    this.silences = Silences.onDemand(bootstrapServers, clientProps);
     // one producer for the API's life, made now: a request does not wait for a new client's
     // connections, metadata and producer id
     this.producer = Silences.producer(bootstrapServers, clientProps);
