@@ -19,7 +19,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.StreamSupport;
@@ -168,7 +167,8 @@ class FleetJourneyTest {
           .isNotEmpty().allSatisfy(l -> assertThat(l).contains("ALERT [INFO] policy-drift"));
       // each wall's unmapped client, under its own identity
       for (String wall : List.of("smokescreen ", "hubble ", "ocsf ", "envoy ")) {
-        awaitLine(up, l -> l.contains("ALERT [PAGE] ingest-rejects firing ") && l.contains(wall), wall);
+        up.awaitLine(l -> l.contains("ALERT [PAGE] ingest-rejects firing ") && l.contains(wall),
+            "of the ingest-rejects page of " + wall.strip(), ALERT);
       }
 
       // the two walls before build-farm and sandbox-runner-1: each agent's one timeline holds both
@@ -227,20 +227,6 @@ class FleetJourneyTest {
     }
     append(logs.resolve(commandId + ".violations.jsonl"), out.toString());
     return commandId;
-  }
-
-  private static String awaitLine(Launched up, Predicate<String> line, String what) throws Exception {
-    Instant deadline = Instant.now().plus(ALERT);
-    while (true) {
-      var found = up.out().lines().filter(line).findFirst();
-      if (found.isPresent()) {
-        return found.get();
-      }
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("no ingest-rejects page of " + what.strip() + " within " + ALERT.toSeconds() + " s:\n" + up.out());
-      }
-      Thread.sleep(100);
-    }
   }
 
   /** The agent's timeline once it holds refusals of every wall in {@code sources} (or 60 s), checked to hold them and only them. */

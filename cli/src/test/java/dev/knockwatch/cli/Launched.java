@@ -156,16 +156,26 @@ final class Launched implements AutoCloseable {
     return awaitLine(this::err, "stderr", text, timeout);
   }
 
+  /** The first line of stdout that {@code line} takes ({@code what} says which in a failure), waiting up to {@code timeout}. */
+  String awaitLine(java.util.function.Predicate<String> line, String what, Duration timeout) throws InterruptedException {
+    return awaitLine(this::out, "stdout", line, what, timeout);
+  }
+
   private String awaitLine(java.util.function.Supplier<String> stream, String name, String text, Duration timeout)
       throws InterruptedException {
+    return awaitLine(stream, name, l -> l.contains(text), "with \"" + text + "\"", timeout);
+  }
+
+  private String awaitLine(java.util.function.Supplier<String> stream, String name,
+      java.util.function.Predicate<String> wanted, String what, Duration timeout) throws InterruptedException {
     Instant deadline = Instant.now().plus(timeout);
     while (true) {
-      Optional<String> line = stream.get().lines().filter(l -> l.contains(text)).findFirst();
+      Optional<String> line = stream.get().lines().filter(wanted).findFirst();
       if (line.isPresent()) {
         return line.get();
       }
       if (!process.isAlive() || Instant.now().isAfter(deadline)) {
-        throw new AssertionError("no line with \"" + text + "\" on " + name + " " + (process.isAlive() ? "within "
+        throw new AssertionError("no line " + what + " on " + name + " " + (process.isAlive() ? "within "
             + timeout.toSeconds() + " s" : "before the process ended (exit " + process.exitValue() + ")")
             + "\nstdout:\n" + out() + "\nstderr (last 60 lines):\n" + tail(err(), 60));
       }

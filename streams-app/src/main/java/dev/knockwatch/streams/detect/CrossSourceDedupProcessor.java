@@ -138,14 +138,13 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
    */
   private boolean attemptSeen(Record<String, ViolationEvent> record, String key, String source) {
     long ts = record.timestamp();
-    Map<String, Long> seen = decode(sightings.get(key));
     Map<String, long[]> attempts = attempts(sightings.get(key));
-    if (seen.isEmpty() && perCommand.getOrDefault(record.key(), 0) >= MAX_PER_COMMAND) {
+    if (attempts.isEmpty() && perCommand.getOrDefault(record.key(), 0) >= MAX_PER_COMMAND) {
       StreamsMetrics.STATE_CAPPED.labels("cross-source-dedup").inc();
       return true;
     }
-    boolean otherLayer = seen.entrySet().stream()
-        .anyMatch(s -> !s.getKey().equals(source) && Math.abs(ts - s.getValue()) <= WINDOW.toMillis());
+    boolean otherLayer = attempts.entrySet().stream()
+        .anyMatch(a -> !a.getKey().equals(source) && Math.abs(ts - a.getValue()[1]) <= WINDOW.toMillis());
     long[] mine = attempts.get(source); // first, last, sightings
     // the kernel's resending, or the same packet told twice (Hubble's policy verdict and its drop)
     boolean resent = mine != null && (ts - mine[1] >= RESEND_GAP.toMillis() || Math.abs(ts - mine[1]) <= SAME_PACKET.toMillis())
@@ -153,7 +152,7 @@ public final class CrossSourceDedupProcessor implements Processor<String, Violat
     long[] next = resent ? new long[] {mine[0], Math.max(ts, mine[1]), mine[2] + 1}
         : otherLayer && mine != null && ts - mine[0] <= ATTEMPT_SPAN.toMillis() ? mine
         : new long[] {ts, ts, 1};
-    if (seen.isEmpty()) {
+    if (attempts.isEmpty()) {
       perCommand.merge(record.key(), 1, Integer::sum);
     }
     if (next != mine) {

@@ -1,15 +1,14 @@
 package dev.knockwatch.ingest.formats.dockersandbox;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.HostClassifier;
-import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.spi.Attribution;
 import dev.knockwatch.ingest.spi.Identities;
+import dev.knockwatch.ingest.spi.JsonLine;
 import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.spi.Parsed;
 import dev.knockwatch.ingest.spi.Rejection;
@@ -57,15 +56,11 @@ final class DockerSandboxParser implements LineParser {
 
   @Override
   public Parsed parse(SourceLine src) {
-    JsonNode r;
-    try {
-      r = Json.MAPPER.readTree(src.text());
-    } catch (JsonProcessingException e) {
-      return Parsed.rejected(Rejection.UNPARSEABLE, "not JSON: " + Sanitize.text(e.getOriginalMessage(), 200));
+    JsonLine line = JsonLine.read(src.text());
+    if (line.object() == null) {
+      return line.rejected();
     }
-    if (r == null || !r.isObject()) {
-      return Parsed.rejected(Rejection.UNPARSEABLE, "a JSON line that is no object");
-    }
+    JsonNode r = line.object();
     String category = string(r, "category");
     if (category == null) {
       return Parsed.rejected(Rejection.UNPARSEABLE, "no audit record: it has no category");

@@ -1,15 +1,14 @@
 package dev.knockwatch.ingest.formats.envoy;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.HostClassifier;
-import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Redactor;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.spi.Attribution;
 import dev.knockwatch.ingest.spi.Identities;
+import dev.knockwatch.ingest.spi.JsonLine;
 import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.spi.Parsed;
 import dev.knockwatch.ingest.spi.Rejection;
@@ -56,16 +55,11 @@ final class EnvoyParser implements LineParser {
     String text = src.text();
     AccessLogLine line;
     if (text.startsWith("{")) {
-      JsonNode root;
-      try {
-        root = Json.MAPPER.readTree(text);
-      } catch (JsonProcessingException e) {
-        return Parsed.rejected(Rejection.UNPARSEABLE, "not JSON: " + Sanitize.text(e.getOriginalMessage(), 200));
+      JsonLine json = JsonLine.read(text);
+      if (json.object() == null) {
+        return json.rejected();
       }
-      if (root == null || !root.isObject()) {
-        return Parsed.rejected(Rejection.UNPARSEABLE, "a JSON line that is no object");
-      }
-      line = AccessLogLine.json(root);
+      line = AccessLogLine.json(json.object());
     } else {
       line = AccessLogLine.text(text);
       if (line == null) {

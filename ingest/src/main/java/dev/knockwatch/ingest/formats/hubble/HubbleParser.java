@@ -1,14 +1,13 @@
 package dev.knockwatch.ingest.formats.hubble;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.HostClassifier;
-import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.spi.Attribution;
 import dev.knockwatch.ingest.spi.Identities;
+import dev.knockwatch.ingest.spi.JsonLine;
 import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.spi.Parsed;
 import dev.knockwatch.ingest.spi.Rejection;
@@ -63,15 +62,11 @@ final class HubbleParser implements LineParser {
     if (!text.startsWith("{")) {
       return Parsed.skipped("not-json");
     }
-    JsonNode root;
-    try {
-      root = Json.MAPPER.readTree(text);
-    } catch (JsonProcessingException e) {
-      return Parsed.rejected(Rejection.UNPARSEABLE, "not JSON: " + Sanitize.text(e.getOriginalMessage(), 200));
+    JsonLine line = JsonLine.read(text);
+    if (line.object() == null) {
+      return line.rejected();
     }
-    if (root == null || !root.isObject()) {
-      return Parsed.rejected(Rejection.UNPARSEABLE, "a JSON line that is no object");
-    }
+    JsonNode root = line.object();
     JsonNode flow = root.get("flow");
     if (flow == null) {
       for (String other : OTHER_EVENTS) {

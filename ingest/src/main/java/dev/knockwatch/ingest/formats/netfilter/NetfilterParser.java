@@ -1,14 +1,13 @@
 package dev.knockwatch.ingest.formats.netfilter;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.knockwatch.events.HostClassifier;
-import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Sanitize;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.ingest.spi.Attribution;
 import dev.knockwatch.ingest.spi.Identities;
+import dev.knockwatch.ingest.spi.JsonLine;
 import dev.knockwatch.ingest.spi.LineParser;
 import dev.knockwatch.ingest.spi.Parsed;
 import dev.knockwatch.ingest.spi.Rejection;
@@ -71,15 +70,11 @@ final class NetfilterParser implements LineParser {
   }
 
   private Parsed json(SourceLine src, String text) {
-    JsonNode root;
-    try {
-      root = Json.MAPPER.readTree(text);
-    } catch (JsonProcessingException e) {
-      return Parsed.rejected(Rejection.UNPARSEABLE, "not JSON: " + Sanitize.text(e.getOriginalMessage(), 200));
+    JsonLine line = JsonLine.read(text);
+    if (line.object() == null) {
+      return line.rejected();
     }
-    if (root == null || !root.isObject()) {
-      return Parsed.rejected(Rejection.UNPARSEABLE, "a JSON line that is no object");
-    }
+    JsonNode root = line.object();
     if (root.has("oob.prefix")) {
       return ulogd(src, root);
     }
