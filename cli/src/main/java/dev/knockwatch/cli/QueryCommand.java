@@ -112,7 +112,7 @@ final class QueryCommand implements Callable<Integer> {
     b.append("\nEVENTS\n");
     for (JsonNode e : t.path("timeline")) {
       String target = e.has("host") ? text(e, "host") + (e.has("port") ? ":" + e.get("port").asText() : "") : text(e, "path");
-      b.append(String.format("  %-24s %-13s %-10s %-18s %-40s %s%n", text(e, "observedAt"), text(e, "source"),
+      b.append(String.format("  %-24s %-13s %-10s %-18s %-40s %s%n", millis(e, "observedAt"), text(e, "source"),
           text(e, "kind"), text(e, "action"), target, text(e, "reason")));
     }
     return b.toString();
@@ -169,6 +169,18 @@ final class QueryCommand implements Callable<Integer> {
     JsonNode v = n.get(field);
     return v == null || v.isNull() ? "-" : clean(v.asText());
   }
+
+  /** An instant as the table's fixed-width column: always with milliseconds; text that is no instant, cleaned. */
+  static String millis(JsonNode n, String field) {
+    try {
+      return MILLIS.format(Instant.parse(n.path(field).asText()));
+    } catch (java.time.format.DateTimeParseException e) {
+      return text(n, field);
+    }
+  }
+
+  private static final java.time.format.DateTimeFormatter MILLIS =
+      java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC);
 
   private static String clean(String s) {
     return Sanitize.text(s, 200);

@@ -38,6 +38,8 @@ class QueryCommandTest {
       assertThat(r.code()).as(r.err()).isZero();
       assertThat(r.out()).contains("command  " + ID, "agent    ci-runner-1 (role ci)", "refused  evil.example:443 ×2, x.example:80 ×1",
           "firing", "off-role-host", "network-outbound").doesNotContain("\u001b");
+      // a whole second keeps the column's width: the time is written with its milliseconds
+      assertThat(r.out()).contains("  2026-11-30T02:00:00.000Z srt-violation network    network-outbound   evil.example");
       assertThat(api.requests().get(0).header("Authorization")).isEqualTo("Bearer s3cr3t-t0k3n-0123456789");
     }
   }
