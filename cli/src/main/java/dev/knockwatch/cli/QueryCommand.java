@@ -27,16 +27,29 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code knockwatch query COMMAND_ID}: a command's timeline from the query API, as a terminal table. */
+/**
+ * {@code knockwatch query COMMAND_ID}: a command's timeline from the query API, as a terminal
+ * table; {@code knockwatch query --agent NAME}: what the timeline holds of an agent (its commands,
+ * and the keys of the walls that name none: the agent's own, each sandbox's).
+ */
 @Command(name = "query", mixinStandardHelpOptions = true,
-    description = {"Print a command's timeline (summary, alerts, events) from the query API of `knockwatch up`.",
+    description = {"Print a command's timeline (summary, alerts, events) from the query API of `knockwatch up`;"
+        + " with --agent, an agent's commands and sandboxes, newest first.",
         "The token comes from --token-file, else KNOCKWATCH_API_TOKEN."})
 final class QueryCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Parameters(paramLabel = "COMMAND_ID", description = "The command whose timeline to print (22 to 128 characters).")
+  @Parameters(paramLabel = "COMMAND_ID", arity = "0..1", description = "The command whose timeline to print (22 to 128"
+      + " characters), or a wall's key: agent:NAME, session:AGENT/SANDBOX.")
   String commandId;
+
+  @Option(names = "--agent", paramLabel = "NAME", description = "List the agent's commands and sandboxes instead"
+      + " (a glob: ci-*), each with its events, alerts and last refusal; up to --limit.")
+  String agent;
+
+  @Option(names = "--limit", paramLabel = "N", defaultValue = "50", description = "With --agent: how many, newest first (default 50).")
+  int limit;
 
   @Option(names = "--api", paramLabel = "URL",
       description = "The query API (default: the one up wrote in var/api-url, else http://127.0.0.1:8080).")
@@ -60,6 +73,13 @@ final class QueryCommand implements Callable<Integer> {
     }
     if (!List.of("table", "json", "ocsf", "ecs").contains(format)) {
       throw new UsageException("--format " + format + " is not one of table, json, ocsf, ecs");
+    }
+    if ((agent == null) == (commandId == null)) {
+      throw new UsageException(agent == null ? "give the COMMAND_ID to show, or --agent NAME to list an agent's"
+          : "give a COMMAND_ID or --agent, not both");
+    }
+    if (agent != null) {
+      return agent();
     }
     EventKey.problem(commandId).ifPresent(p -> {
       throw new UsageException("not a command id, nor an agent's or session's key: " + p);
@@ -88,6 +108,40 @@ final class QueryCommand implements Callable<Integer> {
     }
     out.flush();
     return Knockwatch.OK;
+  }
+
+  /** {@code --agent}: the agent's rows of the commands list, a table or the API's JSON. */
+  private Integer agent() throws IOException, InterruptedException {
+    if (!List.of("table", "json").contains(format)) {
+      throw new UsageException("--agent lists as table or json, not " + format);
+    }
+    if (limit < 1 || limit > 1000) {
+      throw new UsageException("--limit " + limit + " is not from 1 to 1000");
+    }
+    HttpResponse<String> r = ApiClient.get(api, tokenFile, "/api/v1/commands?agent="
+        + URLEncoder.encode(agent, StandardCharsets.UTF_8) + "&limit=" + limit);
+    if (r.statusCode() != 200) {
+      throw new UsageException(r.statusCode() == 400 ? "the query API refused --agent " + clean(agent)
+          : "the query API answered " + r.statusCode());
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(format.equals("json") ? r.body() + "\n" : rows(Json.MAPPER.readTree(r.body()), agent));
+    out.flush();
+    return Knockwatch.OK;
+  }
+
+  /** An agent's rows as text: one a line, the key first (what {@code query KEY} shows), every value cleaned. */
+  static String rows(JsonNode list, String agent) {
+    StringBuilder b = new StringBuilder(String.format("  %-50s %-24s %-12s %6s %6s  %s%n", "COMMAND OR SANDBOX", "AGENT",
+        "ROLE", "EVENTS", "ALERTS", "LAST REFUSAL"));
+    for (JsonNode c : list.path("commands")) {
+      b.append(String.format("  %-50s %-24s %-12s %6d %6d  %s%n", text(c, "commandId"), text(c, "agentId"),
+          text(c, "role"), c.path("events").asLong(), c.path("alerts").asLong(), millis(c, "lastSeen")));
+    }
+    if (list.path("commands").isEmpty()) {
+      b.append("  none: the timeline holds no refusal of an agent ").append(clean(agent)).append('\n');
+    }
+    return b.toString();
   }
 
   /** The timeline as text; every value from an event is cleaned of control and bidi characters. */

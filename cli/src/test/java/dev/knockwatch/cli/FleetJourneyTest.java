@@ -45,6 +45,8 @@ class FleetJourneyTest {
   static final Duration START = Duration.ofMinutes(3);
   static final Duration ALERT = Duration.ofMinutes(2);
   static final String TOKEN = "fleet-journey-token-00000001";
+  /** The OpenShell sandbox {@code work-session}'s key: its refusals count and are found under it. */
+  static final String SANDBOX = "session:openshell-work-session/work-session";
   static final Path FORMATS = Launched.REPO.resolve("ingest/src/test/resources/dev/knockwatch/ingest/formats");
   /** The Docker Sandboxes daemon's run; Docker does not document how the name's UTC time is written, so this is the example's. */
   static final String AUDIT = "audit-20261206T100000Z-8a3bc076-79d0-4502-baf3-cc6ad35fb578-";
@@ -143,9 +145,9 @@ class FleetJourneyTest {
       assertThat(up.awaitLine("ALERT [CRITICAL] sensitive-address firing command=agent:agent-runner ", ALERT))
           .contains("169.254.169.254");
       // OpenShell
-      assertThat(up.awaitLine("ALERT [PAGE] off-role-host firing command=agent:openshell-work-session ", ALERT))
+      assertThat(up.awaitLine("ALERT [PAGE] off-role-host firing command=" + SANDBOX + " ", ALERT))
           .contains("agent=openshell-work-session", "role=default");
-      assertThat(up.awaitLine("ALERT [PAGE] bypass firing command=agent:openshell-work-session ", ALERT))
+      assertThat(up.awaitLine("ALERT [PAGE] bypass firing command=" + SANDBOX + " ", ALERT))
           .contains("93.184.216.34");
       // Docker Sandboxes
       assertThat(up.awaitLine("ALERT [PAGE] off-role-host firing command=agent:claude-jordandoe ", ALERT))
@@ -186,9 +188,18 @@ class FleetJourneyTest {
           assertThat(e.path("subject").path("identity").asText()).isEqualTo("pod=agents/agent-runner-6c9f7d5b8-x2lqp"));
       assertThat(hubble.path("timeline").toString()).contains("pastebin.com", "8.8.8.8",
           "egress POLICY_DENY by CiliumNetworkPolicy agents/agents-deny-paste");
-      JsonNode openShell = timeline(api, "agent:openshell-work-session", Set.of("ocsf"));
+      JsonNode openShell = timeline(api, SANDBOX, Set.of("ocsf"));
       assertThat(openShell.path("timeline")).allSatisfy(e ->
           assertThat(e.path("subject").path("identity").asText()).isEqualTo("container=work-session"));
+      // the section's query block, verbatim: the agent's sandbox listed, then its timeline by its key
+      ReadmeBlocks.Ran asked = ReadmeBlocks.run(walls.starting("sh", "./knockwatch query --agent openshell-work-session"),
+          checkout, Map.of("KNOCKWATCH_API_TOKEN", TOKEN));
+      assertThat(asked.exit()).as(asked.output()).isZero();
+      List<String> said = asked.output().lines().toList();
+      assertThat(said.get(0)).startsWith("  COMMAND OR SANDBOX");
+      assertThat(said.get(1)).startsWith("  " + SANDBOX + " ").contains(" openshell-work-session ");
+      assertThat(said).filteredOn(l -> l.startsWith("command  ")).containsExactly("command  " + SANDBOX);
+      assertThat(said).anyMatch(l -> l.contains("bypass") && l.contains("firing"));
       JsonNode docker = timeline(api, "agent:claude-jordandoe", Set.of("dockersandbox"));
       assertThat(docker.path("timeline")).hasSize(2).allSatisfy(e -> {
         assertThat(e.path("subject").path("identity").asText()).isEqualTo("username=jordandoe agent=claude");

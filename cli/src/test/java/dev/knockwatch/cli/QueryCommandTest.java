@@ -78,6 +78,43 @@ class QueryCommandTest {
     }
   }
 
+  @Test
+  void anAgentsCommandsAndSandboxesAreListedOneALineWithHostileTextCleaned() throws Exception {
+    String list = """
+        {"commands":[{"commandId":"session:openshell-work/work-session","agentId":"openshell-work","role":"default",
+          "events":3,"lastSeen":"2026-11-30T02:00:00Z","lastActive":"2026-11-30T02:00:00Z","alerts":2,"probe":false},
+         {"commandId":"QueryQueryQueryQuery01\\u202e\\u001b[2J","agentId":"openshell-work","role":"default","events":1,
+          "lastSeen":"2026-11-30T01:59:00.25Z","lastActive":"2026-11-30T01:59:00.25Z","alerts":0,"probe":false}]}
+        """;
+    try (HttpRecorder api = new HttpRecorder()) {
+      api.script("/api/v1/commands", new Answer(200, Map.of("Content-Type", "application/json"), list),
+          new Answer(200, Map.of("Content-Type", "application/json"), "{\"commands\":[]}"));
+      Path token = Files.writeString(dir.resolve("token"), "s3cr3t-t0k3n-0123456789\n");
+      KnockwatchTest.Run r = KnockwatchTest.run("query", "--agent", "openshell-*", "--api", api.url(""),
+          "--token-file", token.toString());
+      assertThat(r.code()).as(r.err()).isZero();
+      List<String> lines = r.out().lines().toList();
+      assertThat(lines).hasSize(3);
+      assertThat(lines.get(1)).startsWith("  session:openshell-work/work-session ").contains(" openshell-work ")
+          .endsWith("3      2  2026-11-30T02:00:00.000Z");
+      assertThat(lines.get(2)).startsWith("  QueryQueryQueryQuery01").endsWith("2026-11-30T01:59:00.250Z");
+      assertThat(r.out()).doesNotContain("\u001b", "\u202e");
+      assertThat(api.requests().get(0).query()).isEqualTo("agent=openshell-*&limit=50");
+      KnockwatchTest.Run none = KnockwatchTest.run("query", "--agent", "nobody", "--limit", "5", "--api", api.url(""),
+          "--token-file", token.toString());
+      assertThat(none.out()).contains("none: the timeline holds no refusal of an agent nobody");
+      assertThat(api.requests().get(1).query()).isEqualTo("agent=nobody&limit=5");
+    }
+    KnockwatchTest.Run both = KnockwatchTest.run("query", ID, "--agent", "x");
+    assertThat(both.code()).isEqualTo(Knockwatch.USAGE);
+    assertThat(both.err()).contains("give a COMMAND_ID or --agent, not both");
+    KnockwatchTest.Run neither = KnockwatchTest.run("query");
+    assertThat(neither.code()).isEqualTo(Knockwatch.USAGE);
+    assertThat(neither.err()).contains("give the COMMAND_ID to show, or --agent NAME");
+    KnockwatchTest.Run ocsf = KnockwatchTest.run("query", "--agent", "x", "--format", "ocsf");
+    assertThat(ocsf.err()).contains("--agent lists as table or json, not ocsf");
+  }
+
   private static JsonNode read(String line) {
     try {
       return dev.knockwatch.events.Json.MAPPER.readTree(line);

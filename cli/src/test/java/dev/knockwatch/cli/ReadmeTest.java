@@ -49,6 +49,8 @@ class ReadmeTest {
           + " ulogd2) beside up --sources, and awaits both agents' alerts"),
       Map.entry("kill \"$(cat var/kernel/dmesg.pid)\"", "NetfilterJourneyTest runs it verbatim after the alerts,"
           + " and checks the namespace and the switch are back"),
+      Map.entry("./knockwatch query --agent openshell-work-session", "FleetJourneyTest runs it verbatim once the"
+          + " sandbox's alerts are in, and checks each line it prints"),
       Map.entry("mkdir -p var/smokescreen", "FleetJourneyTest runs it verbatim, then up with every wall's sources,"
           + " and awaits each page the section names"),
       Map.entry("smokescreen --egress-acl-file", "starts smokescreen, a Go program not installed here:"

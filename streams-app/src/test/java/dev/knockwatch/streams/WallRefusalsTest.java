@@ -111,13 +111,13 @@ class WallRefusalsTest {
         .containsExactly(org.assertj.core.groups.Tuple.tuple("agent:" + AGENT, 4L));
     assertThat(fourth.stream().filter(a -> a.rule().equals("agent-storm")).findFirst().orElseThrow().summary())
         .startsWith("agent refused 4 times");
-    // a sandbox the wall names (OpenShell's, Docker's) is a session: its refusals meet under its key
+    // a sandbox the wall names (OpenShell's container) is a session: its refusals meet under its key, the summary names it
     packet("sandbox-7", T0.plusSeconds(10), "10.77.0.2", 443);
     packet("sandbox-7", T0.plusSeconds(11), "10.77.0.2", 443);
     packet("sandbox-7", T0.plusSeconds(12), "10.77.0.2", 443);
     List<Alert> session = out.readValuesToList().stream().filter(a -> a.rule().equals("session-retry")
         && a.commandId().startsWith("session:")).toList();
     assertThat(session).extracting(Alert::commandId).containsExactly("session:" + AGENT + "/sandbox-7");
-    assertThat(session.get(0).summary()).startsWith("session refused 3 times");
+    assertThat(session.get(0).summary()).startsWith("sandbox refused 3 times");
   }
 }

@@ -28,7 +28,8 @@ import java.util.function.Predicate;
 public final class HttpRecorder implements AutoCloseable {
 
   /** One request as received. */
-  public record Request(String method, String path, Map<String, List<String>> headers, String body, Instant at) {
+  public record Request(String method, String path, Map<String, List<String>> headers, String body, Instant at,
+                        String query) {
     /** The body as JSON; a body that is none fails the test. */
     public JsonNode json() {
       try {
@@ -136,7 +137,8 @@ public final class HttpRecorder implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     String path = ex.getRequestURI().getPath();
-    requests.add(new Request(ex.getRequestMethod(), path, Map.copyOf(ex.getRequestHeaders()), body, Instant.now()));
+    requests.add(new Request(ex.getRequestMethod(), path, Map.copyOf(ex.getRequestHeaders()), body, Instant.now(),
+        ex.getRequestURI().getQuery()));
     Deque<Answer> script = scripts.get(path);
     Answer a;
     synchronized (this) {

@@ -61,8 +61,8 @@ public record Rule(
    */
   public String nounOf(String key, ViolationEvent e) {
     if (EventKey.namesNoCommand(key) && (e == null || e.commandId() == null)) {
-      // a wall that names no command: its key is the agent's or the session's whatever the rule's grain
-      return key.startsWith(EventKey.SESSION) ? Grain.SESSION.noun() : Grain.AGENT.noun();
+      // a wall that names no command: its key is the agent's or its sandbox's whatever the rule's grain
+      return key.startsWith(EventKey.SESSION) ? "sandbox" : Grain.AGENT.noun();
     }
     return per == Grain.COMMAND || (e != null && key.equals(e.commandId())) ? "command" : per.noun();
   }

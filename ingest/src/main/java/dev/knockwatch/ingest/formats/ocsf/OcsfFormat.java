@@ -77,7 +77,9 @@ public final class OcsfFormat implements WallFormat {
         + " monitor), `network-outbound` for another Network Activity, `http_request.http_method` as `method`, the URL"
         + " as `url`, `status_detail` (else `message`, else `firewall rule` and `firewall_rule.name`) as `reason`, `src_endpoint` as `sourceAddress`/`sourcePort`,"
         + " `actor.process` `pid` and `cmd_line` as `pid` and `commandText`, and who the producer refused as"
-        + " `subject` (`container=…`, else `container.uid=…`, `user=…`, `device=…`, `src=…`); an identity no entry maps"
+        + " `subject` (`container=…`, else `container.uid=…`, `user=…`, `device=…`, `src=…`), the container's name"
+        + " (else its uid) as `sessionId`: the sandbox, whose refusals rules per command, task or session count under"
+        + " `session:AGENT/SANDBOX` (a name outside 1-128 of `[A-Za-z0-9_.:-]` gives none); an identity no entry maps"
         + " is rejected (`unmapped-identity`). The producer's record itself, made safe (each string sanitized, redacted"
         + " and bounded; at most 8 KB), is kept as `producer`: the OCSF export gives it back whole, as `unmapped.producer`";
   }
@@ -103,7 +105,8 @@ public final class OcsfFormat implements WallFormat {
         + " monitor): each line's structure, `class_uid`, `action_id`, `disposition_id`, `status_detail`, `time`,"
         + " `container` and `device` (OpenShell's sandbox context), `src_endpoint` (the TCP peer) and `actor.user`",
         "who: the agent the source's `agents` map the container's name or uid, the device's hostname, the actor's"
-        + " user or the source address to; the command is unknown. The producer's word is as good as the producer:"
+        + " user or the source address to, the sandbox (the session) its container's name; the command is unknown."
+        + " The producer's word is as good as the producer:"
         + " a file the agent can write is the agent's word",
         "the destination (`dst_endpoint`, the request's URL and method), the process OpenShell read from /proc"
         + " (`actor.process` `name`, `cmd_line`, parents) and what `message` and `status_detail` quote of them;"

@@ -134,7 +134,9 @@ final class OcsfParser implements LineParser {
     String reason = first(detail, string(r, "message"), rule == null ? null : "firewall rule " + rule);
     String protocol = word(string(r.path("connection_info"), "protocol_name"));
 
-    ViolationEvent.Builder b = src.newEvent().agentId(attributed.agentId()).commandUnknown(true)
+    // the sandbox the producer names (OpenShell's sandbox is its container) is the refusal's session
+    String sandbox = Attribution.grainId(container != null ? container : containerUid);
+    ViolationEvent.Builder b = src.newEvent().agentId(attributed.agentId()).commandUnknown(true).sessionId(sandbox)
         .source(OcsfFormat.NAME).kind(Kind.NETWORK).action(action).method(method)
         .url(urlOf(url))
         .reason(reason == null || reason.isBlank() ? null : Sanitize.text(reason.strip(), Sanitize.MAX_TEXT_CHARS))

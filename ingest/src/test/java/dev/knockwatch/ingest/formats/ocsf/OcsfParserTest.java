@@ -103,6 +103,13 @@ class OcsfParserTest {
     assertThat(e.agentId()).isEqualTo("openshell-work-session");
     assertThat(e.commandId()).isNull();
     assertThat(e.commandUnknown()).isTrue();
+    // the sandbox is the refusal's session, and its key; a name no grain key may hold gives none
+    assertThat(e.sessionId()).isEqualTo("work-session");
+    assertThat(e.key()).isEqualTo("session:openshell-work-session/work-session");
+    ViolationEvent odd = event(connectDenied("work-a/b\u202e", "httpbin.org"));
+    assertThat(odd.agentId()).isEqualTo("openshell-work");
+    assertThat(odd.sessionId()).isNull();
+    assertThat(odd.key()).isEqualTo("agent:openshell-work");
     assertThat(e.source()).isEqualTo("ocsf");
     assertThat(e.action()).isEqualTo("network-outbound");
     assertThat(e.host()).isEqualTo("httpbin.org");
