@@ -28,11 +28,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A fleet's walls through one {@code up}, in a copy of the repository: each wall's sources block
- * of docs/WALLS.md verbatim (smokescreen, Cilium Hubble, OpenShell, Docker Sandboxes, Envoy), then
+ * of the README verbatim (smokescreen, Cilium Hubble, OpenShell, Docker Sandboxes, Envoy), then
  * the README's {@code up} with every one of those files, then each wall's records appended where
  * its section says the wall writes them — samples written from each wall's own source and docs
  * (none of these walls is packaged here), stamped with the time they are written — beside srt's
- * macOS records, written where docs/WALLS.md's bridge command writes them. Every wall's refusals
+ * macOS records, written where the README's bridge command writes them. Every wall's refusals
  * page under the agent its sources map them to; an agent two walls refused (smokescreen and Envoy
  * both stand before {@code build-farm} and {@code sandbox-runner-1}) has both walls' refusals in
  * one timeline; each wall's unmapped client pages {@code ingest-rejects} under its own identity;
@@ -60,9 +60,10 @@ class FleetJourneyTest {
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
     Path state = dir.resolve("state");
     ReadmeBlocks walls = ReadmeBlocks.read("docs/WALLS.md");
+    ReadmeBlocks readme = ReadmeBlocks.read();
     for (String block : List.of("mkdir -p var/smokescreen", "mkdir -p var/hubble", "mkdir -p var/openshell",
         "mkdir -p var && cat > var/dockersandbox.yaml", "mkdir -p var/envoy")) {
-      ReadmeBlocks.Ran ran = ReadmeBlocks.run(walls.starting("sh", block), checkout,
+      ReadmeBlocks.Ran ran = ReadmeBlocks.run(readme.starting("sh", block), checkout,
           Map.of("XDG_STATE_HOME", state.toString()));
       assertThat(ran.exit()).as(block + ": " + ran.output()).isZero();
     }
@@ -85,7 +86,7 @@ class FleetJourneyTest {
       assertThat(accessLog).contains("          " + field + ": \"%");
       assertThat(Files.readString(envoySample)).contains("\"" + field + "\":");
     }
-    Matcher bridge = BRIDGE.matcher(walls.starting("sh", "node probes/srt-bridge/bridge.mjs --settings srt-settings.json").text());
+    Matcher bridge = BRIDGE.matcher(readme.starting("sh", "node probes/srt-bridge/bridge.mjs --settings srt-settings.json").text());
     assertThat(bridge.matches()).isTrue();
     JsonNode macFirst = Json.MAPPER.readTree(Files.readAllLines(
         FORMATS.resolve("srt/samples/srt-0.0.83-macos-network-by-ip.violations.jsonl")).get(0));

@@ -43,7 +43,8 @@ class NetfilterJourneyTest {
     String switchBefore = Files.readString(Path.of("/proc/sys/net/netfilter/nf_log_all_netns")).strip();
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
     ReadmeBlocks readme = ReadmeBlocks.read("docs/WALLS.md");
-    ReadmeBlocks.Ran sources = ReadmeBlocks.run(readme.starting("sh", "mkdir -p var/kernel"), checkout, Map.of());
+    ReadmeBlocks.Ran sources = ReadmeBlocks.run(ReadmeBlocks.read().starting("sh", "mkdir -p var/kernel"), checkout,
+        Map.of());
     assertThat(sources.exit()).as(sources.output()).isZero();
     int api = Launched.freePort();
     try (Launched up = Launched.start(checkout, dir.resolve("run"), Map.of("KNOCKWATCH_API_TOKEN", TOKEN), "up",

@@ -49,7 +49,8 @@ class PrivoxyJourneyTest {
         .as("the demo runs as root").startsWith("0");
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
     ReadmeBlocks readme = ReadmeBlocks.read("docs/WALLS.md");
-    ReadmeBlocks.Ran sources = ReadmeBlocks.run(readme.starting("sh", "mkdir -p var/privoxy"), checkout, Map.of());
+    ReadmeBlocks.Ran sources = ReadmeBlocks.run(ReadmeBlocks.read().starting("sh", "mkdir -p var/privoxy"), checkout,
+        Map.of());
     assertThat(sources.exit()).as(sources.output()).isZero();
     int api = Launched.freePort();
     int kafka = Launched.freePort();

@@ -38,52 +38,54 @@ class ReadmeTest {
       Map.entry("./knockwatch codex demo", "CodexJourneyTest runs it verbatim (the pinned Codex CLI) and awaits each alert"
           + " the README names"),
       Map.entry("./knockwatch up --sources var/smokescreen.yaml", "FleetJourneyTest runs up with these arguments after"
-          + " each wall's sources block of docs/WALLS.md, and awaits every wall's pages"));
+          + " each wall's sources block above, and awaits every wall's pages"),
+      Map.entry("mkdir -p var/kernel", "NetfilterJourneyTest runs it verbatim, then up --sources var/netfilter.yaml"),
+      Map.entry("mkdir -p var/smokescreen", "FleetJourneyTest runs it verbatim, then up with every wall's sources files,"
+          + " and awaits each page the section names"),
+      Map.entry("mkdir -p var/envoy", "FleetJourneyTest runs it verbatim, then up with every wall's sources files, and awaits"
+          + " each page the section names"),
+      Map.entry("mkdir -p var/tinyproxy", "TinyproxyJourneyTest runs it verbatim, then up --sources var/tinyproxy.yaml"),
+      Map.entry("node probes/srt-bridge/bridge.mjs --settings srt-settings.json --logs var/logs", "runs srt on macOS"
+          + " (Seatbelt), which cannot run here: FleetJourneyTest writes the records srt's macOS source makes of"
+          + " this command where this line writes them, beside up, and awaits the pages the section names"),
+      Map.entry("mkdir -p var/privoxy", "PrivoxyJourneyTest runs it verbatim, then up --sources var/privoxy.yaml"),
+      Map.entry("mkdir -p var/hubble", "FleetJourneyTest runs it verbatim, then up with every wall's sources files,"
+          + " and awaits each page the section names"),
+      Map.entry("mkdir -p var/openshell", "FleetJourneyTest runs it verbatim, then up with every wall's sources files"),
+      Map.entry("mkdir -p var && cat > var/dockersandbox.yaml", "FleetJourneyTest runs it verbatim (its own"
+          + " XDG_STATE_HOME), then up with every wall's sources files, and awaits each page the section names"));
 
   /** The same for docs/WALLS.md's {@code sh} blocks. */
   static final Map<String, String> WALLS_ELSEWHERE = Map.ofEntries(
       Map.entry("./knockwatch up --sources var/", "a wall's own up: the netfilter, tinyproxy and privoxy journey tests"
           + " run theirs; FleetJourneyTest runs the other walls' files in one up, as the README's fleet line does"),
-      Map.entry("mkdir -p var/kernel", "NetfilterJourneyTest runs it verbatim, then up --sources var/netfilter.yaml"),
       Map.entry("sysctl -n net.netfilter.nf_log_all_netns", "NetfilterJourneyTest runs it verbatim as root (nftables,"
           + " ulogd2) beside up --sources, and awaits both agents' alerts"),
       Map.entry("kill \"$(cat var/kernel/dmesg.pid)\"", "NetfilterJourneyTest runs it verbatim after the alerts,"
           + " and checks the namespace and the switch are back"),
       Map.entry("./knockwatch query --agent openshell-work-session", "FleetJourneyTest runs it verbatim once the"
           + " sandbox's alerts are in, and checks each line it prints"),
-      Map.entry("mkdir -p var/smokescreen", "FleetJourneyTest runs it verbatim, then up with every wall's sources,"
-          + " and awaits each page the section names"),
       Map.entry("smokescreen --egress-acl-file", "starts smokescreen, a Go program not installed here:"
           + " FleetJourneyTest appends the samples written from its source where this line sends its stderr"),
-      Map.entry("mkdir -p var/envoy", "FleetJourneyTest runs it verbatim, then up with every wall's sources, and awaits"
-          + " each page the section names"),
       Map.entry("envoy -c envoy-egress.yaml", "starts Envoy, which Debian does not package: FleetJourneyTest appends the"
           + " json_format sample written from its source and docs to the path the section's access_log names"),
-      Map.entry("mkdir -p var/tinyproxy", "TinyproxyJourneyTest runs it verbatim, then up --sources var/tinyproxy.yaml"),
+      Map.entry("cat > var/tinyproxy/tinyproxy.conf", "TinyproxyJourneyTest runs it verbatim after the README's"
+          + " tinyproxy block, before the demo starts tinyproxy with it"),
       Map.entry("ip netns add agent-tp", "TinyproxyJourneyTest runs it verbatim as root (tinyproxy, curl) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's one reject page"),
       Map.entry("kill \"$(cat var/tinyproxy/tinyproxy.pid)\"", "TinyproxyJourneyTest runs it verbatim after the alerts,"
           + " and checks tinyproxy and the namespace are gone"),
-      Map.entry("node probes/srt-bridge/bridge.mjs --settings srt-settings.json --logs var/logs", "runs srt on macOS"
-          + " (Seatbelt), which cannot run here: FleetJourneyTest writes the records srt's macOS source makes of"
-          + " this command where this line writes them, beside up, and awaits the pages the section names"),
-      Map.entry("mkdir -p var/privoxy", "PrivoxyJourneyTest runs it verbatim, then up --sources var/privoxy.yaml"),
       Map.entry("ip netns add agent-px", "PrivoxyJourneyTest runs it verbatim as root (Debian's privoxy) beside up"
           + " --sources, and awaits the agent's alerts and the unmapped client's ingest-rejects"),
       Map.entry("kill \"$(cat var/privoxy/privoxy.pid)\"", "PrivoxyJourneyTest runs it verbatim after the alerts,"
           + " and checks the namespace is gone"),
-      Map.entry("mkdir -p var/hubble", "FleetJourneyTest runs it verbatim, then up with every wall's sources,"
-          + " and awaits each page the section names"),
       Map.entry("hubble observe -o json", "reads a Kubernetes cluster's Hubble Relay, not here: FleetJourneyTest"
           + " appends the samples written from Cilium's source where this line sends its output"),
       Map.entry("openshell settings set", "OpenShell's CLI and a sandbox to set it on are not installed here:"
           + " FleetJourneyTest reads the lines the setting turns on, the samples written from OpenShell's source"),
-      Map.entry("mkdir -p var/openshell", "FleetJourneyTest runs it verbatim, then up with every wall's sources"),
       Map.entry("openshell sandbox exec --name work-session", "follows a sandbox's file through OpenShell's CLI, not"
           + " installed here: FleetJourneyTest appends the samples written from OpenShell's source where this line"
-          + " sends them"),
-      Map.entry("mkdir -p var && cat > var/dockersandbox.yaml", "FleetJourneyTest runs it verbatim (its own"
-          + " XDG_STATE_HOME), then up with every wall's sources, and awaits each page the section names"));
+          + " sends them"));
 
   static final Set<String> KINDS = Set.of("sh", "text", "yaml", "json", "properties");
 

@@ -41,7 +41,11 @@ class TinyproxyJourneyTest {
         .as("the demo runs as root").startsWith("0");
     Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
     ReadmeBlocks readme = ReadmeBlocks.read("docs/WALLS.md");
-    ReadmeBlocks.Ran setup = ReadmeBlocks.run(readme.starting("sh", "mkdir -p var/tinyproxy"), checkout, Map.of());
+    ReadmeBlocks.Ran sources = ReadmeBlocks.run(ReadmeBlocks.read().starting("sh", "mkdir -p var/tinyproxy"), checkout,
+        Map.of());
+    assertThat(sources.exit()).as(sources.output()).isZero();
+    ReadmeBlocks.Ran setup = ReadmeBlocks.run(readme.starting("sh", "cat > var/tinyproxy/tinyproxy.conf"), checkout,
+        Map.of());
     assertThat(setup.exit()).as(setup.output()).isZero();
     int api = Launched.freePort();
     try (Launched up = Launched.start(checkout, dir.resolve("run"), Map.of("KNOCKWATCH_API_TOKEN", TOKEN), "up",
