@@ -76,7 +76,7 @@ class FleetJourneyTest {
     Path auditkit = state.resolve("sandboxes/sandboxes/auditkit");
     assertThat(Files.readString(checkout.resolve("var/dockersandbox.yaml"))).contains("path: " + auditkit + "/audit-*.jsonl");
     Files.createDirectories(auditkit); // the daemon's, before it writes a record
-    String accessLog = walls.starting("yaml", "access_log:").text();
+    String accessLog = readme.starting("yaml", "access_log:").text();
     assertThat(accessLog).contains("path: var/envoy/access.log");
     Path envoySample = FORMATS.resolve("envoy/samples/envoy-1.37.0-json-format.log");
     for (String field : new String[] {"start_time", "method", "path", "authority", "requested_server_name",
