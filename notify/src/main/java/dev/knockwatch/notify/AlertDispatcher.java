@@ -73,7 +73,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   /** More records in flight than this and the consumer pauses until receivers catch up. */
   private static final int MAX_IN_FLIGHT = 20_000;
   static final long BUSY_POLL_MS = 100;
-  static final long IDLE_POLL_MS = 1_000;
+  static final long IDLE_POLL_MS = 3_000;
 
   private final String bootstrapServers;
   private final Map<String, Object> clientProps;
@@ -149,7 +149,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
         ConsumerRecords<String, Alert> records;
         try {
           // busy (groups waiting, deliveries in flight), a turn every 100 ms for what falls due; idle, an
-          // alert still ends the wait at once, and a second's turn costs a tenth of the CPU
+          // alert still ends the wait at once, and a turn in three seconds costs a thirtieth of the CPU
           records = consumer.poll(Duration.ofMillis(idle ? IDLE_POLL_MS : BUSY_POLL_MS));
         } catch (RecordDeserializationException e) {
           // One value that is not an alert must not stop every later page: skip it, loudly.

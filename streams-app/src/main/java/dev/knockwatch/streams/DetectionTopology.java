@@ -92,7 +92,7 @@ public final class DetectionTopology {
     // A stream thread's loop waits at most poll.ms (100 ms) for records before it punctuates and
     // commits, and takes each step of a start (assignment, restoration, running) one turn at a time:
     // both apps keep it, a commit due waits no longer for its page and a restart no longer for its banner.
-    // Running and idle, a poll after an empty one waits a second instead (StreamsApp's IdlePolls).
+    // Running and idle, a poll after an empty one waits three seconds instead (StreamsApp's IdlePolls).
     return p;
   }
 

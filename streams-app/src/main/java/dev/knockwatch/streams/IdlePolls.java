@@ -15,19 +15,20 @@ import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 
 /**
- * Kafka's clients for an app, whose stream and global threads turn once a second, not ten times,
- * while the app runs and has nothing to do. Each turn of a thread's loop (its consumer's poll of
+ * Kafka's clients for an app, whose stream and global threads turn once in three seconds, not
+ * thirty times, while the app runs and has nothing to do. Each turn of a thread's loop (its consumer's poll of
  * at most poll.ms, then the tasks' lags, processing, punctuation and commit checks) costs the
  * same with no record as with one, and poll.ms must stay short for a start, which takes its steps
  * one turn at a time (docs/PERFORMANCE.md, "up idle"). So the main and global consumers' poll
  * waits {@link #IDLE_POLL} instead, only after a poll that returned nothing and only while {@code
  * running} holds: a record still ends the wait at once, and a commit due after the last records
  * was made in the empty turn that came before the long one. Not while a processor's
- * {@link PunctuatedWork} is under way.
+ * {@link PunctuatedWork} is under way. A wall-clock punctuation (an alert's resolve) may run up to
+ * that much after its time.
  */
 final class IdlePolls implements KafkaClientSupplier {
 
-  static final Duration IDLE_POLL = Duration.ofSeconds(1);
+  static final Duration IDLE_POLL = Duration.ofSeconds(3);
 
   private final KafkaClientSupplier clients;
   private final BooleanSupplier running;
