@@ -197,6 +197,33 @@ final class KafkaCluster implements AutoCloseable {
     n.process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** SIGTERM, and waits for the node to exit: a controlled shutdown (its leaderships moved to the others first). */
+  void stop(int id) throws InterruptedException {
+    Node n = nodes.get(id);
+    n.process.destroy();
+    if (!n.process.waitFor(2, TimeUnit.MINUTES)) {
+      throw new AssertionError("node " + id + " did not stop within 2 min of SIGTERM");
+    }
+  }
+
+  /** Waits until every partition of {@code topics} has all its replicas in sync. */
+  void awaitInSync(Admin admin, List<String> topics, Duration within) throws Exception {
+    Instant deadline = Instant.now().plus(within);
+    List<String> lacking = List.of("(not asked yet)");
+    while (Instant.now().isBefore(deadline)) {
+      try {
+        lacking = underReplicated(admin, topics);
+        if (lacking.isEmpty()) {
+          return;
+        }
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException notAnswered) {
+        lacking = List.of("(no answer: " + notAnswered.getMessage() + ")");
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("partitions not in sync within " + within + ": " + lacking);
+  }
+
   /** Starts a node killed or stopped before, from its own data. */
   void restart(int id) throws IOException {
     launch(nodes.get(id));
