@@ -75,7 +75,8 @@ final class QueryCommand implements Callable<Integer> {
       throw new UsageException("--format " + format + " is not one of table, json, ocsf, ecs");
     }
     if ((agent == null) == (commandId == null)) {
-      throw new UsageException(agent == null ? "give the COMMAND_ID to show, or --agent NAME to list an agent's"
+      throw new UsageException(agent == null
+          ? "give the COMMAND_ID to show, or --agent NAME to list an agent's commands and sandboxes"
           : "give a COMMAND_ID or --agent, not both");
     }
     if (agent != null) {
