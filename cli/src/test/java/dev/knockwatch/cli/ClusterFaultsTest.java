@@ -64,18 +64,8 @@ class ClusterFaultsTest {
   @Test
   void theViolationsLeaderKilledUnderLoadLosesNothingWritesNothingTwiceAndPagesOnce() throws Exception {
     try (Deployment d = Deployment.start(dir)) {
-      AtomicReference<Integer> node = new AtomicReference<>();
-      d.run("kill -9 of the node leading the most violations partitions, started again 15 s later", round -> {
-        if (round == FAULT_AT_ROUND) {
-          node.set(d.kafka.leaderOfMost(d.admin, Topics.VIOLATIONS.name()));
-          d.kafka.kill(node.get());
-          return true;
-        }
-        if (round == FAULT_AT_ROUND + 375) { // 15 s later
-          d.kafka.restart(node.get());
-        }
-        return false;
-      });
+      d.run("kill -9 of the node leading the most violations partitions, started again 15 s later",
+          d.leaderKilledFor15s(round -> { }));
       d.verify(d.streams.get(0));
     }
   }
@@ -83,22 +73,12 @@ class ClusterFaultsTest {
   @Test
   void aStreamsInstanceKilledInAStormWhileANodeIsDownLeavesTheOtherToCountEachRefusalOnce() throws Exception {
     try (Deployment d = Deployment.start(dir)) {
-      AtomicReference<Integer> node = new AtomicReference<>();
       d.run("kill -9 of the violations leader, then of a streams instance 2 s later; the node started again 15 s"
-          + " after its kill, the instance never", round -> {
-            if (round == FAULT_AT_ROUND) {
-              node.set(d.kafka.leaderOfMost(d.admin, Topics.VIOLATIONS.name()));
-              d.kafka.kill(node.get());
-              return true;
-            }
+          + " after its kill, the instance never", d.leaderKilledFor15s(round -> {
             if (round == FAULT_AT_ROUND + 50) {
               d.streams.get(1).close(); // SIGKILL, its transactions open
             }
-            if (round == FAULT_AT_ROUND + 375) {
-              d.kafka.restart(node.get());
-            }
-            return false;
-          });
+          }));
       d.verify(d.streams.get(0));
     }
   }
@@ -126,22 +106,12 @@ class ClusterFaultsTest {
   @Test
   void aNotifierKilledMidDeliveryWhileANodeIsDownLeavesTheOtherToSendEachPageOnceUnmarked() throws Exception {
     try (Deployment d = Deployment.start(dir)) {
-      AtomicReference<Integer> node = new AtomicReference<>();
       d.run("kill -9 of the violations leader, then of a notifier 2 s later; the node started again 15 s after its"
-          + " kill, the notifier never", round -> {
-            if (round == FAULT_AT_ROUND) {
-              node.set(d.kafka.leaderOfMost(d.admin, Topics.VIOLATIONS.name()));
-              d.kafka.kill(node.get());
-              return true;
-            }
+          + " kill, the notifier never", d.leaderKilledFor15s(round -> {
             if (round == FAULT_AT_ROUND + 50) {
               d.stages.get(3).close(); // notify-b: SIGKILL, between sends and their records perhaps
             }
-            if (round == FAULT_AT_ROUND + 375) {
-              d.kafka.restart(node.get());
-            }
-            return false;
-          });
+          }));
       d.verify(d.streams.get(0), true);
     }
   }
@@ -181,6 +151,12 @@ class ClusterFaultsTest {
   @FunctionalInterface
   interface AtRound {
     boolean at(int round) throws Exception;
+  }
+
+  /** What else happens at a round, after the fault. */
+  @FunctionalInterface
+  interface Then {
+    void at(int round) throws Exception;
   }
 
   /** The cluster, the topics, knockwatch's stages, the receiver, and the load and checks every fault shares. */
@@ -260,6 +236,26 @@ class ClusterFaultsTest {
         d.close();
         throw t;
       }
+    }
+
+    /**
+     * The fault most cases share: the node leading the most violations partitions killed with
+     * SIGKILL at {@link #FAULT_AT_ROUND}, started again 15 s later; {@code also} at every round.
+     */
+    AtRound leaderKilledFor15s(Then also) {
+      AtomicReference<Integer> node = new AtomicReference<>();
+      return round -> {
+        if (round == FAULT_AT_ROUND) {
+          node.set(kafka.leaderOfMost(admin, Topics.VIOLATIONS.name()));
+          kafka.kill(node.get());
+          return true;
+        }
+        if (round == FAULT_AT_ROUND + 375) { // 15 s later
+          kafka.restart(node.get());
+        }
+        also.at(round);
+        return false;
+      };
     }
 
     /** The load, one line a command a round, with {@code steps} taken at their rounds. */
