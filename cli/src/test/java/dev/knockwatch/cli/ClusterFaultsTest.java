@@ -3,6 +3,7 @@ package dev.knockwatch.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import dev.knockwatch.notify.webhook.WebhookNotifier;
@@ -29,9 +30,13 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,7 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
  * lines/s for 24 s, and the fault comes 4 s in. Whatever the fault, every line reaches the
  * violations topic once, every refusal the timeline once; each command's off-role page and retry
  * warning are on the alerts topic with no value written twice and reach the receiver, each
- * notification once and none marked a possible repeat. The time from the fault to the next page
+ * notification once and none marked a possible repeat. The faults: a node killed, hung, rolled,
+ * made the controller's loss or given a full disk; with it a Streams or notify instance killed; the
+ * raw-topic stage in ingest's place. The time from the fault to the next page
  * and the time the topics stayed under-replicated are printed (docs/RELIABILITY.md).
  */
 @Tag("integration")
@@ -117,6 +124,93 @@ class ClusterFaultsTest {
   }
 
   @Test
+  void theActiveControllerKilledLeavesTwoVotersThatElectAnotherAndLoseNothing() throws Exception {
+    try (Deployment d = Deployment.start(dir)) {
+      AtomicReference<Integer> node = new AtomicReference<>();
+      AtomicReference<Instant> killed = new AtomicReference<>();
+      AtomicReference<Instant> elected = new AtomicReference<>();
+      AtomicReference<Integer> successor = new AtomicReference<>();
+      Thread election = new Thread(() -> {
+        while (elected.get() == null && !Thread.currentThread().isInterrupted()) {
+          try {
+            int leader = d.kafka.quorumLeader(d.admin);
+            if (leader >= 0 && leader != node.get()) {
+              successor.set(leader);
+              elected.set(Instant.now());
+            }
+          } catch (InterruptedException e) {
+            return;
+          } catch (Exception noAnswerYet) {
+            // no leader, or the node asked forwards to none yet
+          }
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "election");
+      election.setDaemon(true);
+      d.run("kill -9 of the active controller (the quorum's leader, a broker too), started again 18 s later", round -> {
+        if (round == FAULT_AT_ROUND) {
+          node.set(d.kafka.quorumLeader(d.admin));
+          d.kafka.kill(node.get());
+          killed.set(Instant.now());
+          election.start();
+          return true;
+        }
+        if (round == FAULT_AT_ROUND + 450) { // 18 s later, as the load ends
+          d.kafka.restart(node.get());
+        }
+        return false;
+      });
+      election.join(Duration.ofMinutes(1).toMillis());
+      assertThat(elected.get()).as("another voter elected controller after node %s was killed", node.get()).isNotNull();
+      System.out.printf("ClusterFaultsTest: node %d, the active controller, killed; node %d elected %.1f s later%n",
+          node.get(), successor.get(), Duration.between(killed.get(), elected.get()).toMillis() / 1e3);
+      d.verify(d.streams.get(0));
+    }
+  }
+
+  @Test
+  void theRawStagesLeaderKilledMidTransactionLeavesEachShippedLineOneEvent() throws Exception {
+    try (Deployment d = Deployment.start(dir, true)) {
+      d.run("with the raw topic (the load a shipper, ingest --raw-topic the stage): kill -9 of the node leading the"
+          + " most knockwatch.raw partitions, the stage's transactions open, started again 15 s later",
+          d.leaderKilledFor15s(Topics.RAW.name(), round -> { }));
+      d.verify(d.streams.get(0));
+    }
+  }
+
+  @Test
+  void aNodeWhoseDiskFillsUpIsGivenRoomAndComesBackWithNothingLost() throws Exception {
+    try (Deployment d = Deployment.start(dir, false, "1g")) {
+      AtomicReference<Integer> node = new AtomicReference<>();
+      AtomicReference<String> met = new AtomicReference<>();
+      d.run("the log directory (a 1 GiB tmpfs) of the node leading the most violations partitions filled to its last"
+          + " byte; room given 15 s later and the node started again", round -> {
+            if (round == FAULT_AT_ROUND) {
+              node.set(d.kafka.leaderOfMost(d.admin, Topics.VIOLATIONS.name()));
+              d.kafka.fill(node.get());
+              return true;
+            }
+            if (round == FAULT_AT_ROUND + 375) { // 15 s later
+              Process p = d.kafka.node(node.get()).process;
+              met.set(p.isAlive() ? "still running" : "exited " + p.exitValue());
+              d.kafka.makeRoom(node.get());
+              if (p.isAlive()) {
+                d.kafka.stop(node.get());
+              }
+              d.kafka.restart(node.get());
+            }
+            return false;
+          });
+      System.out.printf("ClusterFaultsTest: node %d, its disk full: %s 15 s later%n", node.get(), met.get());
+      d.verify(d.streams.get(0));
+    }
+  }
+
+  @Test
   void aRollingRestartOfTheThreeNodesUnderLoadLosesNothingWritesNothingTwiceAndPagesOnce() throws Exception {
     try (Deployment d = Deployment.start(dir)) {
       List<String> all = Topics.ALL.stream().map(Topics.Topic::name).toList();
@@ -174,6 +268,10 @@ class ClusterFaultsTest {
     Instant faultAt;
     final AtomicReference<Instant> inSync = new AtomicReference<>();
     Thread replicas;
+    /** With the raw topic: the shipper, each file's next byte offset, its first failure. */
+    KafkaProducer<String, String> shipper;
+    final Map<String, Long> offsets = new HashMap<>();
+    final AtomicReference<Exception> shipped = new AtomicReference<>();
 
     private Deployment(KafkaCluster kafka, HttpRecorder soc, Path logs, int api) {
       this.kafka = kafka;
@@ -187,10 +285,24 @@ class ClusterFaultsTest {
     }
 
     static Deployment start(Path dir) throws Exception {
+      return start(dir, false);
+    }
+
+    /**
+     * With {@code raw}, the lines go as a shipper's records to {@code knockwatch.raw} (the load is
+     * the shipper, one record a line with its path, host and byte offset), and ingest is the stage
+     * that reads them ({@code ingest --raw-topic}); without it, to files ingest tails.
+     */
+    static Deployment start(Path dir, boolean raw) throws Exception {
+      return start(dir, raw, null);
+    }
+
+    /** As {@link #start(Path, boolean)}; with {@code tmpfsSize}, each node's log directory a tmpfs of that size. */
+    static Deployment start(Path dir, boolean raw, String tmpfsSize) throws Exception {
       Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
       Path receivers = Files.createDirectories(dir.resolve("receivers"));
       Path logs = Files.createDirectories(dir.resolve("logs/ci-runner-1"));
-      KafkaCluster kafka = KafkaCluster.start(dir.resolve("kafka"));
+      KafkaCluster kafka = KafkaCluster.start(dir.resolve("kafka"), tmpfsSize);
       Deployment d = new Deployment(kafka, new HttpRecorder(), logs, Launched.freePort());
       try {
         String bootstrap = kafka.bootstrapServers();
@@ -224,8 +336,15 @@ class ClusterFaultsTest {
           d.stages.add(Launched.start(checkout, dir.resolve(name), Map.of(), "notify", "--bootstrap-servers", bootstrap,
               "--rules", receivers.toString(), "--metrics-port", String.valueOf(Launched.freePort())));
         }
-        d.stages.add(Launched.start(checkout, dir.resolve("ingest"), Map.of(), "ingest", "--bootstrap-servers", bootstrap,
-            "--logs", logs.getParent().toString(), "--var", dir.resolve("ingest-var").toString(), "--metrics-port", "0"));
+        List<String> ingest = new ArrayList<>(List.of("ingest", "--bootstrap-servers", bootstrap, "--logs",
+            logs.getParent().toString(), "--var", dir.resolve("ingest-var").toString(), "--metrics-port", "0"));
+        if (raw) {
+          ingest.addAll(List.of("--raw-topic", Topics.RAW.name()));
+          d.shipper = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+              ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+              ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new StringSerializer());
+        }
+        d.stages.add(Launched.start(checkout, dir.resolve("ingest"), Map.of(), ingest.toArray(String[]::new)));
         List<String> banners = List.of("knockwatch streams:", "knockwatch streams:", "knockwatch notify:",
             "knockwatch notify:", "knockwatch ingest:");
         for (int i = 0; i < d.stages.size(); i++) {
@@ -243,10 +362,15 @@ class ClusterFaultsTest {
      * SIGKILL at {@link #FAULT_AT_ROUND}, started again 15 s later; {@code also} at every round.
      */
     AtRound leaderKilledFor15s(Then also) {
+      return leaderKilledFor15s(Topics.VIOLATIONS.name(), also);
+    }
+
+    /** As {@link #leaderKilledFor15s(Then)}, the node leading the most partitions of {@code topic}. */
+    AtRound leaderKilledFor15s(String topic, Then also) {
       AtomicReference<Integer> node = new AtomicReference<>();
       return round -> {
         if (round == FAULT_AT_ROUND) {
-          node.set(kafka.leaderOfMost(admin, Topics.VIOLATIONS.name()));
+          node.set(kafka.leaderOfMost(admin, topic));
           kafka.kill(node.get());
           return true;
         }
@@ -274,11 +398,29 @@ class ClusterFaultsTest {
         }
         Instant at = Instant.now();
         for (String cmd : commands) {
-          Files.writeString(logs.resolve(cmd + ".violations.jsonl"), "{\"line\":\"deny network-outbound evil.example:443"
-              + " (host is not on the allow list)\",\"commandId\":\"" + cmd + "\",\"timestamp\":\"" + at + "\"}\n",
-              StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+          String line = "{\"line\":\"deny network-outbound evil.example:443 (host is not on the allow list)\","
+              + "\"commandId\":\"" + cmd + "\",\"timestamp\":\"" + at + "\"}";
+          Path file = logs.resolve(cmd + ".violations.jsonl");
+          if (shipper == null) {
+            Files.writeString(file, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+          } else {
+            long offset = offsets.getOrDefault(cmd, 0L);
+            offsets.put(cmd, offset + line.getBytes(StandardCharsets.UTF_8).length + 1);
+            ObjectNode record = Json.MAPPER.createObjectNode().put("line", line).put("path", file.toString())
+                .put("host", logs.getFileName().toString()).put("offset", offset);
+            shipper.send(new ProducerRecord<>(Topics.RAW.name(), file.toString(), record.toString()), (meta, e) -> {
+              if (e != null) {
+                shipped.compareAndSet(null, e);
+              }
+            });
+          }
         }
         Thread.sleep(Math.max(0, started.plus(ROUND.multipliedBy(round + 1)).toEpochMilli() - System.currentTimeMillis()));
+      }
+      if (shipper != null) {
+        shipper.flush();
+        assertThat(shipped.get()).as("a raw line the shipper could not send").isNull();
       }
     }
 
@@ -391,6 +533,9 @@ class ClusterFaultsTest {
     public void close() {
       for (Launched s : stages) {
         s.close();
+      }
+      if (shipper != null) {
+        shipper.close(Duration.ofSeconds(5));
       }
       admin.close();
       soc.close();

@@ -42,6 +42,8 @@ final class KafkaCluster implements AutoCloseable {
     final Path dir;
     final Path properties;
     Process process;
+    /** Whether its log directory is a tmpfs of its own, unmounted when the cluster closes. */
+    boolean tmpfs;
 
     Node(int id, int port, int controllerPort, Path dir) {
       this.id = id;
@@ -127,6 +129,14 @@ final class KafkaCluster implements AutoCloseable {
 
   /** Formats each node's log directory with compose's cluster id and starts the nodes; returns once all are brokers of the cluster. */
   static KafkaCluster start(Path dir) throws Exception {
+    return start(dir, null);
+  }
+
+  /**
+   * As {@link #start(Path)}; with {@code tmpfsSize} (as mount takes it: {@code 1g}) each node's log
+   * directory is a tmpfs of that size of its own, a disk that can be filled ({@link #fill}).
+   */
+  static KafkaCluster start(Path dir, String tmpfsSize) throws Exception {
     KafkaCluster cluster = new KafkaCluster();
     Map<String, Map<String, String>> services = composeNodes();
     Map<Integer, int[]> ports = new TreeMap<>();
@@ -137,6 +147,11 @@ final class KafkaCluster implements AutoCloseable {
       int id = Integer.parseInt(env.get("KAFKA_NODE_ID"));
       Node node = new Node(id, ports.get(id)[0], ports.get(id)[1], Files.createDirectories(dir.resolve("node-" + id)));
       Map<String, String> p = settings(env, ports, node.dir.resolve("data"));
+      if (tmpfsSize != null) {
+        Files.createDirectories(node.dir.resolve("data"));
+        run("mount", "-t", "tmpfs", "-o", "size=" + tmpfsSize, "tmpfs", node.dir.resolve("data").toString());
+        node.tmpfs = true;
+      }
       Files.writeString(node.properties, p.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
           .collect(Collectors.joining("\n", "", "\n")));
       Process format = new ProcessBuilder(java(), "-cp", jar(), "kafka.tools.StorageTool", "format", "-t",
@@ -229,6 +244,47 @@ final class KafkaCluster implements AutoCloseable {
     launch(nodes.get(id));
   }
 
+  /** Fills node {@code id}'s log directory (a tmpfs: {@link #start(Path, String)}) to its last byte; returns the bytes written. */
+  long fill(int id) throws IOException {
+    Node n = nodes.get(id);
+    if (!n.tmpfs) {
+      throw new IllegalStateException("node " + id + "'s log directory is no tmpfs of its own");
+    }
+    long written = 0;
+    byte[] block = new byte[1 << 20];
+    try (java.io.OutputStream out = Files.newOutputStream(filler(n))) {
+      for (int size = block.length; size > 0; size /= 16) {
+        try {
+          while (true) {
+            out.write(block, 0, size);
+            out.flush();
+            written += size;
+          }
+        } catch (IOException full) {
+          // no room for a block of this size: try smaller ones, down to a byte
+        }
+      }
+    }
+    return written;
+  }
+
+  /** Gives node {@code id}'s log directory its room back: the file {@link #fill} wrote is deleted. */
+  void makeRoom(int id) throws IOException {
+    Files.deleteIfExists(filler(nodes.get(id)));
+  }
+
+  private static Path filler(Node n) {
+    return n.dir.resolve("data").resolve("filler.bin");
+  }
+
+  private static void run(String... command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new AssertionError(String.join(" ", command) + " failed: " + out);
+    }
+  }
+
   /** SIGSTOP or SIGCONT: a node that hangs (a zombie the controller fences), then goes on. */
   void signal(int id, String signal) throws Exception {
     Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(nodes.get(id).pid())).inheritIO().start();
@@ -278,6 +334,11 @@ final class KafkaCluster implements AutoCloseable {
     return led.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
   }
 
+  /** The node leading the controller quorum (the active controller). */
+  int quorumLeader(Admin admin) throws Exception {
+    return admin.describeMetadataQuorum().quorumInfo().get(10, TimeUnit.SECONDS).leaderId();
+  }
+
   /** The partitions of {@code topics} whose in-sync replicas are fewer than their replicas. */
   List<String> underReplicated(Admin admin, List<String> topics) throws Exception {
     List<String> out = new ArrayList<>();
@@ -304,6 +365,13 @@ final class KafkaCluster implements AutoCloseable {
           n.process.waitFor(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
+        }
+      }
+      if (n.tmpfs) {
+        try {
+          run("umount", n.dir.resolve("data").toString());
+        } catch (Exception e) {
+          System.err.println("KafkaCluster: " + e.getMessage());
         }
       }
     }
