@@ -47,13 +47,14 @@ import org.junit.jupiter.api.io.TempDir;
  * topics} as for production, and knockwatch as separate processes against it, as a deployment
  * runs them: {@code ingest}, two {@code streams} instances with a standby replica each, two
  * {@code notify} instances in one group, a webhook receiver. 60 commands are refused at 1,500
- * lines/s for 24 s, and the fault comes 4 s in. Whatever the fault, every line reaches the
- * violations topic once, every refusal the timeline once; each command's off-role page and retry
- * warning are on the alerts topic with no value written twice and reach the receiver, each
- * notification once and none marked a possible repeat. The faults: a node killed, hung, rolled,
- * made the controller's loss or given a full disk; with it a Streams or notify instance killed; the
- * raw-topic stage in ingest's place. The time from the fault to the next page
- * and the time the topics stayed under-replicated are printed (docs/RELIABILITY.md).
+ * lines/s for 24 s (5,000 lines/s in the first fault), and the fault comes 4 s in. The faults: a
+ * node killed, hung, rolled, its disk filled, or the active controller killed; a node killed and
+ * with it a Streams or notify instance; a node killed under the raw-topic stage. Whatever the
+ * fault, every line reaches the violations topic once, every refusal the timeline once; each
+ * command's off-role page and retry warning are on the alerts topic with no value written twice
+ * and reach the receiver, each notification once and none marked a possible repeat. The time
+ * from the fault to the next page and the time the topics stayed under-replicated are printed
+ * (docs/RELIABILITY.md).
  */
 @Tag("integration")
 @Tag("cluster")
@@ -61,17 +62,18 @@ class ClusterFaultsTest {
 
   static final String TOKEN = "cluster-faults-token-000001";
   static final int COMMANDS = 60;
-  static final int ROUNDS = 600;
-  /** One line a command a round, every 40 ms: 1,500 lines/s for 24 s. */
-  static final Duration ROUND = Duration.ofMillis(40);
-  static final int FAULT_AT_ROUND = 100;
+  /** The load most faults run under: one line a command a round, a round every 40 ms. */
+  static final int LINES_PER_SECOND = 1_500;
+  /** The load runs this long, the fault this far into it. */
+  static final int LOAD_SECONDS = 24;
+  static final int FAULT_AT_SECOND = 4;
 
   @TempDir Path dir;
 
   @Test
   void theViolationsLeaderKilledUnderLoadLosesNothingWritesNothingTwiceAndPagesOnce() throws Exception {
-    try (Deployment d = Deployment.start(dir)) {
-      d.run("kill -9 of the node leading the most violations partitions, started again 15 s later",
+    try (Deployment d = Deployment.start(dir, false, null, 5_000)) {
+      d.run("at 5,000 lines/s, kill -9 of the node leading the most violations partitions, started again 15 s later",
           d.leaderKilledFor15s(round -> { }));
       d.verify(d.streams.get(0));
     }
@@ -82,7 +84,7 @@ class ClusterFaultsTest {
     try (Deployment d = Deployment.start(dir)) {
       d.run("kill -9 of the violations leader, then of a streams instance 2 s later; the node started again 15 s"
           + " after its kill, the instance never", d.leaderKilledFor15s(round -> {
-            if (round == FAULT_AT_ROUND + 50) {
+            if (round == d.faultRound() + d.rounds(2)) {
               d.streams.get(1).close(); // SIGKILL, its transactions open
             }
           }));
@@ -96,7 +98,7 @@ class ClusterFaultsTest {
       AtomicReference<Integer> node = new AtomicReference<>();
       AtomicReference<Instant> stopped = new AtomicReference<>();
       d.run("SIGSTOP of the node leading the most violations partitions for 45 s, then SIGCONT", round -> {
-        if (round == FAULT_AT_ROUND) {
+        if (round == d.faultRound()) {
           node.set(d.kafka.leaderOfMost(d.admin, Topics.VIOLATIONS.name()));
           d.kafka.signal(node.get(), "STOP");
           stopped.set(Instant.now());
@@ -115,7 +117,7 @@ class ClusterFaultsTest {
     try (Deployment d = Deployment.start(dir)) {
       d.run("kill -9 of the violations leader, then of a notifier 2 s later; the node started again 15 s after its"
           + " kill, the notifier never", d.leaderKilledFor15s(round -> {
-            if (round == FAULT_AT_ROUND + 50) {
+            if (round == d.faultRound() + d.rounds(2)) {
               d.stages.get(3).close(); // notify-b: SIGKILL, between sends and their records perhaps
             }
           }));
@@ -152,14 +154,14 @@ class ClusterFaultsTest {
       }, "election");
       election.setDaemon(true);
       d.run("kill -9 of the active controller (the quorum's leader, a broker too), started again 18 s later", round -> {
-        if (round == FAULT_AT_ROUND) {
+        if (round == d.faultRound()) {
           node.set(d.kafka.quorumLeader(d.admin));
           d.kafka.kill(node.get());
           killed.set(Instant.now());
           election.start();
           return true;
         }
-        if (round == FAULT_AT_ROUND + 450) { // 18 s later, as the load ends
+        if (round == d.faultRound() + d.rounds(18)) { // as the load ends
           d.kafka.restart(node.get());
         }
         return false;
@@ -174,7 +176,7 @@ class ClusterFaultsTest {
 
   @Test
   void theRawStagesLeaderKilledMidTransactionLeavesEachShippedLineOneEvent() throws Exception {
-    try (Deployment d = Deployment.start(dir, true)) {
+    try (Deployment d = Deployment.start(dir, true, null, LINES_PER_SECOND)) {
       d.run("with the raw topic (the load a shipper, ingest --raw-topic the stage): kill -9 of the node leading the"
           + " most knockwatch.raw partitions, the stage's transactions open, started again 15 s later",
           d.leaderKilledFor15s(Topics.RAW.name(), round -> { }));
@@ -184,17 +186,17 @@ class ClusterFaultsTest {
 
   @Test
   void aNodeWhoseDiskFillsUpIsGivenRoomAndComesBackWithNothingLost() throws Exception {
-    try (Deployment d = Deployment.start(dir, false, "1g")) {
+    try (Deployment d = Deployment.start(dir, false, "1g", LINES_PER_SECOND)) {
       AtomicReference<Integer> node = new AtomicReference<>();
       AtomicReference<String> met = new AtomicReference<>();
       d.run("the log directory (a 1 GiB tmpfs) of the node leading the most violations partitions filled to its last"
           + " byte; room given 15 s later and the node started again", round -> {
-            if (round == FAULT_AT_ROUND) {
+            if (round == d.faultRound()) {
               node.set(d.kafka.leaderOfMost(d.admin, Topics.VIOLATIONS.name()));
               d.kafka.fill(node.get());
               return true;
             }
-            if (round == FAULT_AT_ROUND + 375) { // 15 s later
+            if (round == d.faultRound() + d.rounds(15)) {
               Process p = d.kafka.node(node.get()).process;
               met.set(p.isAlive() ? "still running" : "exited " + p.exitValue());
               d.kafka.makeRoom(node.get());
@@ -226,9 +228,9 @@ class ClusterFaultsTest {
           failed.set(t);
         }
       }, "rolling-restart");
-      d.run(1_500, "a rolling restart of the three nodes, each stopped (SIGTERM), started and back in sync before the"
+      d.run(d.rounds(60), "a rolling restart of the three nodes, each stopped (SIGTERM), started and back in sync before the"
           + " next", round -> {
-            if (round == FAULT_AT_ROUND) {
+            if (round == d.faultRound()) {
               rolling.start();
               return true;
             }
@@ -266,6 +268,8 @@ class ClusterFaultsTest {
     String fault;
     int rounds;
     Instant faultAt;
+    /** How long writing the load took: its rate as written. */
+    Duration loaded;
     final AtomicReference<Instant> inSync = new AtomicReference<>();
     Thread replicas;
     /** With the raw topic: the shipper, each file's next byte offset, its first failure. */
@@ -273,8 +277,12 @@ class ClusterFaultsTest {
     final Map<String, Long> offsets = new HashMap<>();
     final AtomicReference<Exception> shipped = new AtomicReference<>();
 
-    private Deployment(KafkaCluster kafka, HttpRecorder soc, Path logs, int api) {
+    /** How often the load writes its line a command: COMMANDS lines a round make its rate. */
+    final Duration round;
+
+    private Deployment(KafkaCluster kafka, HttpRecorder soc, Path logs, int api, int linesPerSecond) {
       this.kafka = kafka;
+      this.round = Duration.ofNanos(COMMANDS * 1_000_000_000L / linesPerSecond);
       this.soc = soc;
       this.admin = kafka.admin();
       this.logs = logs;
@@ -285,7 +293,17 @@ class ClusterFaultsTest {
     }
 
     static Deployment start(Path dir) throws Exception {
-      return start(dir, false);
+      return start(dir, false, null, LINES_PER_SECOND);
+    }
+
+    /** The round {@code seconds} into the load, or that many rounds. */
+    int rounds(double seconds) {
+      return (int) Math.round(seconds * 1e9 / round.toNanos());
+    }
+
+    /** The round the fault comes at. */
+    int faultRound() {
+      return rounds(FAULT_AT_SECOND);
     }
 
     /**
@@ -293,17 +311,12 @@ class ClusterFaultsTest {
      * the shipper, one record a line with its path, host and byte offset), and ingest is the stage
      * that reads them ({@code ingest --raw-topic}); without it, to files ingest tails.
      */
-    static Deployment start(Path dir, boolean raw) throws Exception {
-      return start(dir, raw, null);
-    }
-
-    /** As {@link #start(Path, boolean)}; with {@code tmpfsSize}, each node's log directory a tmpfs of that size. */
-    static Deployment start(Path dir, boolean raw, String tmpfsSize) throws Exception {
+    static Deployment start(Path dir, boolean raw, String tmpfsSize, int linesPerSecond) throws Exception {
       Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
       Path receivers = Files.createDirectories(dir.resolve("receivers"));
       Path logs = Files.createDirectories(dir.resolve("logs/ci-runner-1"));
       KafkaCluster kafka = KafkaCluster.start(dir.resolve("kafka"), tmpfsSize);
-      Deployment d = new Deployment(kafka, new HttpRecorder(), logs, Launched.freePort());
+      Deployment d = new Deployment(kafka, new HttpRecorder(), logs, Launched.freePort(), linesPerSecond);
       try {
         String bootstrap = kafka.bootstrapServers();
         try (Launched topics = Launched.start(checkout, dir.resolve("topics"), Map.of(), "topics",
@@ -359,7 +372,7 @@ class ClusterFaultsTest {
 
     /**
      * The fault most cases share: the node leading the most violations partitions killed with
-     * SIGKILL at {@link #FAULT_AT_ROUND}, started again 15 s later; {@code also} at every round.
+     * SIGKILL at {@link #faultRound()}, started again 15 s later; {@code also} at every round.
      */
     AtRound leaderKilledFor15s(Then also) {
       return leaderKilledFor15s(Topics.VIOLATIONS.name(), also);
@@ -369,12 +382,12 @@ class ClusterFaultsTest {
     AtRound leaderKilledFor15s(String topic, Then also) {
       AtomicReference<Integer> node = new AtomicReference<>();
       return round -> {
-        if (round == FAULT_AT_ROUND) {
+        if (round == faultRound()) {
           node.set(kafka.leaderOfMost(admin, topic));
           kafka.kill(node.get());
           return true;
         }
-        if (round == FAULT_AT_ROUND + 375) { // 15 s later
+        if (round == faultRound() + rounds(15)) {
           kafka.restart(node.get());
         }
         also.at(round);
@@ -384,7 +397,7 @@ class ClusterFaultsTest {
 
     /** The load, one line a command a round, with {@code steps} taken at their rounds. */
     void run(String fault, AtRound steps) throws Exception {
-      run(ROUNDS, fault, steps);
+      run(rounds(LOAD_SECONDS), fault, steps);
     }
 
     void run(int rounds, String fault, AtRound steps) throws Exception {
@@ -416,8 +429,9 @@ class ClusterFaultsTest {
             });
           }
         }
-        Thread.sleep(Math.max(0, started.plus(ROUND.multipliedBy(round + 1)).toEpochMilli() - System.currentTimeMillis()));
+        Thread.sleep(Math.max(0, started.plus(this.round.multipliedBy(round + 1)).toEpochMilli() - System.currentTimeMillis()));
       }
+      loaded = Duration.between(started, Instant.now());
       if (shipper != null) {
         shipper.flush();
         assertThat(shipped.get()).as("a raw line the shipper could not send").isNull();
@@ -522,9 +536,9 @@ class ClusterFaultsTest {
           .min(Instant::compareTo).orElse(null);
       replicas.join(Duration.ofMinutes(3).toMillis());
       assertThat(inSync.get()).as("every partition in sync again after the fault").isNotNull();
-      System.out.printf("ClusterFaultsTest: %s: %d lines, %d events, %d alert records, %d notifications (%d marked"
+      System.out.printf("ClusterFaultsTest: %s: %d lines (written at %.0f/s), %d events, %d alert records, %d notifications (%d marked"
           + " possible repeats); the first page %.1f s after the fault; under-replicated until %.1f s after it%n", fault,
-          lines, violations.size(), alerts.size(), sent.size(), repeats, firstAfter == null ? -1 : Duration.between(faultAt, firstAfter).toMillis() / 1e3,
+          lines, lines * 1e3 / loaded.toMillis(), violations.size(), alerts.size(), sent.size(), repeats, firstAfter == null ? -1 : Duration.between(faultAt, firstAfter).toMillis() / 1e3,
           Duration.between(faultAt, inSync.get()).toMillis() / 1e3);
       assertThat(firstAfter).as("a page after the fault").isNotNull();
     }
