@@ -265,6 +265,8 @@ class ClusterFaultsTest {
     final List<String> commands = new ArrayList<>();
     final Path logs;
     final int api;
+    Path checkout;
+    Path dir;
     String fault;
     int rounds;
     Instant faultAt;
@@ -312,11 +314,19 @@ class ClusterFaultsTest {
      * that reads them ({@code ingest --raw-topic}); without it, to files ingest tails.
      */
     static Deployment start(Path dir, boolean raw, String tmpfsSize, int linesPerSecond) throws Exception {
+      return start(dir, raw, tmpfsSize, linesPerSecond, 2);
+    }
+
+    /** As {@link #start(Path, boolean, String, int)}, with {@code streamsInstances} instances of {@code streams}. */
+    static Deployment start(Path dir, boolean raw, String tmpfsSize, int linesPerSecond, int streamsInstances)
+        throws Exception {
       Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
       Path receivers = Files.createDirectories(dir.resolve("receivers"));
       Path logs = Files.createDirectories(dir.resolve("logs/ci-runner-1"));
       KafkaCluster kafka = KafkaCluster.start(dir.resolve("kafka"), tmpfsSize);
       Deployment d = new Deployment(kafka, new HttpRecorder(), logs, Launched.freePort(), linesPerSecond);
+      d.checkout = checkout;
+      d.dir = dir;
       try {
         String bootstrap = kafka.bootstrapServers();
         try (Launched topics = Launched.start(checkout, dir.resolve("topics"), Map.of(), "topics",
@@ -337,13 +347,8 @@ class ClusterFaultsTest {
             routes:
               - receivers: [hook]
             """.formatted(d.soc.url("/hook")));
-        for (String name : List.of("streams-a", "streams-b")) {
-          Launched s = Launched.start(checkout, dir.resolve(name), Map.of("KNOCKWATCH_API_TOKEN", TOKEN), "streams",
-              "--bootstrap-servers", bootstrap, "--var", dir.resolve(name + "-var").toString(), "--api-port",
-              String.valueOf(name.equals("streams-a") ? d.api : Launched.freePort()), "--metrics-port",
-              String.valueOf(Launched.freePort()), "--streams-config", "num.standby.replicas=1");
-          d.streams.add(s);
-          d.stages.add(s);
+        for (int i = 0; i < streamsInstances; i++) {
+          d.addStreams();
         }
         for (String name : List.of("notify-a", "notify-b")) {
           d.stages.add(Launched.start(checkout, dir.resolve(name), Map.of(), "notify", "--bootstrap-servers", bootstrap,
@@ -358,16 +363,30 @@ class ClusterFaultsTest {
               ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new StringSerializer());
         }
         d.stages.add(Launched.start(checkout, dir.resolve("ingest"), Map.of(), ingest.toArray(String[]::new)));
-        List<String> banners = List.of("knockwatch streams:", "knockwatch streams:", "knockwatch notify:",
-            "knockwatch notify:", "knockwatch ingest:");
-        for (int i = 0; i < d.stages.size(); i++) {
-          d.stages.get(i).awaitLine(banners.get(i), Duration.ofMinutes(3));
+        for (Launched stage : d.stages) {
+          stage.awaitLine(d.streams.contains(stage) ? "knockwatch streams:" : stage == d.stages.get(d.stages.size() - 1)
+              ? "knockwatch ingest:" : "knockwatch notify:", Duration.ofMinutes(3));
         }
         return d;
       } catch (Throwable t) {
         d.close();
         throw t;
       }
+    }
+
+    /**
+     * Starts one more {@code streams} instance (a standby replica of each task); the first serves the
+     * query API on {@link #api}. Its banner is the caller's to await.
+     */
+    Launched addStreams() throws Exception {
+      String name = "streams-" + (char) ('a' + streams.size());
+      Launched s = Launched.start(checkout, dir.resolve(name), Map.of("KNOCKWATCH_API_TOKEN", TOKEN), "streams",
+          "--bootstrap-servers", kafka.bootstrapServers(), "--var", dir.resolve(name + "-var").toString(), "--api-port",
+          String.valueOf(streams.isEmpty() ? api : Launched.freePort()), "--metrics-port",
+          String.valueOf(Launched.freePort()), "--streams-config", "num.standby.replicas=1");
+      streams.add(s);
+      stages.add(s);
+      return s;
     }
 
     /**

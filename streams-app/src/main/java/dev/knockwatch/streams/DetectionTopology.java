@@ -76,6 +76,11 @@ public final class DetectionTopology {
     // A value that is not a ViolationEvent is logged and skipped rather than stopping detection.
     p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    // An instance added to a running deployment is given warm-up copies of the tasks it is to take;
+    // they move to it at the next probing rebalance once those copies are caught up: every 10 min by
+    // default, 1 min at least. At 1 min, scale-out takes effect about a minute after the new
+    // instance starts (ClusterScaleOutTest); the probing stops once the tasks are balanced.
+    p.put(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG, 60_000);
     // 64 KiB a partition, not 1 MiB: one command flooding its partition hands the thread at most
     // a few hundred of its events before another partition's page (FloodFairnessTest; what it
     // costs in throughput: docs/PERFORMANCE.md "Session 16")
