@@ -83,11 +83,7 @@ class ClusterFaultsTest {
   void aStreamsInstanceKilledInAStormWhileANodeIsDownLeavesTheOtherToCountEachRefusalOnce() throws Exception {
     try (Deployment d = Deployment.start(dir)) {
       d.run("kill -9 of the violations leader, then of a streams instance 2 s later; the node started again 15 s"
-          + " after its kill, the instance never", d.leaderKilledFor15s(round -> {
-            if (round == d.faultRound() + d.rounds(2)) {
-              d.streams.get(1).close(); // SIGKILL, its transactions open
-            }
-          }));
+          + " after its kill, the instance never", d.leaderKilledFor15s(d.killed2sLater(d.streams.get(1)))); // its transactions open
       d.verify(d.streams.get(0));
     }
   }
@@ -116,11 +112,7 @@ class ClusterFaultsTest {
   void aNotifierKilledMidDeliveryWhileANodeIsDownLeavesTheOtherToSendEachPageOnceUnmarked() throws Exception {
     try (Deployment d = Deployment.start(dir)) {
       d.run("kill -9 of the violations leader, then of a notifier 2 s later; the node started again 15 s after its"
-          + " kill, the notifier never", d.leaderKilledFor15s(round -> {
-            if (round == d.faultRound() + d.rounds(2)) {
-              d.stages.get(3).close(); // notify-b: SIGKILL, between sends and their records perhaps
-            }
-          }));
+          + " kill, the notifier never", d.leaderKilledFor15s(d.killed2sLater(d.stages.get(3)))); // notify-b, between sends and their records perhaps
       d.verify(d.streams.get(0), true);
     }
   }
@@ -411,6 +403,15 @@ class ClusterFaultsTest {
         }
         also.at(round);
         return false;
+      };
+    }
+
+    /** {@code stage} killed with SIGKILL 2 s after the fault, never started again. */
+    Then killed2sLater(Launched stage) {
+      return round -> {
+        if (round == faultRound() + rounds(2)) {
+          stage.close();
+        }
       };
     }
 

@@ -3,8 +3,8 @@ package dev.knockwatch.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.cli.ClusterFaultsTest.Deployment;
+import dev.knockwatch.cli.bench.CpuAccounting;
 import dev.knockwatch.events.Topics;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,20 +53,20 @@ class ClusterScaleOutTest {
         d.run(d.rounds(WARM_UP_SECONDS), n + " instance(s), warming up", round -> false);
         rounds += d.rounds(WARM_UP_SECONDS);
         Launched.awaitCaughtUp(d.admin, d.streams.get(0));
-        List<long[]> before = cpuTicks(d.streams);
+        List<long[]> before = cpuNanos(d.streams);
         Instant start = Instant.now();
         d.run(d.rounds(PHASE_SECONDS), n + " instance(s)", round -> false);
         Launched.awaitCaughtUp(d.admin, d.streams.get(0));
         Duration took = Duration.between(start, Instant.now());
-        List<long[]> after = cpuTicks(d.streams);
+        List<long[]> after = cpuNanos(d.streams);
         rounds += d.rounds(PHASE_SECONDS);
         long lines = (long) ClusterFaultsTest.COMMANDS * d.rounds(PHASE_SECONDS);
         double cpu = 0;
         double jit = 0;
         List<String> each = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-          double s = (after.get(i)[0] - before.get(i)[0]) / 100.0;
-          double j = (after.get(i)[1] - before.get(i)[1]) / 100.0;
+          double s = (after.get(i)[0] - before.get(i)[0]) / 1e9;
+          double j = (after.get(i)[1] - before.get(i)[1]) / 1e9;
           cpu += s;
           jit += j;
           each.add(String.format("%.1f (JIT %.1f)", s, j));
@@ -165,31 +165,13 @@ class ClusterScaleOutTest {
     return out;
   }
 
-  /** Each process's CPU so far (user and system), and its JIT compilers' part, in ticks of 10 ms, from /proc. */
-  static List<long[]> cpuTicks(List<Launched> processes) throws Exception {
+  /** Each process's CPU so far and its JIT compilers' part, in ns. */
+  static List<long[]> cpuNanos(List<Launched> processes) throws Exception {
     List<long[]> out = new ArrayList<>();
     for (Launched p : processes) {
-      long jit = 0;
-      try (var threads = Files.list(Path.of("/proc/" + p.pid() + "/task"))) {
-        for (Path t : threads.toList()) {
-          try {
-            if (Files.readString(t.resolve("comm")).startsWith("C")
-                && Files.readString(t.resolve("comm")).contains("CompilerThre")) {
-              jit += ticks(Files.readString(t.resolve("stat")));
-            }
-          } catch (java.io.IOException ended) {
-            // a thread that ended between the listing and the read
-          }
-        }
-      }
-      out.add(new long[] {ticks(Files.readString(Path.of("/proc/" + p.pid() + "/stat"))), jit});
+      String pid = String.valueOf(p.pid());
+      out.add(new long[] {CpuAccounting.processCpuNanos(pid), CpuAccounting.compilerCpuNanos(pid)});
     }
     return out;
-  }
-
-  /** utime + stime of a /proc stat line (fields 14 and 15, counted from the last ')'). */
-  private static long ticks(String stat) {
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 }

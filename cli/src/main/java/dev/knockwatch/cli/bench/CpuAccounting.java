@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * no Java thread stands for — the JIT compilers, the collector — from the kernel's count per
  * thread in {@code /proc/self/task} (Linux; elsewhere they are unknown).
  */
-final class CpuAccounting {
+public final class CpuAccounting {
 
   private static final Logger log = LoggerFactory.getLogger(CpuAccounting.class);
   /** The kernel's clock tick, in which /proc counts a thread's CPU. */
@@ -59,8 +59,18 @@ final class CpuAccounting {
 
   /** CPU the JIT compilers of this process used so far, ns (0 where there is no /proc). */
   static long compilerCpuNanos() {
-    return vmThreadCpu().entrySet().stream().filter(e -> isCompiler(e.getKey()))
+    return compilerCpuNanos("self");
+  }
+
+  /** {@link #compilerCpuNanos()} of another process, by pid. */
+  public static long compilerCpuNanos(String pid) {
+    return threadCpu(pid).entrySet().stream().filter(e -> isCompiler(e.getKey()))
         .mapToLong(Map.Entry::getValue).sum();
+  }
+
+  /** Another process's CPU so far (user and system, every thread it ever ran), ns, from /proc/PID/stat. */
+  public static long processCpuNanos(String pid) throws IOException {
+    return cpuTicks(Files.readString(Path.of("/proc", pid, "stat"))) * NANOS_PER_TICK;
   }
 
   /**
