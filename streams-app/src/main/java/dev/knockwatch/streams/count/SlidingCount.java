@@ -91,7 +91,13 @@ public record SlidingCount(Duration window, int threshold, Duration grace, Field
         : ThresholdCrossingProcessor.target(event), event.agentId());
     if (distinct != null) {
       // value-count: each value's newest sighting only, so the newest threshold are threshold distinct values
-      RecentRefusals.Sighting same = recent.stream().filter(r -> distinct.equals(r.target())).findFirst().orElse(null);
+      RecentRefusals.Sighting same = null;
+      for (RecentRefusals.Sighting r : recent) {
+        if (distinct.equals(r.target())) {
+          same = r;
+          break;
+        }
+      }
       if (same != null && same.at() >= ts) {
         return before; // seen since: nothing changes
       }

@@ -22,6 +22,7 @@ public record WindowCount(
   public static final int MAX_TARGETS = 20;
   public static final int MAX_TARGET_CHARS = 256;
   public static final String OTHER = "(others)";
+  private static final int TOP = 5;
 
   /**
    * Counts one refusal of {@code target} in a tally of at most {@value #MAX_TARGETS} names, each
@@ -39,8 +40,22 @@ public record WindowCount(
     if (targets == null || targets.isEmpty()) {
       return null;
     }
-    return targets.entrySet().stream()
-        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-        .limit(5).map(e -> new Alert.Target(e.getKey(), e.getValue())).toList();
+    // an insertion into the five kept, after any of equal count: called on every hit of an episode
+    Alert.Target[] top = new Alert.Target[Math.min(TOP, targets.size())];
+    int n = 0;
+    for (Map.Entry<String, Long> e : targets.entrySet()) {
+      long count = e.getValue();
+      int at = n;
+      while (at > 0 && top[at - 1].count() < count) {
+        at--;
+      }
+      if (at == top.length) {
+        continue;
+      }
+      System.arraycopy(top, at, top, at + 1, Math.min(n, top.length - 1) - at);
+      top[at] = new Alert.Target(e.getKey(), count);
+      n = Math.min(n + 1, top.length);
+    }
+    return List.of(top);
   }
 }

@@ -6,9 +6,8 @@ import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.Rule;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import com.google.common.hash.Hasher;
+import com.google.common.hash.Hashing;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -38,8 +37,9 @@ import org.apache.kafka.streams.state.Stores;
  *   milliseconds), so fast retries count apart.
  * </ul>
  *
- * <p>Events are compared by a keyed digest of those fields: SHA-256 of a random 128-bit key of the
- * command's, then the fields, 64 bits kept. The agent writes the fields, and a hash it could
+ * <p>Events are compared by a keyed digest of those fields: SipHash-2-4 (a keyed pseudorandom
+ * function made for hash tables fed by an adversary) under a random 128-bit key of the command's,
+ * 64 bits. The agent writes the fields, and a hash it could
  * compute would let it make a real refusal collide with an earlier one and vanish; it never sees
  * the key (it lives in this store and its changelog, out of the agent's reach: docs/TRUST.md), so
  * a collision is luck, 32 in 2^64 per refusal. Per command the store (in memory, with its
@@ -53,10 +53,9 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   static final Duration RETENTION = Duration.ofMinutes(10);
   /** How far an agent may push stream time ahead by writing future times (ingest replaces times further ahead). */
   static final Duration AHEAD = Duration.ofMinutes(5);
-  /** The first byte of a value of this version: seen at, the command's key, then 8-byte digests. */
-  private static final byte VERSION = 2;
+  /** The first byte of a value of this version: seen at, the command's key, then 8-byte SipHash digests. */
+  private static final byte VERSION = 3;
   private static final int HEAD_BYTES = 1 + 8 + 16;
-  private static final byte[] EMPTY = new byte[0];
 
   private final String storeName;
   private final String idStoreName;
@@ -65,7 +64,6 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   private ProcessorContext<String, ViolationEvent> context;
   private WriteBackStore<Recent> store;
   private SeenIds ids;
-  private final MessageDigest sha256;
   private final java.security.SecureRandom random = new java.security.SecureRandom();
 
   /**
@@ -114,11 +112,6 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     this.idStoreName = idStore(storeName);
     this.idRetention = idRetention.toMillis();
     this.counted = counted;
-    try {
-      this.sha256 = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
   }
 
   /**
@@ -204,22 +197,52 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
    * id, the origin and the ingest time.
    */
   long digest(byte[] key, ViolationEvent e) {
-    sha256.reset();
-    sha256.update(key);
-    Object[] fields = {e.commandId(), e.agentId(), e.role(), e.source(), e.kind(), e.action(), e.host(), e.port(),
-        e.method(), e.url(), e.path(), e.addressClass(), e.reason(), e.proxyError(), e.errno(), e.syscall(), e.pid(),
-        e.observedAt(), e.timeSource(), e.commandText(), e.probe()};
-    for (Object f : fields) {
-      // a field's length before it, so no two different field lists read as one byte string
-      byte[] b = f == null ? EMPTY : f.toString().getBytes(StandardCharsets.UTF_8);
-      int n = f == null ? -1 : b.length;
-      sha256.update((byte) (n >>> 24));
-      sha256.update((byte) (n >>> 16));
-      sha256.update((byte) (n >>> 8));
-      sha256.update((byte) n);
-      sha256.update(b);
+    ByteBuffer k = ByteBuffer.wrap(key);
+    Hasher h = Hashing.sipHash24(k.getLong(), k.getLong()).newHasher();
+    // each field in a fixed place, its length before it (-1: absent), so no two different field lists
+    // read as one input; strings as their UTF-16 units, so a lone surrogate stays itself
+    put(h, e.commandId());
+    put(h, e.agentId());
+    put(h, e.role());
+    put(h, e.source());
+    put(h, e.kind() == null ? null : e.kind().name());
+    put(h, e.action());
+    put(h, e.host());
+    put(h, e.port());
+    put(h, e.method());
+    put(h, e.url());
+    put(h, e.path());
+    put(h, e.addressClass() == null ? null : e.addressClass().name());
+    put(h, e.reason());
+    put(h, e.proxyError());
+    put(h, e.errno());
+    put(h, e.syscall());
+    put(h, e.pid());
+    if (e.observedAt() == null) {
+      h.putInt(-1);
+    } else {
+      h.putInt(12).putLong(e.observedAt().getEpochSecond()).putInt(e.observedAt().getNano());
     }
-    return ByteBuffer.wrap(sha256.digest()).getLong();
+    put(h, e.timeSource());
+    put(h, e.commandText());
+    put(h, e.probe() == null ? null : e.probe().toString());
+    return h.hash().asLong();
+  }
+
+  private static void put(Hasher h, String s) {
+    if (s == null) {
+      h.putInt(-1);
+    } else {
+      h.putInt(s.length()).putUnencodedChars(s);
+    }
+  }
+
+  private static void put(Hasher h, Integer i) {
+    if (i == null) {
+      h.putInt(-1);
+    } else {
+      h.putInt(4).putInt(i);
+    }
   }
 
   private void sweep(long streamTime) {
@@ -247,10 +270,11 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
   }
 
   /**
-   * A command's digests as {@link #encode} wrote them; null for bytes of another shape. The first
-   * version's values (seen at, then unkeyed 16-byte digests: always 8 + 16n bytes, which no value
-   * of this version is) can be compared with nothing a keyed digest gives: they read as null, and
-   * the command starts anew (a copy of a line read before the upgrade counts once more).
+   * A command's digests as {@link #encode} wrote them; null for bytes of another shape. Values of
+   * earlier versions (the first's: seen at, then unkeyed 16-byte digests, always 8 + 16n bytes; the
+   * second's: version byte 2, SHA-256 digests) can be compared with nothing this version's digest
+   * gives: they read as null, and the command starts anew (a copy of a line read before the upgrade
+   * counts once more).
    */
   static Recent decode(byte[] bytes) {
     if (bytes == null || bytes.length < HEAD_BYTES || bytes[0] != VERSION

@@ -203,6 +203,19 @@ class ExactDuplicateTest {
   }
 
   @Test
+  void stringsThatDifferOnlyInLoneSurrogatesDoNotMakeTheSameDigest() {
+    // UTF-8 writes every lone surrogate as '?': hashing that encoding would let an agent make two
+    // refusals one
+    ExactDuplicateProcessor p = processor();
+    byte[] key = new byte[16];
+    ViolationEvent a = refusal("f", 0, T0).toBuilder().host("evil\uD800.example").build();
+    ViolationEvent b = refusal("f", 0, T0).toBuilder().host("evil\uDC00.example").build();
+    ViolationEvent c = refusal("f", 0, T0).toBuilder().host("evil?.example").build();
+    assertThat(p.digest(key, a)).isNotEqualTo(p.digest(key, b)).isNotEqualTo(p.digest(key, c));
+    assertThat(p.digest(key, b)).isNotEqualTo(p.digest(key, c));
+  }
+
+  @Test
   void aDigestDependsOnItsCommandsKeyWhichTheAgentNeverSees() {
     ExactDuplicateProcessor p = processor();
     ViolationEvent a = refusal("f", 0, T0);
@@ -240,6 +253,10 @@ class ExactDuplicateTest {
     // the first version's values: seen at, then 16-byte digests without a key
     assertThat(ExactDuplicateProcessor.decode(new byte[8 + 16 * 3])).isNull();
     assertThat(ExactDuplicateProcessor.decode(new byte[8])).isNull();
+    // the second version's (SHA-256 digests): the same shape under version byte 2
+    byte[] second = ExactDuplicateProcessor.encode(new ExactDuplicateProcessor.Recent(new byte[16]));
+    second[0] = 2;
+    assertThat(ExactDuplicateProcessor.decode(second)).isNull();
   }
 
   @Test
