@@ -23,6 +23,17 @@ public final class Topics {
    */
   public static final int ASSIGNED_FETCH_WAIT_MS = 10_000;
 
+  /**
+   * How long a client waits for a node's answer before it gives up on that request, drops the
+   * connection and looks up each partition's leader again. A node that stops answering without
+   * closing its connections (SIGSTOP, a frozen VM, a lost route) holds every request sent to it
+   * until then, and its partitions' new leaders are found only then: Kafka's default, 30 s, was
+   * the whole failover budget. The producers and the consumers on a page's path take this; a
+   * consumer whose fetch waits {@link #ASSIGNED_FETCH_WAIT_MS} at the broker keeps Kafka's default,
+   * which must exceed that wait.
+   */
+  public static final int REQUEST_TIMEOUT_MS = 10_000;
+
   private static final Map<String, String> COMPACTED = Map.of("cleanup.policy", "compact");
   /** Partitions of the keyed topics (violations, alerts, notifications) unless {@code topics --partitions} says otherwise. */
   public static final int DEFAULT_KEYED_PARTITIONS = 6;

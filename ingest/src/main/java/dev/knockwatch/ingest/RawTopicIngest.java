@@ -190,6 +190,7 @@ public final class RawTopicIngest implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
+    p.putIfAbsent(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, dev.knockwatch.events.Topics.REQUEST_TIMEOUT_MS);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "knockwatch-ingest-raw");
     return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }

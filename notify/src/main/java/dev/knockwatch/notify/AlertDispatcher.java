@@ -115,6 +115,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     // idle, a fetch waits at the broker 2 s (not 500 ms) before it is sent again; an alert ends the wait at once
     p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
+    p.putIfAbsent(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, dev.knockwatch.events.Topics.REQUEST_TIMEOUT_MS);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), Json.serde(Alert.class).deserializer());

@@ -4,6 +4,7 @@ import dev.knockwatch.streams.metrics.StreamsMetrics;
 import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
+import org.apache.kafka.clients.CommonClientConfigs;
 import dev.knockwatch.events.ViolationEvent;
 import dev.knockwatch.streams.detect.CrossSourceDedupProcessor;
 import dev.knockwatch.streams.detect.DetectProcessor;
@@ -94,6 +95,13 @@ public final class DetectionTopology {
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
     p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG),
         dev.knockwatch.events.Topics.ASSIGNED_FETCH_WAIT_MS);
+    // A node that stops answering holds a request until it times out; only then are its partitions'
+    // new leaders looked up (Topics.REQUEST_TIMEOUT_MS). The restore and global consumers keep the default.
+    // A request.timeout.ms of the user's (--kafka-config) stands for both.
+    if (!clientProps.containsKey(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG)) {
+      p.put(StreamsConfig.producerPrefix(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG), dev.knockwatch.events.Topics.REQUEST_TIMEOUT_MS);
+      p.put(StreamsConfig.mainConsumerPrefix(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG), dev.knockwatch.events.Topics.REQUEST_TIMEOUT_MS);
+    }
     // A stream thread's loop waits at most poll.ms (100 ms) for records before it punctuates and
     // commits, and takes each step of a start (assignment, restoration, running) one turn at a time:
     // both apps keep it, a commit due waits no longer for its page and a restart no longer for its banner.

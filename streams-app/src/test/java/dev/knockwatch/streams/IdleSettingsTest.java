@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
@@ -41,5 +42,18 @@ class IdleSettingsTest {
       assertThat(c.getGlobalConsumerConfigs("c")).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10_000);
       assertThat(c.getRestoreConsumerConfigs("c")).doesNotContainKey(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
     }
+  }
+
+  @Test
+  void aNodeThatStopsAnsweringIsGivenUpOnAfterTenSecondsByTheProducerAndTheMainConsumerUnlessTheUserSaysOtherwise() {
+    StreamsConfig c = of(DetectionTopology.DEFAULT_APPLICATION_ID);
+    assertThat(c.getProducerConfigs("c")).containsEntry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    assertThat(c.getMainConsumerConfigs("g", "c", 0)).containsEntry(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    // the global consumer's fetch waits 10 s at the broker: its requests keep Kafka's 30 s
+    assertThat(c.getGlobalConsumerConfigs("c")).doesNotContainKey(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+    StreamsConfig users = new StreamsConfig(DetectionTopology.streamsConfig(DetectionTopology.DEFAULT_APPLICATION_ID,
+        "127.0.0.1:9092", Path.of("state"), Map.of(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 45_000)));
+    assertThat(users.getProducerConfigs("c")).containsEntry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 45_000);
+    assertThat(users.getMainConsumerConfigs("g", "c", 0)).containsEntry(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 45_000);
   }
 }

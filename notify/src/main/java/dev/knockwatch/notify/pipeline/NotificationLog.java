@@ -72,9 +72,11 @@ public final class NotificationLog implements AutoCloseable {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Topics.REQUEST_TIMEOUT_MS);
     Map<String, Object> c = new HashMap<>(clientProps);
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.putIfAbsent(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, Topics.REQUEST_TIMEOUT_MS);
     KafkaConsumer<String, String> reader = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer());
     int alertPartitions = reader.partitionsFor(Topics.ALERTS.name(), Duration.ofSeconds(30)).size();
     return new NotificationLog(new KafkaProducer<>(p, new StringSerializer(), new StringSerializer()), reader,
