@@ -111,7 +111,7 @@ public final class KafkaEventSink implements EventSink {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "knockwatch-ingest");
     // A batch Kafka does not take within this time fails and is read again (the agent backs off).
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, dev.knockwatch.events.Topics.REQUEST_TIMEOUT_MS);
+    p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, dev.knockwatch.events.Topics.REQUEST_TIMEOUT_MS);
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
     return p;
   }

@@ -202,4 +202,12 @@ class KafkaEventSinkTest {
     sink.send(java.util.List.of(new Outgoing.Event(EVENT), new Outgoing.Event(EVENT)), answers::add);
     assertThat(answers).singleElement().isInstanceOf(IllegalStateException.class);
   }
+
+  @Test
+  void aNodeThatStopsAnsweringIsGivenUpOnAfterTenSecondsUnlessTheKafkaConfigSaysOtherwise() {
+    assertThat(KafkaEventSink.producerProps("127.0.0.1:9092", java.util.Map.of()))
+        .containsEntry(org.apache.kafka.clients.producer.ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Topics.REQUEST_TIMEOUT_MS);
+    assertThat(KafkaEventSink.producerProps("127.0.0.1:9092", java.util.Map.of("request.timeout.ms", "20000")))
+        .containsEntry(org.apache.kafka.clients.producer.ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "20000");
+  }
 }
