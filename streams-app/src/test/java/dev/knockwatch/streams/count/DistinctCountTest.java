@@ -35,9 +35,11 @@ class DistinctCountTest {
       worst = Math.max(worst, error);
       sum += error;
     }
-    // 2^10 registers: about 2.4 % standard error (hash4j's UltraLogLog); a mean of |error| under 3 %
+    // 2^10 registers: about 2.4 % standard error (hash4j's UltraLogLog); a mean of |error| under 3 %.
+    // Each run draws a random seed, so the worst of 100 is bounded at six standard errors (15 %): at
+    // about four (10 %) one run in a few hundred went past (10.4 % once)
     assertThat(sum / runs).isLessThan(0.03);
-    assertThat(worst).isLessThan(0.10);
+    assertThat(worst).isLessThan(0.15);
   }
 
   @Test
