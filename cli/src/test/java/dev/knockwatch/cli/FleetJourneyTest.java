@@ -192,6 +192,8 @@ class FleetJourneyTest {
       JsonNode openShell = timeline(api, SANDBOX, Set.of("ocsf"));
       assertThat(openShell.path("timeline")).allSatisfy(e ->
           assertThat(e.path("subject").path("identity").asText()).isEqualTo("container=work-session"));
+      // its bypass alert comes a commit or two after the refusal's event (detection's, the timeline's)
+      awaitAlert(api, SANDBOX, "bypass");
       // the section's query block, verbatim: the agent's sandbox listed, then its timeline by its key
       ReadmeBlocks.Ran asked = ReadmeBlocks.run(walls.starting("sh", "./knockwatch query --agent openshell-work-session"),
           checkout, Map.of("KNOCKWATCH_API_TOKEN", TOKEN));
@@ -260,6 +262,26 @@ class FleetJourneyTest {
     assertThat(answer.path("commandId").asText()).isEqualTo(agentKey);
     assertThat(sourcesOf(answer)).as("the walls in %s's timeline: %s", agentKey, answer).isEqualTo(sources);
     return answer;
+  }
+
+  /** Waits until {@code key}'s timeline holds a firing alert of a rule whose id has {@code rule} in it. */
+  private static void awaitAlert(int api, String key, String rule) throws Exception {
+    Instant deadline = Instant.now().plusSeconds(60);
+    JsonNode alerts = null;
+    while (Instant.now().isBefore(deadline)) {
+      try {
+        alerts = Launched.command(api, TOKEN, key).path("alerts");
+        for (JsonNode a : alerts) {
+          if (a.path("rule").asText().contains(rule) && a.path("status").asText().equals("firing")) {
+            return;
+          }
+        }
+      } catch (AssertionError notYet) {
+        alerts = null;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("no firing " + rule + " alert in " + key + "'s timeline within 60 s: " + alerts);
   }
 
   private static Set<String> sourcesOf(JsonNode answer) {
