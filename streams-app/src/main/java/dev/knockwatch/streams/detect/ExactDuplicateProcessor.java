@@ -208,7 +208,7 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     put(h, e.kind() == null ? null : e.kind().name());
     put(h, e.action());
     put(h, e.host());
-    put(h, e.port());
+    put(h, e.port() == null ? null : e.port().toString());
     put(h, e.method());
     put(h, e.url());
     put(h, e.path());
@@ -217,7 +217,7 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
     put(h, e.proxyError());
     put(h, e.errno());
     put(h, e.syscall());
-    put(h, e.pid());
+    put(h, e.pid() == null ? null : e.pid().toString());
     if (e.observedAt() == null) {
       h.putInt(-1);
     } else {
@@ -234,14 +234,6 @@ public final class ExactDuplicateProcessor implements Processor<String, Violatio
       h.putInt(-1);
     } else {
       h.putInt(s.length()).putUnencodedChars(s);
-    }
-  }
-
-  private static void put(Hasher h, Integer i) {
-    if (i == null) {
-      h.putInt(-1);
-    } else {
-      h.putInt(4).putInt(i);
     }
   }
 
