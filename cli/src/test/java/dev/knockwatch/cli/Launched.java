@@ -221,7 +221,10 @@ final class Launched implements AutoCloseable {
 
   /**
    * {@link #command}, asked again until its answer holds at least {@code events} events (or 60 s):
-   * a page can reach the terminal before the timeline, another app, has the refusals behind it.
+   * a page can reach the terminal before the timeline, another app, has the refusals behind it. A
+   * connection the API closed unanswered is asked again too, as a user would: the JDK server
+   * drops a request whose headers it has not read within 5 s ({@code maxReqTime}), and a loaded
+   * machine can hold a just-started process that long.
    */
   static JsonNode command(int port, String token, String commandId, int events) throws Exception {
     Instant deadline = Instant.now().plusSeconds(60);
@@ -229,10 +232,11 @@ final class Launched implements AutoCloseable {
       JsonNode answer = null;
       try {
         answer = command(port, token, commandId);
-      } catch (AssertionError e) {
+      } catch (AssertionError | IOException e) {
         if (Instant.now().isAfter(deadline)) {
           throw e; // not even one of them yet
         }
+        System.out.println("Launched.command: asked again after " + e);
       }
       if (answer != null && (answer.path("events").asInt() >= events || Instant.now().isAfter(deadline))) {
         return answer;
