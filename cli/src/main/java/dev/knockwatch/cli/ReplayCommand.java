@@ -35,6 +35,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
@@ -145,8 +146,10 @@ final class ReplayCommand implements Callable<Integer> {
     }
     long end = latest + policy.rules().stream().mapToLong(r -> r.resolveAfter().toMillis()).max()
         .orElse(Rule.DEFAULT_RESOLVE_AFTER.toMillis()) + 1000;
+    // a replay waits for detection's commits (each hop of the by-grain topic, each caught-up check),
+    // not for a steady rate's CPU: it commits as often as a stream thread turns
     try (StreamsApp streams = new StreamsApp(APPLICATION_ID, bootstrap, workDir.resolve("streams"), policy,
-        AlertLifecycleProcessor.Clock.STREAM, Map.of())
+        AlertLifecycleProcessor.Clock.STREAM, Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100))
         .start(Duration.ofSeconds(120))) {
       // every refusal judged, at every grain, before the end of input moves time past them
       streams.awaitCaughtUp(Duration.ofSeconds(120));
