@@ -279,7 +279,7 @@ public final class DetectionTopology {
         "detect");
     for (Rule rule : policy.rules()) {
       String node = "detect-" + rule.id();
-      if (rule.per() != Grain.AGENT && !DetectProcessor.judgesHere(rule)) {
+      if (!DetectProcessor.judgesHere(rule)) {
         rule.detector().addTo(t, rule, policy, node, "", "cross-source-dedup");
       }
       if (rule.per() != Grain.COMMAND && !DetectProcessor.judgesHere(rule)) {

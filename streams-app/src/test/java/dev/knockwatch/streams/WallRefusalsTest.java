@@ -120,4 +120,21 @@ class WallRefusalsTest {
     assertThat(session).extracting(Alert::commandId).containsExactly("session:" + AGENT + "/sandbox-7");
     assertThat(session.get(0).summary()).startsWith("sandbox refused 3 times");
   }
+
+  /** A count in aligned windows at the agent's grain: on the agent's own key, as the count in any window is. */
+  @Test
+  void aCountInAlignedWindowsOfTheAgentsGrainCountsOnTheAgentsKey(@TempDir Path rules) throws IOException {
+    Files.writeString(rules.resolve("rules.yaml"), """
+        rules:
+          - {id: agent-storm, detector: count, threshold: 4, window: 5m, hop: 5m, per: agent, severity: page}
+        """);
+    start(PolicyLoader.load(rules));
+    for (int i = 0; i < 3; i++) {
+      packet(null, T0.plusSeconds(i), "10.77.0." + (2 + i), 443);
+    }
+    assertThat(out.readValuesToList()).isEmpty();
+    packet(null, T0.plusSeconds(3), "10.77.0.9", 443);
+    assertThat(out.readValuesToList()).extracting(Alert::rule, Alert::commandId, Alert::count)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("agent-storm", "agent:" + AGENT, 4L));
+  }
 }

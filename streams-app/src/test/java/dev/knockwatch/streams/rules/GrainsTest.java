@@ -146,6 +146,20 @@ class GrainsTest {
         org.assertj.core.groups.Tuple.tuple("per-session", 3L), org.assertj.core.groups.Tuple.tuple("per-agent", 4L));
   }
 
+  /** Aligned windows (a count with {@code hop}) at every grain: each counts its own, the agent's too. */
+  @Test
+  void alignedWindowsCountAtEveryGrain(@TempDir Path rules) throws IOException {
+    Files.writeString(rules.resolve("rules.yaml"), "rules:\n"
+        + "  - {id: hop-session, detector: count, window: 5m, hop: 1m, threshold: 3, per: session, severity: warning}\n"
+        + "  - {id: hop-agent, detector: count, window: 5m, hop: 5m, threshold: 4, per: agent, severity: page}\n");
+    start(rules);
+    send(toolCall(1), T0, b -> b.sessionId("s-1").taskId("t-1"));
+    send(toolCall(2), T0.plusSeconds(1), b -> b.sessionId("s-1").taskId("t-2"));
+    send(toolCall(3), T0.plusSeconds(2), b -> b.sessionId("s-1").taskId("t-3"));
+    send(toolCall(4), T0.plusSeconds(3), b -> b.sessionId("s-2").taskId("t-4"));
+    assertThat(firing()).extracting(Alert::rule).contains("hop-session", "hop-agent");
+  }
+
   @Test
   void aGrainThatIsNoneIsRefusedAtLoad(@TempDir Path rules) throws IOException {
     Files.writeString(rules.resolve("rules.yaml"), "rules:\n  - {id: r, detector: count, threshold: 3, per: prompt, severity: warning}\n"
