@@ -60,7 +60,7 @@ public final class DetectionTopology {
   static final String GRAIN_HEADER = "knockwatch-grain";
   static final String BY_GRAIN_LIFECYCLE_STORE = "alert-lifecycle-by-grain";
   /** The suffix of a detector's node and stores on the by-grain path. */
-  static final String BY_GRAIN = "-by-grain";
+  static final String BY_GRAIN = Rule.GRAIN_SUFFIX;
 
   private DetectionTopology() {}
 

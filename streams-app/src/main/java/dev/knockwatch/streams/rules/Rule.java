@@ -26,6 +26,9 @@ public record Rule(
 
   public static final Duration DEFAULT_RESOLVE_AFTER = Duration.ofMinutes(10);
 
+  /** What detection adds to a rule's id to name its processor and store at the task, session or agent grain. */
+  public static final String GRAIN_SUFFIX = "-by-grain";
+
   /** An enforced rule of the command's grain, matching every refusal, saying nothing of itself. */
   public static Rule of(String id, Severity severity, Detector.Settings settings) {
     return new Rule(id, severity, false, RuleMatch.ANY, DEFAULT_RESOLVE_AFTER, null, Grain.COMMAND, settings);

@@ -36,11 +36,19 @@ final class RuleKeys {
   private static final String SEVERITIES = String.join(", ", Arrays.stream(Severity.values()).map(RuleKeys::wire).toList());
 
   static final Key<String> ID = Key.of("id", "1-63 of a-z, 0-9 and -", null, "required",
-      "the rule's name in its alerts, silences and routes; one rule of a name across the rules files",
+      "the rule's name in its alerts, silences and routes; one rule of a name across the rules files; not "
+          + "\"by-grain\" nor ending in \"-by-grain\" (detection's names for a rule's counts at its grain)",
       (node, where) -> {
         String id = node.text();
         if (id == null || !RULE_ID.matcher(id).matches()) {
           node.problem(where + ": id \"" + (id == null ? "" : id) + "\" " + ID_RULE);
+          return null;
+        }
+        if (id.equals(Rule.GRAIN_SUFFIX.substring(1)) || id.endsWith(Rule.GRAIN_SUFFIX)) {
+          // detection names a rule's copy at its task, session or agent grain "<id>-by-grain" (its
+          // processor and store), so "retry-by-grain" beside a "retry" per task would be one name twice
+          node.problem(where + ": id \"" + id + "\" is kept: detection names a rule's counts at its grain \"<id>"
+              + Rule.GRAIN_SUFFIX + "\" (\"by-grain\" too)");
           return null;
         }
         return id;

@@ -93,6 +93,28 @@ class PolicyLoaderTest {
         rules + ":24: rule hopper: hop 10m must not be longer than the window");
   }
 
+  /**
+   * An id ending in "-by-grain" is refused where it is written: beside a rule of its stem counted per
+   * task in aligned windows it named the same processor and store, which loaded and then stopped
+   * detection from starting ("Invalid topology: Processor detect-retry-by-grain is already added").
+   */
+  @Test
+  void anIdThatDetectionKeepsForARulesGrainIsAProblemWithItsLine() throws IOException {
+    write("""
+        rules:
+          - {id: retry, detector: count, window: 5m, hop: 5m, threshold: 3, per: task}
+          - {id: retry-by-grain, detector: count, window: 5m, hop: 5m, threshold: 3}
+          - {id: by-grain, detector: count, window: 5m, hop: 5m, threshold: 3}
+          - {id: by-grainy, detector: count, threshold: 3}
+        """);
+    String rules = dir.resolve("rules.yaml").toString();
+    assertThat(PolicyLoader.check(dir)).containsExactly(
+        rules + ":3: rule 2: id \"retry-by-grain\" is kept: detection names a rule's counts at its grain"
+            + " \"<id>-by-grain\" (\"by-grain\" too)",
+        rules + ":4: rule 3: id \"by-grain\" is kept: detection names a rule's counts at its grain"
+            + " \"<id>-by-grain\" (\"by-grain\" too)");
+  }
+
   /** A duration too large for a number is a problem with its line, as any other bad duration (it was a NumberFormatException). */
   @Test
   void aDurationTooLargeForANumberIsAProblemWithItsLine() throws IOException {
