@@ -76,12 +76,8 @@ class DiscoverJourneyTest {
           "- \"evil.example:443\"  # proposed: 1 command, 1 task, 1 agent, 6 refusals",
           "# never proposed: 169.254.169.254:80 (1 command, 1 task, 1 agent, 1 refusal");
       ReadmeBlocks.Block suggest = readme.starting("sh", "./knockwatch allowlist suggest");
-      ReadmeBlocks.Ran suggested = ReadmeBlocks.run(suggest, checkout, env);
-      for (long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-          !counted.stream().allMatch(suggested.output()::contains) && System.nanoTime() < deadline;
-          suggested = ReadmeBlocks.run(suggest, checkout, env)) {
-        Thread.sleep(500); // a destination's later refusals reach the counts a commit or two after its first
-      }
+      // a destination's later refusals reach the counts a commit or two after its first
+      ReadmeBlocks.Ran suggested = ReadmeBlocks.runUntil(suggest, checkout, env, counted, Duration.ofSeconds(60));
       assertThat(suggested.exit()).as(suggested.output()).isZero();
       String out = suggested.output();
       assertThat(out).contains(counted.get(0)).contains(counted.get(1)).contains(counted.get(2))

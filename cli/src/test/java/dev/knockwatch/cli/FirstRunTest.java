@@ -80,14 +80,9 @@ class FirstRunTest {
       List<String> shown = ReadmeBlocks.read().starting("text", "command  DemoCommandId000000001").text().strip().lines()
           .map(FirstRunTest::timelinePattern).toList();
       ReadmeBlocks.Block query = ReadmeBlocks.read().starting("sh", "./knockwatch query DemoCommandId000000001");
-      ReadmeBlocks.Ran asked = ReadmeBlocks.run(query, checkout, Map.of());
-      // the timeline's sixth event and its second alert may follow the terminal's alerts by a commit
-      // or two (detection's, then the timeline's, each up to 500 ms)
-      for (long deadline = System.nanoTime() + DEMO.toNanos(); !(asked.output().contains("events   6")
-          && asked.output().contains(" off-role-host ") && asked.output().contains(" persistent-retry "))
-          && System.nanoTime() < deadline; asked = ReadmeBlocks.run(query, checkout, Map.of())) {
-        Thread.sleep(500);
-      }
+      // the timeline's sixth event and its second alert may follow the terminal's alerts by a commit or two
+      ReadmeBlocks.Ran asked = ReadmeBlocks.runUntil(query, checkout, Map.of(),
+          List.of("events   6", " off-role-host ", " persistent-retry "), DEMO);
       assertThat(asked.exit()).as(asked.output()).isZero();
       List<String> answered = asked.output().strip().lines().toList();
       assertThat(answered).as(asked.output()).hasSameSizeAs(shown);

@@ -113,6 +113,19 @@ final class Launched implements AutoCloseable {
     return new Launched(pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start(), out, err);
   }
 
+  /** Runs {@code ./knockwatch bench ... --json} in {@code checkout} to its end: the JSON line it printed last. */
+  static JsonNode benchJson(Path checkout, Path outputDir, String... args) throws Exception {
+    try (Launched bench = start(checkout, outputDir, Map.of(), args)) {
+      int status = bench.awaitExit(Duration.ofMinutes(5));
+      if (status != 0) {
+        throw new AssertionError("exit " + status + "\nstderr (last 60 lines):\n" + tail(bench.err(), 60));
+      }
+      String json = bench.out().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b)
+          .orElseThrow(() -> new AssertionError("no JSON line in:\n" + bench.out()));
+      return Json.MAPPER.readTree(json);
+    }
+  }
+
   static int freePort() {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();

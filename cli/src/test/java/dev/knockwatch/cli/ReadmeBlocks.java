@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -75,5 +76,21 @@ record ReadmeBlocks(String doc, List<Block> blocks) {
       throw new AssertionError("the block at line " + block.line() + " did not end within 2 minutes:\n" + out);
     }
     return new Ran(p.exitValue(), out);
+  }
+
+  /**
+   * Runs {@code block} again, every 500 ms, until its output holds every one of {@code lines} or
+   * {@code within} has passed, as a user asks again: what a page shows reaches a query a commit or
+   * two after the page (detection's, then the timeline's). The last run's output.
+   */
+  static Ran runUntil(Block block, Path dir, Map<String, String> env, List<String> lines, Duration within)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    Ran ran = run(block, dir, env);
+    while (!lines.stream().allMatch(ran.output()::contains) && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+      ran = run(block, dir, env);
+    }
+    return ran;
   }
 }

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A run of rsyslog or syslog-ng counts only if its topic holds every line once, keyed by the
  * line's command id: the check that makes their figures comparable with the agent's. The tools
- * themselves run in {@code BenchLauncherTest}, through the launcher.
+ * themselves run in {@code ShippersBenchLauncherTest} and {@code IngestAsDeployedBenchLauncherTest},
+ * through the launcher.
  */
 @Tag("integration")
 class SyslogsTest {
