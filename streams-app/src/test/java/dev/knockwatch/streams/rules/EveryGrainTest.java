@@ -28,8 +28,9 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * Every rule the loader takes starts detection: each shipped rule at every grain its detector
  * takes (a count also in aligned windows), alone in a policy, built into the topology and fed
- * refusals of tool calls, of a command with no task, and of a wall that names no command. A rules
- * file that loads and then stops detection from starting would blind it to every agent.
+ * refusals of tool calls, of a command with no task, and of a wall that names no command; then all
+ * of them in one policy. A rules file that loads and then stops detection from starting would blind
+ * it to every agent.
  */
 class EveryGrainTest {
 
@@ -44,6 +45,7 @@ class EveryGrainTest {
     Map<String, Object> shipped = new Yaml().load(Files.readString(SHIPPED.resolve("rules.yaml")));
     List<String> built = new ArrayList<>();
     List<String> refused = new ArrayList<>();
+    List<Map<String, Object>> together = new ArrayList<>();
     for (Map<String, Object> rule : (List<Map<String, Object>>) shipped.get("rules")) {
       List<Map<String, Object>> variants = new ArrayList<>(List.of(rule));
       if ("count".equals(rule.get("detector"))) {
@@ -73,6 +75,9 @@ class EveryGrainTest {
           }
           judge(policy, dir.resolve(name + "-state"));
           built.add(name);
+          Map<String, Object> renamed = new LinkedHashMap<>(r);
+          renamed.put("id", r.get("id") + (r.containsKey("hop") ? "-aligned-" : "-") + g.wireName());
+          together.add(renamed);
         }
       }
     }
@@ -81,6 +86,13 @@ class EveryGrainTest {
         "scanning@session", "off-role-host@agent", "bypass@task", "sandbox-escape@session");
     assertThat(built).hasSizeGreaterThanOrEqualTo(4 * 10);
     assertThat(refused).isNotEmpty().allSatisfy(n -> assertThat(n).doesNotEndWith("@command"));
+    // and all of them in one policy, as a rules directory of many rules runs: no two name one processor or store
+    Path all = Files.createDirectories(dir.resolve("all"));
+    Files.copy(SHIPPED.resolve("roles.yaml"), all.resolve("roles.yaml"));
+    Files.writeString(all.resolve("rules.yaml"), new Yaml().dump(Map.of("rules", together)));
+    Policy everything = PolicyLoader.load(all);
+    assertThat(everything.rules()).hasSameSizeAs(built);
+    judge(everything, dir.resolve("all-state"));
   }
 
   private static void judge(Policy policy, Path state) {
