@@ -1,5 +1,8 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.streams.DetectionTopology;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.streams.rules.PolicyFiles;
 import dev.knockwatch.streams.rules.PolicyLoader;
 import dev.knockwatch.streams.rules.PolicyPublisher;
@@ -10,19 +13,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * {@code up}'s eye on the alert-rules directory: when the files change and still load, the new
  * policy is published to {@code knockwatch.policy} (roles apply at once on every instance) and,
- * when the rules themselves changed, detection restarts with them. Files that do not load are
- * reported once, with every problem, and the running policy stays.
+ * when the rules themselves changed, detection restarts with them. Files that do not load, and
+ * rules that load but that detection cannot run (its topology is built first, as {@code streams}
+ * builds it), are reported once, with every problem, and the running policy stays: nothing is
+ * published, and detection keeps running.
  */
 final class PolicyWatcher implements Runnable, AutoCloseable {
 
   private final Path dir;
   private final String bootstrapServers;
   private final Map<String, Object> clientProps;
-  private final Consumer<dev.knockwatch.streams.rules.Policy> onNewRules;
+  private final Consumer<Policy> onNewRules;
+  /** Why detection cannot run a policy that loaded, or null. */
+  private final Function<Policy, String> unrunnable;
   private final PrintStream out;
   private final Duration every;
   private volatile boolean running = true;
@@ -32,7 +40,13 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
   private Map<String, byte[]> lastSeen;
 
   PolicyWatcher(Path dir, String bootstrapServers, Map<String, Object> clientProps, PolicyFiles current,
-      Consumer<dev.knockwatch.streams.rules.Policy> onNewRules, PrintStream out, Duration every) {
+      Consumer<Policy> onNewRules, PrintStream out, Duration every) {
+    this(dir, bootstrapServers, clientProps, current, onNewRules, out, every, PolicyWatcher::whyDetectionCannotRun);
+  }
+
+  PolicyWatcher(Path dir, String bootstrapServers, Map<String, Object> clientProps, PolicyFiles current,
+      Consumer<Policy> onNewRules, PrintStream out, Duration every, Function<Policy, String> unrunnable) {
+    this.unrunnable = unrunnable;
     this.dir = dir;
     this.bootstrapServers = bootstrapServers;
     this.clientProps = clientProps;
@@ -67,26 +81,48 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
   private void check() {
     List<String> problems = PolicyLoader.check(dir);
     if (!problems.isEmpty()) {
-      if (!problems.equals(lastProblems)) {
-        out.println("knockwatch: " + dir + " changed but does not load; policy " + current.version() + " stays:");
-        problems.forEach(p -> out.println("  " + p));
-        lastProblems = problems;
-      }
+      report(" changed but does not load", problems);
+      return;
+    }
+    PolicyFiles next = PolicyLoader.files(dir);
+    if (next.version().equals(current.version())) {
+      lastProblems = List.of();
+      return;
+    }
+    boolean rulesChanged = !Objects.equals(next.rules(), current.rules())
+        || !Objects.equals(next.moreRules(), current.moreRules());
+    Policy policy = PolicyLoader.load(next, dir.toString());
+    String why = rulesChanged ? unrunnable.apply(policy) : null;
+    if (why != null) {
+      report(" changed and loads, but detection cannot run it", List.of(why));
       return;
     }
     lastProblems = List.of();
-    PolicyFiles next = PolicyLoader.files(dir);
-    if (next.version().equals(current.version())) {
-      return;
-    }
     PolicyPublisher.publish(bootstrapServers, clientProps, next);
-    boolean rulesChanged = !Objects.equals(next.rules(), current.rules())
-        || !Objects.equals(next.moreRules(), current.moreRules());
     current = next;
     out.println("knockwatch: policy " + next.version() + " published"
         + (rulesChanged ? "; rules changed: detection restarts with them" : " (roles apply now)"));
     if (rulesChanged) {
-      onNewRules.accept(PolicyLoader.load(next, dir.toString()));
+      onNewRules.accept(policy);
+    }
+  }
+
+  /** The problems, once while they stay the same: the running policy stays. */
+  private void report(String what, List<String> problems) {
+    if (!problems.equals(lastProblems)) {
+      out.println("knockwatch: " + dir + what + "; policy " + current.version() + " stays:");
+      problems.forEach(p -> out.println("  " + p));
+      lastProblems = problems;
+    }
+  }
+
+  /** Why detection cannot run {@code policy}: its topology, built as {@code streams} builds it, refused; or null. */
+  static String whyDetectionCannotRun(Policy policy) {
+    try {
+      DetectionTopology.buildTopology(policy, AlertLifecycleProcessor.Clock.WALL);
+      return null;
+    } catch (RuntimeException e) {
+      return "detection cannot run these rules: " + e.getMessage();
     }
   }
 

@@ -96,4 +96,41 @@ class PolicyWatcherTest {
     assertThat(published.moreRules()).containsOnlyKeys("team-a.rules.yaml");
     assertThat(restarts).singleElement().satisfies(p -> assertThat(p.rules()).extracting(Rule::id).contains("team-a-scan"));
   }
+
+  /**
+   * Rules that load but that detection cannot run (its topology refused, as a rule whose id named
+   * another's processor was) are reported once, with why; nothing is published and detection is not
+   * restarted into a failure: the running policy stays until the files are fixed.
+   */
+  @Test
+  void rulesThatLoadButThatDetectionCannotRunAreReportedAndTheRunningPolicyStays(EmbeddedKafkaBroker broker)
+      throws IOException {
+    for (String f : List.of("rules.yaml", "roles.yaml")) {
+      Files.copy(Path.of("../alert-rules").resolve(f), rules.resolve(f));
+    }
+    PolicyFiles first = PolicyLoader.files(rules);
+    PolicyPublisher.publish(broker.bootstrapServers(), Map.of(), first);
+    List<Policy> restarts = new ArrayList<>();
+    ByteArrayOutputStream said = new ByteArrayOutputStream();
+    String refusal = "Invalid topology: Processor detect-unrunnable is already added.";
+    PolicyWatcher watcher = new PolicyWatcher(rules, broker.bootstrapServers(), Map.of(), first, restarts::add,
+        new PrintStream(said, true, StandardCharsets.UTF_8), Duration.ofSeconds(1),
+        p -> p.rules().stream().anyMatch(r -> r.id().equals("unrunnable"))
+            ? "detection cannot run these rules: " + refusal : PolicyWatcher.whyDetectionCannotRun(p));
+    Path more = rules.resolve("team.rules.yaml");
+    Files.writeString(more, "rules:\n  - {id: unrunnable, detector: count, threshold: 3}\n");
+    watcher.checkOnce();
+    watcher.checkOnce();
+    assertThat(restarts).isEmpty();
+    assertThat(lastPublished(broker).version()).isEqualTo(first.version());
+    assertThat(said.toString(StandardCharsets.UTF_8)).containsOnlyOnce(
+        rules + " changed and loads, but detection cannot run it; policy " + first.version() + " stays:\n"
+            + "  detection cannot run these rules: " + refusal);
+
+    Files.writeString(more, "rules:\n  - {id: runnable, detector: count, threshold: 3}\n");
+    watcher.checkOnce();
+    assertThat(restarts).singleElement()
+        .satisfies(p -> assertThat(p.rules()).extracting(Rule::id).contains("runnable"));
+    assertThat(lastPublished(broker).version()).isNotEqualTo(first.version());
+  }
 }
