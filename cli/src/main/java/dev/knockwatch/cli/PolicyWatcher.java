@@ -91,7 +91,7 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
     }
     boolean rulesChanged = !Objects.equals(next.rules(), current.rules())
         || !Objects.equals(next.moreRules(), current.moreRules());
-    Policy policy = PolicyLoader.load(next, dir.toString());
+    Policy policy = rulesChanged ? PolicyLoader.load(next, dir.toString()) : null;
     String why = rulesChanged ? unrunnable.apply(policy) : null;
     if (why != null) {
       report(" changed and loads, but detection cannot run it", List.of(why));
@@ -122,7 +122,7 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
       DetectionTopology.buildTopology(policy, AlertLifecycleProcessor.Clock.WALL);
       return null;
     } catch (RuntimeException e) {
-      return "detection cannot run these rules: " + e.getMessage();
+      return e.getMessage() == null ? e.getClass().getName() : e.getMessage();
     }
   }
 

@@ -115,22 +115,35 @@ class PolicyWatcherTest {
     String refusal = "Invalid topology: Processor detect-unrunnable is already added.";
     PolicyWatcher watcher = new PolicyWatcher(rules, broker.bootstrapServers(), Map.of(), first, restarts::add,
         new PrintStream(said, true, StandardCharsets.UTF_8), Duration.ofSeconds(1),
-        p -> p.rules().stream().anyMatch(r -> r.id().equals("unrunnable"))
-            ? "detection cannot run these rules: " + refusal : PolicyWatcher.whyDetectionCannotRun(p));
+        p -> p.rules().stream().anyMatch(r -> r.id().equals("unrunnable")) ? refusal
+            : PolicyWatcher.whyDetectionCannotRun(p));
     Path more = rules.resolve("team.rules.yaml");
     Files.writeString(more, "rules:\n  - {id: unrunnable, detector: count, threshold: 3}\n");
     watcher.checkOnce();
+    Files.writeString(more, "# the same rules, other bytes\nrules:\n  - {id: unrunnable, detector: count, threshold: 3}\n");
     watcher.checkOnce();
     assertThat(restarts).isEmpty();
     assertThat(lastPublished(broker).version()).isEqualTo(first.version());
     assertThat(said.toString(StandardCharsets.UTF_8)).containsOnlyOnce(
         rules + " changed and loads, but detection cannot run it; policy " + first.version() + " stays:\n"
-            + "  detection cannot run these rules: " + refusal);
+            + "  " + refusal);
 
     Files.writeString(more, "rules:\n  - {id: runnable, detector: count, threshold: 3}\n");
     watcher.checkOnce();
     assertThat(restarts).singleElement()
         .satisfies(p -> assertThat(p.rules()).extracting(Rule::id).contains("runnable"));
     assertThat(lastPublished(broker).version()).isNotEqualTo(first.version());
+  }
+
+  /** The real check: a policy whose two rules name one processor (built by hand, as the loader refuses it) is refused. */
+  @Test
+  void detectionsOwnTopologyRefusesTwoRulesOfOneProcessorsName() {
+    CountDetector.Settings aligned = new CountDetector.Settings(Duration.ofMinutes(5), Duration.ofMinutes(5), 3,
+        Duration.ofMinutes(1));
+    Policy clashing = Policy.ofRules(List.of(
+        Rule.of("retry", dev.knockwatch.events.Alert.Severity.WARNING, aligned).per(dev.knockwatch.streams.rules.Grain.TASK),
+        Rule.of("retry-by-grain", dev.knockwatch.events.Alert.Severity.WARNING, aligned)));
+    assertThat(PolicyWatcher.whyDetectionCannotRun(clashing)).contains("detect-retry-by-grain is already added");
+    assertThat(PolicyWatcher.whyDetectionCannotRun(PolicyLoader.load(Path.of("../alert-rules")))).isNull();
   }
 }

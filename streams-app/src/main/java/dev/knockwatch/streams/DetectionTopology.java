@@ -150,9 +150,10 @@ public final class DetectionTopology {
     List<Rule> grainRules = policy.rules().stream().filter(r -> r.per() != Grain.COMMAND).toList();
     List<String> ownNodes = new ArrayList<>();
     List<String> grainOwnNodes = new ArrayList<>();
-    // a rule of the task's or the session's grain is judged on the command's path too: a refusal with no
-    // task (srt, Squid, strace) is its own command's task, and its state and alerts stay the command's;
-    // only refusals with a task (a harness's tool calls) go around through the by-grain topic
+    // a rule of the task's, the session's or the agent's grain is judged on the command's path too: a
+    // refusal with no task (srt, Squid, strace) is its own command's task, and its state and alerts stay
+    // the command's; a wall's refusal that names no command travels under its agent's (or session's) key
+    // already; only refusals with a task (a harness's tool calls) go around through the by-grain topic
     boolean byGrain = !grainRules.isEmpty();
     Set<Grain> grains = grainRules.stream().map(Rule::per).collect(java.util.stream.Collectors.toUnmodifiableSet());
     // the same refusal read twice (a line written again, a copied file, a batch sent again) counts once

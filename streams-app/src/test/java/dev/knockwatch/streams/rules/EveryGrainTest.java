@@ -2,6 +2,7 @@ package dev.knockwatch.streams.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.knockwatch.events.Alert;
 import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Kind;
 import dev.knockwatch.events.Topics;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -73,7 +75,11 @@ class EveryGrainTest {
             refused.add(name);
             continue;
           }
-          judge(policy, dir.resolve(name + "-state"));
+          List<Alert> alerts = judge(policy, dir.resolve(name + "-state"));
+          if ("count".equals(r.get("detector"))) {
+            // six refusals of each: one task's tool calls, one command, one agent's packets
+            assertThat(alerts).as(name).extracting(Alert::rule).contains((String) r.get("id"));
+          }
           built.add(name);
           Map<String, Object> renamed = new LinkedHashMap<>(r);
           renamed.put("id", r.get("id") + (r.containsKey("hop") ? "-aligned-" : "-") + g.wireName());
@@ -95,7 +101,8 @@ class EveryGrainTest {
     judge(everything, dir.resolve("all-state"));
   }
 
-  private static void judge(Policy policy, Path state) {
+  /** The alerts detection raised. */
+  private static List<Alert> judge(Policy policy, Path state) {
     Properties p = DetectionTopology.streamsConfig("every-grain", "unused:9092", state, Map.of());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
     try (TopologyTestDriver driver = new TopologyTestDriver(DetectionTopology.buildTopology(policy, Clock.STREAM), p, T0)) {
@@ -104,21 +111,23 @@ class EveryGrainTest {
       for (int i = 0; i < 6; i++) {
         Instant at = T0.plusSeconds(i);
         // a tool call of one task, a command with no task, a wall's packet that names no command
-        ViolationEvent call = base(i, at).commandId(String.format("toolu_01%022d", i)).agentId("claude-code")
+        ViolationEvent call = base(i + "-call", i, at).commandId(String.format("toolu_01%022d", i)).agentId("claude-code")
             .source("claude-code").sessionId("s-1").taskId("t-1").build();
-        ViolationEvent command = base(i, at).commandId("SrtCommandId0000000000001").agentId("claude-code")
+        ViolationEvent command = base(i + "-command", i, at).commandId("SrtCommandId0000000000001").agentId("claude-code")
             .source("srt").build();
-        ViolationEvent packet = base(i, at).agentId("runner-1").commandUnknown(true).source("netfilter")
+        ViolationEvent packet = base(i + "-packet", i, at).agentId("runner-1").commandUnknown(true).source("netfilter")
             .action("connect").protocol("tcp").sourceAddress("10.77.0.1").sourcePort(40_000 + i).build();
         for (ViolationEvent e : List.of(call, command, packet)) {
           in.pipeInput(e.key(), e, at);
         }
       }
+      return driver.createOutputTopic(Topics.ALERTS.name(), new StringDeserializer(),
+          Json.serde(Alert.class).deserializer()).readValuesToList();
     }
   }
 
-  private static ViolationEvent.Builder base(int i, Instant at) {
-    return ViolationEvent.builder().eventId("e" + i + "-" + at.toEpochMilli() + "-" + Math.random()).kind(Kind.NETWORK)
+  private static ViolationEvent.Builder base(String id, int i, Instant at) {
+    return ViolationEvent.builder().eventId("e" + id).kind(Kind.NETWORK)
         .action("network-outbound").host("evil" + i + ".example").port(443).observedAt(at);
   }
 }
