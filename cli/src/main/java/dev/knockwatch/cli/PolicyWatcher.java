@@ -92,7 +92,7 @@ final class PolicyWatcher implements Runnable, AutoCloseable {
     boolean rulesChanged = !Objects.equals(next.rules(), current.rules())
         || !Objects.equals(next.moreRules(), current.moreRules());
     Policy policy = rulesChanged ? PolicyLoader.load(next, dir.toString()) : null;
-    String why = rulesChanged ? unrunnable.apply(policy) : null;
+    String why = policy == null ? null : unrunnable.apply(policy);
     if (why != null) {
       report(" changed and loads, but detection cannot run it", List.of(why));
       return;

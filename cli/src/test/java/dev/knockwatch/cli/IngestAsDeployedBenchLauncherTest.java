@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,18 +16,12 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class IngestAsDeployedBenchLauncherTest {
 
-  @TempDir static Path dir;
-  static Path checkout;
-
-  @BeforeAll
-  static void copy() throws Exception {
-    checkout = Launched.copyOfRepository(dir.resolve("checkout"));
-  }
+  @TempDir Path dir;
 
   /** The agent as deployed: started by the checkout's own launcher, every phase's records counted, the figures printed. */
   @Test
   void benchIngestAsDeployedRunsTheAgentThroughTheLauncher() throws Exception {
-    JsonNode r = Launched.benchJson(checkout, dir.resolve("deployed"),
+    JsonNode r = Launched.benchJsonInACopy(dir,
         "bench", "ingest", "--as-deployed", "--lines", "3000", "--steady-rate", "200",
         "--steady-seconds", "2", "--idle-seconds", "2", "--json");
     assertThat(r.path("agentJavaOpts").asText()).isEqualTo("the launcher's");

@@ -113,6 +113,11 @@ final class Launched implements AutoCloseable {
     return new Launched(pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start(), out, err);
   }
 
+  /** Runs {@code ./knockwatch bench ... --json} in a copy of the repository under {@code dir}: its JSON line. */
+  static JsonNode benchJsonInACopy(Path dir, String... args) throws Exception {
+    return benchJson(copyOfRepository(dir.resolve("checkout")), dir.resolve("run"), args);
+  }
+
   /** Runs {@code ./knockwatch bench ... --json} in {@code checkout} to its end: the JSON line it printed last. */
   static JsonNode benchJson(Path checkout, Path outputDir, String... args) throws Exception {
     try (Launched bench = start(checkout, outputDir, Map.of(), args)) {

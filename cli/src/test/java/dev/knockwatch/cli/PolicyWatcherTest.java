@@ -35,6 +35,14 @@ class PolicyWatcherTest {
 
   @TempDir Path rules;
 
+  /** The shipped rules and roles, copied into the watched directory: its first policy. */
+  private PolicyFiles shippedRules() throws IOException {
+    for (String f : List.of("rules.yaml", "roles.yaml")) {
+      Files.copy(Path.of("../alert-rules").resolve(f), rules.resolve(f));
+    }
+    return PolicyLoader.files(rules);
+  }
+
   private PolicyFiles lastPublished(EmbeddedKafkaBroker broker) {
     List<PolicyFiles> all = TopicReader.readToEnd(broker, Topics.POLICY.name(), Json.serde(PolicyFiles.class).deserializer(),
         r -> PolicyFiles.KEY.equals(r.key())).stream().map(r -> r.value()).toList();
@@ -44,10 +52,7 @@ class PolicyWatcherTest {
   @Test
   void changedRolesArePublishedChangedRulesRestartDetectionAndBrokenFilesAreReportedOnce(EmbeddedKafkaBroker broker)
       throws IOException {
-    for (String f : List.of("rules.yaml", "roles.yaml")) {
-      Files.copy(Path.of("../alert-rules").resolve(f), rules.resolve(f));
-    }
-    PolicyFiles first = PolicyLoader.files(rules);
+    PolicyFiles first = shippedRules();
     PolicyPublisher.publish(broker.bootstrapServers(), Map.of(), first);
     List<Policy> restarts = new ArrayList<>();
     ByteArrayOutputStream said = new ByteArrayOutputStream();
@@ -83,10 +88,7 @@ class PolicyWatcherTest {
 
   @Test
   void aNewRulesFileBesideRulesYamlIsPublishedAndRestartsDetection(EmbeddedKafkaBroker broker) throws IOException {
-    for (String f : List.of("rules.yaml", "roles.yaml")) {
-      Files.copy(Path.of("../alert-rules").resolve(f), rules.resolve(f));
-    }
-    PolicyFiles first = PolicyLoader.files(rules);
+    PolicyFiles first = shippedRules();
     List<Policy> restarts = new ArrayList<>();
     PolicyWatcher watcher = new PolicyWatcher(rules, broker.bootstrapServers(), Map.of(), first, restarts::add,
         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), Duration.ofSeconds(1));
@@ -105,10 +107,7 @@ class PolicyWatcherTest {
   @Test
   void rulesThatLoadButThatDetectionCannotRunAreReportedAndTheRunningPolicyStays(EmbeddedKafkaBroker broker)
       throws IOException {
-    for (String f : List.of("rules.yaml", "roles.yaml")) {
-      Files.copy(Path.of("../alert-rules").resolve(f), rules.resolve(f));
-    }
-    PolicyFiles first = PolicyLoader.files(rules);
+    PolicyFiles first = shippedRules();
     PolicyPublisher.publish(broker.bootstrapServers(), Map.of(), first);
     List<Policy> restarts = new ArrayList<>();
     ByteArrayOutputStream said = new ByteArrayOutputStream();

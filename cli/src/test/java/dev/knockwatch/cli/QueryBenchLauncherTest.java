@@ -20,9 +20,8 @@ class QueryBenchLauncherTest {
 
   @Test
   void benchQueryTimesTheTimelineTheListsTheOverviewAndDiscovery() throws Exception {
-    Path checkout = Launched.copyOfRepository(dir.resolve("checkout"));
-    JsonNode r = Launched.benchJson(checkout, dir.resolve("run"), "bench", "query", "--commands", "500",
-        "--week-hours", "2", "--queries", "5", "--list-queries", "1", "--json");
+    JsonNode r = Launched.benchJsonInACopy(dir,
+        "bench", "query", "--commands", "500", "--week-hours", "2", "--queries", "5", "--list-queries", "1", "--json");
     assertThat(r.path("weekRefusals").asInt()).isEqualTo(2 * 400);
     assertThat(r.path("p99Ms").asDouble()).isPositive();
     assertThat(r.path("overviewRows").asInt()).isBetween(24 * 60, 24 * 60 + 1); // a count a minute over 24 h

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.withinPercentage;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,18 +18,12 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class ShippersBenchLauncherTest {
 
-  @TempDir static Path dir;
-  static Path checkout;
-
-  @BeforeAll
-  static void copy() throws Exception {
-    checkout = Launched.copyOfRepository(dir.resolve("checkout"));
-  }
+  @TempDir Path dir;
 
   /** The agent or your shipper: each as deployed through the same phases, every record counted, and the stage after. */
   @Test
   void benchShippersRunsTheAgentRsyslogSyslogNgAndTheStage() throws Exception {
-    JsonNode r = Launched.benchJson(checkout, dir.resolve("shippers"),
+    JsonNode r = Launched.benchJsonInACopy(dir,
         "bench", "shippers", "--lines", "2000", "--steady-rate", "200", "--steady-seconds", "2",
         "--idle-seconds", "2", "--json");
     for (String who : new String[] {"agent", "rsyslog", "syslogNg"}) {

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.withinPercentage;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,17 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("integration")
 class StreamsBenchLauncherTest {
 
-  @TempDir static Path dir;
-  static Path checkout;
-
-  @BeforeAll
-  static void copy() throws Exception {
-    checkout = Launched.copyOfRepository(dir.resolve("checkout"));
-  }
+  @TempDir Path dir;
 
   @Test
   void benchStreamsRunsBothTopologiesOverEveryEvent() throws Exception {
-    JsonNode r = Launched.benchJson(checkout, dir.resolve("streams"),
+    JsonNode r = Launched.benchJsonInACopy(dir,
         "bench", "streams", "--events", "3000", "--rounds", "1", "--latency-seconds", "0", "--json");
     assertThat(r.path("events").asLong()).isEqualTo(3000);
     assertThat(r.path("eventsPerSecond").asLong()).isPositive();
