@@ -187,7 +187,8 @@ try {
   for (const [id, what] of [['short', 'malformed'], ['UnknownUnknownUnknown0', 'unknown']]) {
     await page.fill('#command', id);
     await page.click('#search button[type=submit]');
-    await soon(page, () => document.querySelector('#message').textContent.trim() !== '');
+    // the message names the id it is about: the one before stays until this answer replaces it
+    await soon(page, (asked) => document.querySelector('#message').textContent.includes(asked), id);
     const said = (await page.textContent('#message')).trim();
     check(/^[A-Z].{30,}\.$/s.test(said) && said.includes(id) && /\b(check|pick|type|copy)\b/i.test(said),
       'a ' + what + ' command id says ' + JSON.stringify(said));
