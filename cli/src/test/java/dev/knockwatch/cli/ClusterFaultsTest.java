@@ -343,18 +343,14 @@ class ClusterFaultsTest {
           d.addStreams();
         }
         for (String name : List.of("notify-a", "notify-b")) {
-          d.stages.add(Launched.start(checkout, dir.resolve(name), Map.of(), "notify", "--bootstrap-servers", bootstrap,
-              "--rules", receivers.toString(), "--metrics-port", String.valueOf(Launched.freePort())));
+          d.stages.add(d.startNotify(name));
         }
-        List<String> ingest = new ArrayList<>(List.of("ingest", "--bootstrap-servers", bootstrap, "--logs",
-            logs.getParent().toString(), "--var", dir.resolve("ingest-var").toString(), "--metrics-port", "0"));
         if (raw) {
-          ingest.addAll(List.of("--raw-topic", Topics.RAW.name()));
           d.shipper = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
               ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
               ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new StringSerializer());
         }
-        d.stages.add(Launched.start(checkout, dir.resolve("ingest"), Map.of(), ingest.toArray(String[]::new)));
+        d.stages.add(d.startIngest("ingest"));
         for (Launched stage : d.stages) {
           stage.awaitLine(d.streams.contains(stage) ? "knockwatch streams:" : stage == d.stages.get(d.stages.size() - 1)
               ? "knockwatch ingest:" : "knockwatch notify:", Duration.ofMinutes(3));
@@ -372,13 +368,35 @@ class ClusterFaultsTest {
      */
     Launched addStreams() throws Exception {
       String name = "streams-" + (char) ('a' + streams.size());
-      Launched s = Launched.start(checkout, dir.resolve(name), Map.of("KNOCKWATCH_API_TOKEN", TOKEN), "streams",
-          "--bootstrap-servers", kafka.bootstrapServers(), "--var", dir.resolve(name + "-var").toString(), "--api-port",
-          String.valueOf(streams.isEmpty() ? api : Launched.freePort()), "--metrics-port",
-          String.valueOf(Launched.freePort()), "--streams-config", "num.standby.replicas=1");
+      Launched s = startStreams(name, name + "-var", streams.isEmpty() ? api : Launched.freePort());
       streams.add(s);
       stages.add(s);
       return s;
+    }
+
+    /** A {@code streams} process on {@code var}, its output in {@code name}: the stage's arguments. */
+    Launched startStreams(String name, String var, int apiPort) throws Exception {
+      return Launched.start(checkout, dir.resolve(name), Map.of("KNOCKWATCH_API_TOKEN", TOKEN), "streams",
+          "--bootstrap-servers", kafka.bootstrapServers(), "--var", dir.resolve(var).toString(), "--api-port",
+          String.valueOf(apiPort), "--metrics-port", String.valueOf(Launched.freePort()), "--streams-config",
+          "num.standby.replicas=1");
+    }
+
+    /** A notifier sending to the webhook, its output in {@code name}. */
+    Launched startNotify(String name) throws Exception {
+      return Launched.start(checkout, dir.resolve(name), Map.of(), "notify", "--bootstrap-servers",
+          kafka.bootstrapServers(), "--rules", dir.resolve("receivers").toString(), "--metrics-port",
+          String.valueOf(Launched.freePort()));
+    }
+
+    /** Ingest of the load's log files (of the raw topic when the load is a shipper's), its output in {@code name}. */
+    Launched startIngest(String name) throws Exception {
+      List<String> ingest = new ArrayList<>(List.of("ingest", "--bootstrap-servers", kafka.bootstrapServers(), "--logs",
+          logs.getParent().toString(), "--var", dir.resolve("ingest-var").toString(), "--metrics-port", "0"));
+      if (shipper != null) {
+        ingest.addAll(List.of("--raw-topic", Topics.RAW.name()));
+      }
+      return Launched.start(checkout, dir.resolve(name), Map.of(), ingest.toArray(String[]::new));
     }
 
     /**

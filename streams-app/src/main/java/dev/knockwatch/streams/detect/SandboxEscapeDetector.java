@@ -27,6 +27,10 @@ import java.time.Duration;
  */
 public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEscapeDetector.Settings, Long> {
 
+  /** What the rule id is suffixed with in the fingerprint of a call let out, and of one nothing answered. */
+  public static final String APPROVED = ":approved";
+  public static final String UNANSWERED = ":unanswered";
+
   static final Key<Duration> WITHIN = Key.duration("within", BypassDetector.DEFAULT_WITHIN, false,
       "how soon after a refusal a request to leave the sandbox is critical");
 
@@ -86,12 +90,12 @@ public final class SandboxEscapeDetector implements Detector.Stateful<SandboxEsc
     String summary;
     String noun = rule.nounOf(key, e);
     if (ViolationEvent.SANDBOX_OFF_APPROVED.equals(e.action())) {
-      fingerprint = Alert.fingerprintOf(rule.id() + ":approved", key);
+      fingerprint = Alert.fingerprintOf(rule.id() + APPROVED, key);
       judged = rule.withSeverity(Alert.Severity.CRITICAL);
       summary = "a call of the " + noun + " asked to run outside the sandbox and was let out: it ran outside"
           + (e.reason() == null ? "" : " (" + e.reason() + ")");
     } else if (ViolationEvent.SANDBOX_OFF_UNANSWERED.equals(e.action())) {
-      fingerprint = Alert.fingerprintOf(rule.id() + ":unanswered", key);
+      fingerprint = Alert.fingerprintOf(rule.id() + UNANSWERED, key);
       judged = rule.withSeverity(Alert.Severity.CRITICAL);
       summary = "a call of the " + noun + " asked to run outside the sandbox, and nothing in its output shows the"
           + " sandbox answered: it may have run outside";

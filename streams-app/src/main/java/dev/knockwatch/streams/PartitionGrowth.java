@@ -1,0 +1,541 @@
+package dev.knockwatch.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.events.Alert;
+import dev.knockwatch.events.Json;
+import dev.knockwatch.events.Topics;
+import dev.knockwatch.streams.detect.ExactDuplicateProcessor;
+import dev.knockwatch.streams.detect.SandboxEscapeDetector;
+import dev.knockwatch.streams.discover.DiscoverProcessor;
+import dev.knockwatch.streams.lifecycle.AlertLifecycleProcessor;
+import dev.knockwatch.streams.lifecycle.AlertState;
+import dev.knockwatch.streams.lifecycle.AlertStateSerde;
+import dev.knockwatch.streams.timeline.TimelineIndex;
+import dev.knockwatch.streams.timeline.TimelineProcessor;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * The keyed topics grown past the partition count they were made with, state and all. A key's
+ * records go to {@code murmur2(key) % partitions}, and Kafka Streams keeps a key's state with the
+ * task of that partition: at k times the count, a key of partition p goes to one of p, p + n, ...,
+ * p + (k - 1)n, and its state must go with it. With every streams and notify instance stopped and
+ * the sources read to their end, this raises the changelogs, the timeline's repartition topic and
+ * the notification log to the new count; writes each key's last value to the partition its key goes
+ * to now, and a tombstone where it was; then raises the sources (violations, by-grain, alerts). A
+ * run that stops midway is run again: each step finds what is done (the sources, raised last, hold
+ * the old count until the end). docs/OPERATIONS.md, "Past the partition count".
+ */
+public final class PartitionGrowth {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  static final List<String> APPS = List.of(DetectionTopology.DEFAULT_APPLICATION_ID, TimelineTopology.DEFAULT_APPLICATION_ID);
+  static final List<String> SOURCES = List.of(Topics.VIOLATIONS.name(), Topics.BY_GRAIN.name(), Topics.ALERTS.name());
+  private static final String CHANGELOG = "-changelog";
+
+  private PartitionGrowth() {}
+
+  /** Why the growth did not start: nothing was changed. */
+  public static final class Refused extends RuntimeException {
+    Refused(String message) {
+      super(message);
+    }
+  }
+
+  /** What a run did: the count before and after, each topic's keys moved, alerts' states left where they were. */
+  public record Result(int from, int to, Map<String, Integer> moved, int left, List<String> warnings) {}
+
+  /** How a store's changelog key names the key its record was routed by. */
+  enum Kind {
+    /** the key itself: rules' state, the exact duplicates' digests, the timeline's commands */
+    WHOLE,
+    /** a window store's: the key, then the window's start (8 bytes) and a sequence number (4) */
+    WINDOW,
+    /** the timeline's events: the command id, NUL and 12 digits */
+    EVENT,
+    /** a firing alert's state, keyed by its command and fingerprint: the key whose hash(rule, key) is the fingerprint */
+    LIFECYCLE,
+    /** seen event ids (hashes): copied to each partition the old one's keys can go to; they expire within minutes */
+    SIBLINGS,
+    /** the timeline's index: emptied, then built again from the commands at the timeline's next start */
+    REBUILD,
+    /** tallies per partition that the query API adds up: they stay */
+    STAY,
+    /** the notification log: its partition is its entry's alert key's */
+    NOTIFICATION
+  }
+
+  /** The kind of {@code store}'s changelog; null for a store this release does not have. */
+  static Kind kindOf(String store) {
+    if (store.equals(ExactDuplicateProcessor.idStore(DetectionTopology.EXACT_DUPLICATES_STORE))
+        || store.equals(ExactDuplicateProcessor.idStore(TimelineTopology.EXACT_DUPLICATES))
+        || store.equals(DetectionTopology.DEDUP_STORE)) {
+      return Kind.SIBLINGS; // the sightings' key ends in what an agent wrote (host, port): copied too, they live a minute
+    }
+    if (store.startsWith("count-")) {
+      return Kind.WINDOW; // a count in aligned windows, at the command's grain or -by-grain (CountDetector)
+    }
+    if (store.equals(DetectionTopology.DETECT_STORE) || store.equals(DetectionTopology.DETECT_STORE + DetectionTopology.BY_GRAIN)
+        || store.equals(DetectionTopology.EXACT_DUPLICATES_STORE) || store.equals(TimelineTopology.EXACT_DUPLICATES)
+        || store.equals(TimelineProcessor.COMMANDS)) {
+      return Kind.WHOLE;
+    }
+    if (store.equals(TimelineProcessor.EVENTS)) {
+      return Kind.EVENT;
+    }
+    if (store.equals(AlertLifecycleProcessor.STORE) || store.equals(DetectionTopology.BY_GRAIN_LIFECYCLE_STORE)) {
+      return Kind.LIFECYCLE;
+    }
+    if (store.equals(TimelineIndex.STORE)) {
+      return Kind.REBUILD;
+    }
+    if (store.equals(DiscoverProcessor.ROLE_HOURS) || store.equals(DiscoverProcessor.OVERVIEW)) {
+      return Kind.STAY;
+    }
+    return null;
+  }
+
+  /** The partition of {@code key}'s records among {@code partitions}: Kafka's default partitioner's. */
+  static int partitionOf(byte[] key, int partitions) {
+    return Utils.toPositive(Utils.murmur2(key)) % partitions;
+  }
+
+  /** Grows the keyed topics and their state to {@code to} partitions; {@code notifyGroups}: the notifiers' groups. */
+  public static Result grow(String bootstrap, Map<String, Object> clientProps, int to, List<String> notifyGroups,
+      Consumer<String> say) {
+    Map<String, Object> p = new HashMap<>(clientProps);
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(p)) {
+      Set<String> names = admin.listTopics().names().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      List<String> missing = SOURCES.stream().filter(t -> !names.contains(t)).toList();
+      if (!missing.isEmpty()) {
+        throw new Refused("the cluster has no topic " + String.join(", ", missing) + ": run `knockwatch topics` first");
+      }
+      Map<String, Kind> changelogs = new TreeMap<>();
+      List<String> unknown = new ArrayList<>();
+      List<String> repartitions = new ArrayList<>();
+      for (String name : new TreeSet<>(names)) {
+        for (String app : APPS) {
+          if (name.startsWith(app + "-") && name.endsWith(CHANGELOG)) {
+            String store = name.substring(app.length() + 1, name.length() - CHANGELOG.length());
+            Kind kind = kindOf(store);
+            if (kind == null) {
+              unknown.add(name);
+            } else {
+              changelogs.put(name, kind);
+            }
+          } else if (name.startsWith(app + "-") && name.endsWith("-repartition")) {
+            repartitions.add(name);
+          }
+        }
+      }
+      if (!unknown.isEmpty()) {
+        throw new Refused("the changelog(s) " + String.join(", ", unknown) + " belong to no store of this release:"
+            + " delete them if no instance uses them (docs/OPERATIONS.md, \"Upgrades\"), then run this again");
+      }
+      if (names.contains(Topics.NOTIFICATIONS.name())) {
+        changelogs.put(Topics.NOTIFICATIONS.name(), Kind.NOTIFICATION);
+      }
+      List<String> all = new ArrayList<>(SOURCES);
+      all.addAll(repartitions);
+      all.addAll(changelogs.keySet());
+      Map<String, Integer> counts = new TreeMap<>();
+      admin.describeTopics(all).allTopicNames().get(WAIT.toSeconds(), TimeUnit.SECONDS)
+          .forEach((name, d) -> counts.put(name, d.partitions().size()));
+      int from = SOURCES.stream().mapToInt(counts::get).min().orElseThrow();
+      if (to < from || to % from != 0) {
+        throw new Refused("--grow-to " + to + " is not a multiple of the keyed topics' " + from
+            + " partitions: a key's state can move only where its records go, which a multiple keeps (a key of"
+            + " partition p goes to p, p + " + from + ", ...)");
+      }
+      List<String> odd = counts.entrySet().stream().filter(e -> e.getValue() != from && e.getValue() != to)
+          .map(e -> e.getKey() + " (" + e.getValue() + ")").toList();
+      if (!odd.isEmpty()) {
+        throw new Refused("the topic(s) " + String.join(", ", odd) + " have neither " + from + " nor " + to
+            + " partitions: they were not made for this deployment's count");
+      }
+      if (counts.values().stream().allMatch(c -> c == to)) {
+        say.accept("every keyed topic has " + to + " partitions already: nothing to do");
+        return new Result(from, to, Map.of(), 0, List.of());
+      }
+      List<String> groups = new ArrayList<>(APPS);
+      groups.addAll(notifyGroups);
+      Map<TopicPartition, Long> ends = awaitStopped(admin, bootstrap, clientProps, groups);
+
+      // 1. every topic but the sources to the new count: Kafka Streams refuses to start until the sources follow
+      List<String> first = new ArrayList<>(repartitions);
+      first.addAll(changelogs.keySet());
+      raise(admin, first, counts, to, say);
+      // 2. each key's last value to the partition its key goes to now
+      Map<String, Integer> moved = new LinkedHashMap<>();
+      int left = 0;
+      Map<String, Object> pp = new HashMap<>(clientProps);
+      pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      pp.put(ProducerConfig.ACKS_CONFIG, "all");
+      pp.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+      try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
+          new ByteArraySerializer())) {
+        GrainKeys grainKeys = new GrainKeys(bootstrap, clientProps);
+        for (Map.Entry<String, Kind> c : changelogs.entrySet()) {
+          Moves m = move(bootstrap, clientProps, producer, c.getKey(), c.getValue(), from, to, grainKeys);
+          moved.put(c.getKey(), m.moved);
+          left += m.left;
+          say.accept(c.getKey() + ": " + m.live + " keys, " + switch (c.getValue()) {
+            case SIBLINGS -> "copied to each partition their keys can go to";
+            case REBUILD -> "emptied, built again at the timeline's start";
+            case STAY -> "added up across partitions: they stay";
+            default -> m.moved + " moved" + (m.left > 0 ? ", " + m.left + " alert states matched to no key, left where"
+                + " they were" : "");
+          });
+        }
+      }
+      // 3. the sources last
+      raise(admin, SOURCES, counts, to, say);
+      List<String> warnings = new ArrayList<>();
+      Map<TopicPartition, Long> now = endOffsets(admin, ends.keySet());
+      for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+        if (!now.get(e.getKey()).equals(e.getValue())) {
+          warnings.add(e.getKey() + " took " + (now.get(e.getKey()) - e.getValue()) + " record(s) while its state moved"
+              + " (was ingest stopped?): their keys' counts may start again");
+        }
+      }
+      warnings.forEach(say);
+      return new Result(from, to, moved, left, warnings);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while growing the partitions", e);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("could not grow the partitions: " + e.getMessage(), e);
+    }
+  }
+
+  private static void raise(Admin admin, List<String> topics, Map<String, Integer> counts, int to, Consumer<String> say)
+      throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+    Map<String, NewPartitions> raise = new LinkedHashMap<>();
+    for (String t : topics) {
+      if (counts.get(t) != to) {
+        raise.put(t, NewPartitions.increaseTo(to));
+      }
+    }
+    if (!raise.isEmpty()) {
+      admin.createPartitions(raise).all().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      say.accept("raised to " + to + " partitions: " + String.join(", ", raise.keySet()));
+    }
+  }
+
+  /**
+   * Refuses unless every group has no member and has read every partition of the topics it reads
+   * to its end; returns those partitions' ends.
+   */
+  private static Map<TopicPartition, Long> awaitStopped(Admin admin, String bootstrap, Map<String, Object> clientProps,
+      List<String> groups) throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+    Map<String, ConsumerGroupDescription> described = describe(admin, groups);
+    List<String> running = described.values().stream().filter(d -> !d.members().isEmpty())
+        .map(d -> d.groupId() + " (" + d.members().size() + " member(s): " + String.join(", ", d.members().stream()
+            .map(m -> m.clientId() + "@" + m.host()).toList()) + ")").toList();
+    if (!running.isEmpty()) {
+      throw new Refused("still running: " + String.join("; ", running) + ". Stop ingest, let streams and notify read"
+          + " everything, then stop every streams and notify instance, and run this again");
+    }
+    Map<TopicPartition, Long> ends = new HashMap<>();
+    List<String> behind = unread(admin, bootstrap, clientProps, described.keySet(), ends);
+    if (!behind.isEmpty()) {
+      throw new Refused("not read to the end: " + String.join("; ", behind) + ". Stop ingest, start streams and"
+          + " notify until they have read everything, stop them, and run this again");
+    }
+    return ends;
+  }
+
+  private static Map<String, ConsumerGroupDescription> describe(Admin admin, List<String> groups)
+      throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+    Map<String, ConsumerGroupDescription> described = new LinkedHashMap<>();
+    for (String g : groups) {
+      try {
+        described.put(g, admin.describeConsumerGroups(List.of(g)).all().get(WAIT.toSeconds(), TimeUnit.SECONDS).get(g));
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+          throw e;
+        }
+      }
+    }
+    return described;
+  }
+
+  /**
+   * What {@code groups} have not read yet of the topics they read (violations, by-grain, alerts, a
+   * repartition topic): "group on topic-partition (at offset of end)" each; empty once they have read
+   * everything. A group that does not exist has nothing to read.
+   */
+  public static List<String> unread(String bootstrap, Map<String, Object> clientProps, List<String> groups) {
+    Map<String, Object> p = new HashMap<>(clientProps);
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(p)) {
+      return unread(admin, bootstrap, clientProps, describe(admin, groups).keySet(), new HashMap<>());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("could not read the groups' offsets: " + e.getMessage(), e);
+    }
+  }
+
+  private static List<String> unread(Admin admin, String bootstrap, Map<String, Object> clientProps,
+      java.util.Collection<String> groups, Map<TopicPartition, Long> ends)
+      throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+    List<String> behind = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> c = reader(bootstrap, clientProps)) {
+      for (String g : groups) {
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(g)
+            .partitionsToOffsetAndMetadata().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        Set<String> read = new TreeSet<>();
+        committed.keySet().forEach(tp -> read.add(tp.topic()));
+        read.removeIf(t -> !SOURCES.contains(t) && !t.endsWith("-repartition"));
+        for (String t : read) {
+          List<TopicPartition> parts = c.partitionsFor(t).stream().map(i -> new TopicPartition(t, i.partition())).toList();
+          Map<TopicPartition, Long> end = endOffsets(admin, parts);
+          ends.putAll(end);
+          for (TopicPartition tp : parts) {
+            OffsetAndMetadata at = committed.get(tp);
+            long from = at == null ? 0 : at.offset();
+            // a transactional write ends in a marker, which no one commits past: read what lies between
+            if (from < end.get(tp) && hasRecords(c, tp, from, end.get(tp))) {
+              behind.add(g + " on " + tp + " (at " + from + " of " + end.get(tp) + ")");
+            }
+          }
+        }
+      }
+    }
+    return behind;
+  }
+
+  private static Map<TopicPartition, Long> endOffsets(Admin admin, java.util.Collection<TopicPartition> parts)
+      throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+    Map<TopicPartition, OffsetSpec> spec = new HashMap<>();
+    parts.forEach(tp -> spec.put(tp, OffsetSpec.latest()));
+    Map<TopicPartition, Long> out = new HashMap<>();
+    admin.listOffsets(spec, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+        .get(WAIT.toSeconds(), TimeUnit.SECONDS).forEach((tp, i) -> out.put(tp, i.offset()));
+    return out;
+  }
+
+  private static boolean hasRecords(KafkaConsumer<byte[], byte[]> c, TopicPartition tp, long from, long end) {
+    c.assign(List.of(tp));
+    c.seek(tp, from);
+    Instant deadline = Instant.now().plus(WAIT);
+    while (c.position(tp) < end) {
+      if (!c.poll(Duration.ofMillis(200)).isEmpty()) {
+        return true;
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException(tp + " was not read from " + from + " to " + end + " within " + WAIT.toSeconds() + " s");
+      }
+    }
+    return false;
+  }
+
+  private record Moves(int live, int moved, int left) {}
+
+  /** Moves {@code topic}'s live keys, partition by partition, to where their keys go among {@code to}. */
+  private static Moves move(String bootstrap, Map<String, Object> clientProps, KafkaProducer<byte[], byte[]> producer,
+      String topic, Kind kind, int from, int to, GrainKeys grainKeys) throws InterruptedException, ExecutionException,
+      java.util.concurrent.TimeoutException {
+    int live = 0;
+    int moved = 0;
+    int left = 0;
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
+    AlertStateSerde states = new AlertStateSerde();
+    // each partition as it was before this run wrote to any: a moved key is not read again where it went
+    Map<TopicPartition, Long> before = ends(bootstrap, clientProps, topic);
+    for (int part = 0; part < to; part++) {
+      TopicPartition tp = new TopicPartition(topic, part);
+      Map<Bytes, ConsumerRecord<byte[], byte[]>> last = readPartition(bootstrap, clientProps, tp, before.get(tp));
+      live += last.size();
+      for (ConsumerRecord<byte[], byte[]> r : last.values()) {
+        byte[] key = r.key();
+        if (kind == Kind.STAY) {
+          continue;
+        }
+        if (kind == Kind.REBUILD) {
+          sent.add(producer.send(new ProducerRecord<>(topic, part, r.timestamp(), key, (byte[]) null)));
+          continue;
+        }
+        if (kind == Kind.SIBLINGS) {
+          if (part < from) { // the copies of a run before are not copied again
+            for (int q = part + from; q < to; q += from) {
+              sent.add(producer.send(new ProducerRecord<>(topic, q, r.timestamp(), key, r.value(), r.headers())));
+            }
+          }
+          continue;
+        }
+        Integer target = switch (kind) {
+          case WHOLE -> partitionOf(key, to);
+          case WINDOW -> key.length < 12 ? null : partitionOf(Arrays.copyOf(key, key.length - 12), to);
+          case EVENT -> key.length < 13 ? null : partitionOf(Arrays.copyOf(key, key.length - 13), to);
+          case NOTIFICATION -> {
+            String alertKey = notificationKey(r.value());
+            yield alertKey == null ? null : partitionOf(alertKey.getBytes(StandardCharsets.UTF_8), to);
+          }
+          case LIFECYCLE -> {
+            AlertState s = states.deserializer().deserialize(topic, r.value());
+            String routed = s == null || s.alert() == null ? null : keyOf(s.alert(), new String(key, StandardCharsets.UTF_8),
+                topic.endsWith(DetectionTopology.BY_GRAIN_LIFECYCLE_STORE + CHANGELOG) ? grainKeys.of(part % from) : Set.of());
+            if (routed == null) {
+              left++;
+            }
+            yield routed == null ? null : partitionOf(routed.getBytes(StandardCharsets.UTF_8), to);
+          }
+          default -> null;
+        };
+        if (target != null && target != part) {
+          sent.add(producer.send(new ProducerRecord<>(topic, target, r.timestamp(), key, r.value(), r.headers())));
+          sent.add(producer.send(new ProducerRecord<>(topic, part, r.timestamp(), key, (byte[]) null)));
+          moved++;
+        }
+      }
+    }
+    producer.flush();
+    for (Future<RecordMetadata> f : sent) {
+      f.get(WAIT.toSeconds(), TimeUnit.SECONDS); // every move is written, or the growth stops here (run it again)
+    }
+    return new Moves(live, moved, left);
+  }
+
+  /** The alert key of a notification log entry (its partition's), or null for a value that is no entry. */
+  private static String notificationKey(byte[] value) {
+    try {
+      JsonNode entry = Json.MAPPER.readTree(new String(value, StandardCharsets.UTF_8));
+      return entry.hasNonNull("key") ? entry.get("key").asText() : null;
+    } catch (java.io.IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The key an alert's state was kept under: its fingerprint is hash(rule, key) (with the escape
+   * rule's suffixes); on the command's path the key is what the store's key starts with, on the
+   * by-grain path one of the grain keys of its partition. Null when none matches.
+   */
+  static String keyOf(Alert alert, String storeKey, Set<String> grainKeys) {
+    Set<String> candidates = new LinkedHashSet<>();
+    int sep = storeKey.lastIndexOf('|');
+    if (sep > 0) {
+      candidates.add(storeKey.substring(0, sep));
+    }
+    candidates.addAll(grainKeys);
+    for (String c : candidates) {
+      for (String suffix : List.of("", SandboxEscapeDetector.APPROVED, SandboxEscapeDetector.UNANSWERED)) {
+        if (Alert.fingerprintOf(alert.rule() + suffix, c).equals(alert.fingerprint())) {
+          return c;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Every key on the by-grain topic's partitions, read once a partition when first asked. */
+  private static final class GrainKeys {
+    private final String bootstrap;
+    private final Map<String, Object> clientProps;
+    private final Map<Integer, Set<String>> byPartition = new HashMap<>();
+
+    GrainKeys(String bootstrap, Map<String, Object> clientProps) {
+      this.bootstrap = bootstrap;
+      this.clientProps = clientProps;
+    }
+
+    Set<String> of(int partition) {
+      return byPartition.computeIfAbsent(partition, p -> {
+        Set<String> keys = new java.util.HashSet<>();
+        TopicPartition tp = new TopicPartition(Topics.BY_GRAIN.name(), p);
+        readPartition(bootstrap, clientProps, tp, ends(bootstrap, clientProps, tp.topic()).get(tp))
+            .keySet().forEach(k -> keys.add(new String(k.get(), StandardCharsets.UTF_8)));
+        return keys;
+      });
+    }
+  }
+
+  private static KafkaConsumer<byte[], byte[]> reader(String bootstrap, Map<String, Object> clientProps) {
+    Map<String, Object> p = new HashMap<>(clientProps);
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /** The end of each partition of {@code topic} (the last stable offset: what a committed read reaches). */
+  private static Map<TopicPartition, Long> ends(String bootstrap, Map<String, Object> clientProps, String topic) {
+    try (KafkaConsumer<byte[], byte[]> c = reader(bootstrap, clientProps)) {
+      return c.endOffsets(c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList());
+    }
+  }
+
+  /** Each key's last record of one partition up to {@code end}; a key whose last record is a tombstone is absent. */
+  private static Map<Bytes, ConsumerRecord<byte[], byte[]>> readPartition(String bootstrap, Map<String, Object> clientProps,
+      TopicPartition tp, long end) {
+    Map<Bytes, ConsumerRecord<byte[], byte[]>> last = new LinkedHashMap<>();
+    try (KafkaConsumer<byte[], byte[]> c = reader(bootstrap, clientProps)) {
+      c.assign(List.of(tp));
+      c.seekToBeginning(List.of(tp));
+      Instant stalled = Instant.now().plus(WAIT);
+      while (c.position(tp) < end) {
+        var records = c.poll(Duration.ofMillis(200));
+        if (!records.isEmpty()) {
+          stalled = Instant.now().plus(WAIT);
+        } else if (Instant.now().isAfter(stalled)) {
+          throw new IllegalStateException(tp + " gave nothing for " + WAIT.toSeconds() + " s at " + c.position(tp)
+              + " of " + end);
+        }
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+          if (r.key() == null || r.offset() >= end) {
+            continue;
+          }
+          Bytes k = Bytes.wrap(r.key());
+          if (r.value() == null) {
+            last.remove(k);
+          } else {
+            last.remove(k); // its newest record last, in the order they were written
+            last.put(k, r);
+          }
+        }
+      }
+    }
+    return last;
+  }
+}
