@@ -92,9 +92,11 @@ class ClusterPartitionGrowthTest {
         assertThat(odd.err()).contains("nothing was changed", "not a multiple of the keyed topics' 6 partitions");
       }
       assertThat(partitions(d).values()).as("refused: 9 is no multiple of 6").containsOnly(6);
+      Instant growing = Instant.now();
       try (Launched grow = grow(d, "grow-12", "12")) {
         assertThat(grow.awaitExit(Duration.ofMinutes(5))).as(grow.err()).isZero();
-        System.out.println("ClusterPartitionGrowthTest: topics --grow-to 12 said:\n" + grow.out());
+        System.out.printf("ClusterPartitionGrowthTest: topics --grow-to 12 took %.1f s (the JVM's start included) and"
+            + " said:%n%s%n", Duration.between(growing, Instant.now()).toMillis() / 1e3, grow.out());
         assertThat(grow.out()).contains("grew from 6 to 12 partitions",
             "knockwatch-timeline-timeline-events-changelog: ", "knockwatch-streams-detect-changelog: ");
       }

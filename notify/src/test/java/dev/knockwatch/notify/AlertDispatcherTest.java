@@ -26,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -94,6 +96,40 @@ class AlertDispatcherTest {
     }
     assertThat(recording.got).containsExactly(alert);
     assertThat(NotifyMetrics.SKIPPED.get() - skippedBefore).isEqualTo(1.0);
+  }
+
+  /**
+   * {@code up}'s notifier is a static member of its group (its id kept in var/): stopped, it still
+   * leaves at once, so its partitions go to the others now, and {@code topics --grow-to} finds the
+   * group empty rather than holding the member for its 45 s session.
+   */
+  @Test
+  void aStaticMemberStoppedLeavesItsGroupAtOnce(EmbeddedKafkaBroker broker) throws Exception {
+    ReceiversConfig config = new ReceiversConfig(List.of(new ConsoleReceiver("recording")), route("rule=~\"none\"",
+        "recording", Duration.ZERO), null);
+    AlertDispatcher dispatcher = new AlertDispatcher(broker.bootstrapServers(), "static-leave-test", "notify-instance-1",
+        Map.of(), config, List.of(new Recording()), Backoff.DEFAULT);
+    Thread t = new Thread(dispatcher);
+    t.start();
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      Instant deadline = Instant.now().plusSeconds(60);
+      while (members(admin, "static-leave-test") == 0) {
+        assertThat(Instant.now()).as("the notifier joined its group").isBefore(deadline);
+        Thread.sleep(100);
+      }
+      Instant stopping = Instant.now();
+      dispatcher.close();
+      t.join(30_000);
+      while (members(admin, "static-leave-test") > 0) {
+        assertThat(Duration.between(stopping, Instant.now())).as("still a member after its stop")
+            .isLessThan(Duration.ofSeconds(30));
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  private static int members(Admin admin, String group) throws Exception {
+    return admin.describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group).members().size();
   }
 
   @Test

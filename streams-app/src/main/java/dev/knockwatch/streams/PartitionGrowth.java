@@ -217,12 +217,12 @@ public final class PartitionGrowth {
           Moves m = move(bootstrap, clientProps, producer, c.getKey(), c.getValue(), from, to, grainKeys);
           moved.put(c.getKey(), m.moved);
           left += m.left;
-          say.accept(c.getKey() + ": " + m.live + " keys, " + switch (c.getValue()) {
-            case SIBLINGS -> "copied to each partition their keys can go to";
-            case REBUILD -> "emptied, built again at the timeline's start";
-            case STAY -> "added up across partitions: they stay";
-            default -> m.moved + " moved" + (m.left > 0 ? ", " + m.left + " alert states matched to no key, left where"
-                + " they were" : "");
+          say.accept(c.getKey() + ": " + switch (c.getValue()) {
+            case SIBLINGS -> m.live + " keys, copied to each partition their keys can go to";
+            case REBUILD -> m.live + " entries emptied, built again at the timeline's start";
+            case STAY -> "stays (tallies of a partition each, which the query API adds up)";
+            default -> m.live + " keys, " + m.moved + " moved" + (m.left > 0 ? ", " + m.left + " alert states matched"
+                + " to no key, left where they were (each may page again once)" : "");
           });
         }
       }
@@ -372,37 +372,56 @@ public final class PartitionGrowth {
 
   private record Moves(int live, int moved, int left) {}
 
+  /** A key to delete from the partition it was in, at its last record's time. */
+  private record Tombstone(byte[] key, long timestamp) {}
+
   /** Moves {@code topic}'s live keys, partition by partition, to where their keys go among {@code to}. */
   private static Moves move(String bootstrap, Map<String, Object> clientProps, KafkaProducer<byte[], byte[]> producer,
       String topic, Kind kind, int from, int to, GrainKeys grainKeys) throws InterruptedException, ExecutionException,
       java.util.concurrent.TimeoutException {
+    if (kind == Kind.STAY) {
+      return new Moves(0, 0, 0);
+    }
     int live = 0;
     int moved = 0;
     int left = 0;
-    List<Future<RecordMetadata>> sent = new ArrayList<>();
     AlertStateSerde states = new AlertStateSerde();
     // each partition as it was before this run wrote to any: a moved key is not read again where it went
     Map<TopicPartition, Long> before = ends(bootstrap, clientProps, topic);
     for (int part = 0; part < to; part++) {
       TopicPartition tp = new TopicPartition(topic, part);
-      Map<Bytes, ConsumerRecord<byte[], byte[]>> last = readPartition(bootstrap, clientProps, tp, before.get(tp));
-      live += last.size();
-      for (ConsumerRecord<byte[], byte[]> r : last.values()) {
-        byte[] key = r.key();
-        if (kind == Kind.STAY) {
-          continue;
+      long end = before.get(tp);
+      // first each key's last offset (its value held only while it is sent), then its last record again
+      Map<Bytes, Long> last = new HashMap<>();
+      scan(bootstrap, clientProps, tp, end, r -> {
+        if (r.value() == null) {
+          last.remove(Bytes.wrap(r.key()));
+        } else {
+          last.put(Bytes.wrap(r.key()), r.offset());
         }
+      });
+      live += last.size();
+      List<Future<RecordMetadata>> copies = new ArrayList<>();
+      List<Tombstone> gone = new ArrayList<>();
+      int[] counts = new int[2];
+      int here = part;
+      scan(bootstrap, clientProps, tp, end, r -> {
+        Long newest = last.get(Bytes.wrap(r.key()));
+        if (newest == null || newest != r.offset()) {
+          return;
+        }
+        byte[] key = r.key();
         if (kind == Kind.REBUILD) {
-          sent.add(producer.send(new ProducerRecord<>(topic, part, r.timestamp(), key, (byte[]) null)));
-          continue;
+          gone.add(new Tombstone(key, r.timestamp()));
+          return;
         }
         if (kind == Kind.SIBLINGS) {
-          if (part < from) { // the copies of a run before are not copied again
-            for (int q = part + from; q < to; q += from) {
-              sent.add(producer.send(new ProducerRecord<>(topic, q, r.timestamp(), key, r.value(), r.headers())));
+          if (here < from) { // the copies of a run before are not copied again
+            for (int q = here + from; q < to; q += from) {
+              copies.add(producer.send(new ProducerRecord<>(topic, q, r.timestamp(), key, r.value(), r.headers())));
             }
           }
-          continue;
+          return;
         }
         Integer target = switch (kind) {
           case WHOLE -> partitionOf(key, to);
@@ -415,26 +434,40 @@ public final class PartitionGrowth {
           case LIFECYCLE -> {
             AlertState s = states.deserializer().deserialize(topic, r.value());
             String routed = s == null || s.alert() == null ? null : keyOf(s.alert(), new String(key, StandardCharsets.UTF_8),
-                topic.endsWith(DetectionTopology.BY_GRAIN_LIFECYCLE_STORE + CHANGELOG) ? grainKeys.of(part % from) : Set.of());
+                topic.endsWith(DetectionTopology.BY_GRAIN_LIFECYCLE_STORE + CHANGELOG) ? grainKeys.of(here % from) : Set.of());
             if (routed == null) {
-              left++;
+              counts[1]++;
             }
             yield routed == null ? null : partitionOf(routed.getBytes(StandardCharsets.UTF_8), to);
           }
           default -> null;
         };
-        if (target != null && target != part) {
-          sent.add(producer.send(new ProducerRecord<>(topic, target, r.timestamp(), key, r.value(), r.headers())));
-          sent.add(producer.send(new ProducerRecord<>(topic, part, r.timestamp(), key, (byte[]) null)));
-          moved++;
+        if (target != null && target != here) {
+          copies.add(producer.send(new ProducerRecord<>(topic, target, r.timestamp(), key, r.value(), r.headers())));
+          gone.add(new Tombstone(key, r.timestamp()));
+          counts[0]++;
         }
+      });
+      // a key's tombstone only once its copy is written: a run that stops between the two leaves both, and
+      // the run after it copies the same value again
+      await(producer, copies);
+      List<Future<RecordMetadata>> tombstones = new ArrayList<>();
+      for (Tombstone t : gone) {
+        tombstones.add(producer.send(new ProducerRecord<>(topic, here, t.timestamp(), t.key(), (byte[]) null)));
       }
-    }
-    producer.flush();
-    for (Future<RecordMetadata> f : sent) {
-      f.get(WAIT.toSeconds(), TimeUnit.SECONDS); // every move is written, or the growth stops here (run it again)
+      await(producer, tombstones);
+      moved += counts[0];
+      left += counts[1];
     }
     return new Moves(live, moved, left);
+  }
+
+  private static void await(KafkaProducer<byte[], byte[]> producer, List<Future<RecordMetadata>> sent)
+      throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+    producer.flush();
+    for (Future<RecordMetadata> f : sent) {
+      f.get(WAIT.toSeconds(), TimeUnit.SECONDS); // every record is written, or the growth stops here (run it again)
+    }
   }
 
   /** The alert key of a notification log entry (its partition's), or null for a value that is no entry. */
@@ -484,8 +517,8 @@ public final class PartitionGrowth {
       return byPartition.computeIfAbsent(partition, p -> {
         Set<String> keys = new java.util.HashSet<>();
         TopicPartition tp = new TopicPartition(Topics.BY_GRAIN.name(), p);
-        readPartition(bootstrap, clientProps, tp, ends(bootstrap, clientProps, tp.topic()).get(tp))
-            .keySet().forEach(k -> keys.add(new String(k.get(), StandardCharsets.UTF_8)));
+        scan(bootstrap, clientProps, tp, ends(bootstrap, clientProps, tp.topic()).get(tp),
+            r -> keys.add(new String(r.key(), StandardCharsets.UTF_8)));
         return keys;
       });
     }
@@ -496,6 +529,8 @@ public final class PartitionGrowth {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    // a committed offset that retention passed: what follows it from the log's start is still unread
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
@@ -506,10 +541,9 @@ public final class PartitionGrowth {
     }
   }
 
-  /** Each key's last record of one partition up to {@code end}; a key whose last record is a tombstone is absent. */
-  private static Map<Bytes, ConsumerRecord<byte[], byte[]>> readPartition(String bootstrap, Map<String, Object> clientProps,
-      TopicPartition tp, long end) {
-    Map<Bytes, ConsumerRecord<byte[], byte[]>> last = new LinkedHashMap<>();
+  /** Every keyed record of one partition below {@code end}, in order. */
+  private static void scan(String bootstrap, Map<String, Object> clientProps, TopicPartition tp, long end,
+      Consumer<ConsumerRecord<byte[], byte[]>> each) {
     try (KafkaConsumer<byte[], byte[]> c = reader(bootstrap, clientProps)) {
       c.assign(List.of(tp));
       c.seekToBeginning(List.of(tp));
@@ -523,19 +557,11 @@ public final class PartitionGrowth {
               + " of " + end);
         }
         for (ConsumerRecord<byte[], byte[]> r : records) {
-          if (r.key() == null || r.offset() >= end) {
-            continue;
-          }
-          Bytes k = Bytes.wrap(r.key());
-          if (r.value() == null) {
-            last.remove(k);
-          } else {
-            last.remove(k); // its newest record last, in the order they were written
-            last.put(k, r);
+          if (r.key() != null && r.offset() < end) {
+            each.accept(r);
           }
         }
       }
     }
-    return last;
   }
 }
