@@ -66,6 +66,11 @@ import org.apache.kafka.common.utils.Utils;
 public final class PartitionGrowth {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
+  /**
+   * A read's poll: a partition ending in a transaction's marker gives no record for its last fetch,
+   * and a poll with none waits out its whole timeout.
+   */
+  private static final Duration POLL = Duration.ofMillis(20);
   static final List<String> APPS = List.of(DetectionTopology.DEFAULT_APPLICATION_ID, TimelineTopology.DEFAULT_APPLICATION_ID);
   static final List<String> SOURCES = List.of(Topics.VIOLATIONS.name(), Topics.BY_GRAIN.name(), Topics.ALERTS.name());
   private static final String CHANGELOG = "-changelog";
@@ -197,7 +202,10 @@ public final class PartitionGrowth {
       }
       List<String> groups = new ArrayList<>(APPS);
       groups.addAll(notifyGroups);
+      long checking = System.nanoTime();
       Map<TopicPartition, Long> ends = awaitStopped(admin, bootstrap, clientProps, groups);
+      say.accept(String.format("every group stopped and read to its end (checked in %.1f s)",
+          (System.nanoTime() - checking) / 1e9));
 
       // 1. every topic but the sources to the new count: Kafka Streams refuses to start until the sources follow
       List<String> first = new ArrayList<>(repartitions);
@@ -211,10 +219,12 @@ public final class PartitionGrowth {
       pp.put(ProducerConfig.ACKS_CONFIG, "all");
       pp.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
       try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
-          new ByteArraySerializer())) {
-        GrainKeys grainKeys = new GrainKeys(bootstrap, clientProps);
+          new ByteArraySerializer()); KafkaConsumer<byte[], byte[]> reader = reader(bootstrap, clientProps)) {
+        GrainKeys grainKeys = new GrainKeys(reader);
         for (Map.Entry<String, Kind> c : changelogs.entrySet()) {
-          Moves m = move(bootstrap, clientProps, producer, c.getKey(), c.getValue(), from, to, grainKeys);
+          long started = System.nanoTime();
+          Moves m = move(reader, producer, c.getKey(), c.getValue(), from, to, grainKeys);
+          String took = String.format(" (%.1f s)", (System.nanoTime() - started) / 1e9);
           moved.put(c.getKey(), m.moved);
           left += m.left;
           say.accept(c.getKey() + ": " + switch (c.getValue()) {
@@ -223,7 +233,7 @@ public final class PartitionGrowth {
             case STAY -> "stays (tallies of a partition each, which the query API adds up)";
             default -> m.live + " keys, " + m.moved + " moved" + (m.left > 0 ? ", " + m.left + " alert states matched"
                 + " to no key, left where they were (each may page again once)" : "");
-          });
+          } + took);
         }
       }
       // 3. the sources last
@@ -299,9 +309,26 @@ public final class PartitionGrowth {
   }
 
   /**
-   * What {@code groups} have not read yet of the topics they read (violations, by-grain, alerts, a
-   * repartition topic): "group on topic-partition (at offset of end)" each; empty once they have read
-   * everything. A group that does not exist has nothing to read.
+   * Whether {@code group} must have read {@code topic} to its end before the keys move: a record left
+   * on a source is read after the growth by the task of its old partition, whose key's state has
+   * moved. Not the timeline's alerts: it keys them by command again through its repartition topic,
+   * which then has the new count, before any state sees them (detection's last alerts, written as it
+   * stops, may be left there).
+   */
+  static boolean mustRead(String group, String topic) {
+    if (group.equals(DetectionTopology.DEFAULT_APPLICATION_ID)) {
+      return topic.equals(Topics.VIOLATIONS.name()) || topic.equals(Topics.BY_GRAIN.name());
+    }
+    if (group.equals(TimelineTopology.DEFAULT_APPLICATION_ID)) {
+      return topic.equals(Topics.VIOLATIONS.name()) || topic.endsWith("-repartition");
+    }
+    return topic.equals(Topics.ALERTS.name()); // a notifier: the notification log's entries move by alert key
+  }
+
+  /**
+   * What {@code groups} have not read yet of what they must ({@link #mustRead}): "group on
+   * topic-partition (at offset of end)" each; empty once they have read it. A group that does not
+   * exist has nothing to read.
    */
   public static List<String> unread(String bootstrap, Map<String, Object> clientProps, List<String> groups) {
     Map<String, Object> p = new HashMap<>(clientProps);
@@ -326,7 +353,7 @@ public final class PartitionGrowth {
             .partitionsToOffsetAndMetadata().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         Set<String> read = new TreeSet<>();
         committed.keySet().forEach(tp -> read.add(tp.topic()));
-        read.removeIf(t -> !SOURCES.contains(t) && !t.endsWith("-repartition"));
+        read.removeIf(t -> !mustRead(g, t));
         for (String t : read) {
           List<TopicPartition> parts = c.partitionsFor(t).stream().map(i -> new TopicPartition(t, i.partition())).toList();
           Map<TopicPartition, Long> end = endOffsets(admin, parts);
@@ -360,7 +387,7 @@ public final class PartitionGrowth {
     c.seek(tp, from);
     Instant deadline = Instant.now().plus(WAIT);
     while (c.position(tp) < end) {
-      if (!c.poll(Duration.ofMillis(200)).isEmpty()) {
+      if (!c.poll(POLL).isEmpty()) {
         return true;
       }
       if (Instant.now().isAfter(deadline)) {
@@ -373,10 +400,10 @@ public final class PartitionGrowth {
   private record Moves(int live, int moved, int left) {}
 
   /** A key to delete from the partition it was in, at its last record's time. */
-  private record Tombstone(byte[] key, long timestamp) {}
+  private record Tombstone(int partition, byte[] key, long timestamp) {}
 
   /** Moves {@code topic}'s live keys, partition by partition, to where their keys go among {@code to}. */
-  private static Moves move(String bootstrap, Map<String, Object> clientProps, KafkaProducer<byte[], byte[]> producer,
+  private static Moves move(KafkaConsumer<byte[], byte[]> reader, KafkaProducer<byte[], byte[]> producer,
       String topic, Kind kind, int from, int to, GrainKeys grainKeys) throws InterruptedException, ExecutionException,
       java.util.concurrent.TimeoutException {
     if (kind == Kind.STAY) {
@@ -387,13 +414,15 @@ public final class PartitionGrowth {
     int left = 0;
     AlertStateSerde states = new AlertStateSerde();
     // each partition as it was before this run wrote to any: a moved key is not read again where it went
-    Map<TopicPartition, Long> before = ends(bootstrap, clientProps, topic);
+    Map<TopicPartition, Long> before = ends(reader, topic);
+    List<Future<RecordMetadata>> copies = new ArrayList<>();
+    List<Tombstone> tombstones = new ArrayList<>();
     for (int part = 0; part < to; part++) {
       TopicPartition tp = new TopicPartition(topic, part);
       long end = before.get(tp);
       // first each key's last offset (its value held only while it is sent), then its last record again
       Map<Bytes, Long> last = new HashMap<>();
-      scan(bootstrap, clientProps, tp, end, r -> {
+      scan(reader, tp, end, r -> {
         if (r.value() == null) {
           last.remove(Bytes.wrap(r.key()));
         } else {
@@ -401,18 +430,16 @@ public final class PartitionGrowth {
         }
       });
       live += last.size();
-      List<Future<RecordMetadata>> copies = new ArrayList<>();
-      List<Tombstone> gone = new ArrayList<>();
       int[] counts = new int[2];
       int here = part;
-      scan(bootstrap, clientProps, tp, end, r -> {
+      scan(reader, tp, end, r -> {
         Long newest = last.get(Bytes.wrap(r.key()));
         if (newest == null || newest != r.offset()) {
           return;
         }
         byte[] key = r.key();
         if (kind == Kind.REBUILD) {
-          gone.add(new Tombstone(key, r.timestamp()));
+          tombstones.add(new Tombstone(here, key, r.timestamp()));
           return;
         }
         if (kind == Kind.SIBLINGS) {
@@ -444,21 +471,21 @@ public final class PartitionGrowth {
         };
         if (target != null && target != here) {
           copies.add(producer.send(new ProducerRecord<>(topic, target, r.timestamp(), key, r.value(), r.headers())));
-          gone.add(new Tombstone(key, r.timestamp()));
+          tombstones.add(new Tombstone(here, key, r.timestamp()));
           counts[0]++;
         }
       });
-      // a key's tombstone only once its copy is written: a run that stops between the two leaves both, and
-      // the run after it copies the same value again
-      await(producer, copies);
-      List<Future<RecordMetadata>> tombstones = new ArrayList<>();
-      for (Tombstone t : gone) {
-        tombstones.add(producer.send(new ProducerRecord<>(topic, here, t.timestamp(), t.key(), (byte[]) null)));
-      }
-      await(producer, tombstones);
       moved += counts[0];
       left += counts[1];
     }
+    // a key's tombstone only once its copy is written: a run that stops between the two leaves both, and
+    // the run after it copies the same value again
+    await(producer, copies);
+    List<Future<RecordMetadata>> deleted = new ArrayList<>();
+    for (Tombstone t : tombstones) {
+      deleted.add(producer.send(new ProducerRecord<>(topic, t.partition(), t.timestamp(), t.key(), (byte[]) null)));
+    }
+    await(producer, deleted);
     return new Moves(live, moved, left);
   }
 
@@ -504,20 +531,18 @@ public final class PartitionGrowth {
 
   /** Every key on the by-grain topic's partitions, read once a partition when first asked. */
   private static final class GrainKeys {
-    private final String bootstrap;
-    private final Map<String, Object> clientProps;
+    private final KafkaConsumer<byte[], byte[]> reader;
     private final Map<Integer, Set<String>> byPartition = new HashMap<>();
 
-    GrainKeys(String bootstrap, Map<String, Object> clientProps) {
-      this.bootstrap = bootstrap;
-      this.clientProps = clientProps;
+    GrainKeys(KafkaConsumer<byte[], byte[]> reader) {
+      this.reader = reader;
     }
 
     Set<String> of(int partition) {
       return byPartition.computeIfAbsent(partition, p -> {
         Set<String> keys = new java.util.HashSet<>();
         TopicPartition tp = new TopicPartition(Topics.BY_GRAIN.name(), p);
-        scan(bootstrap, clientProps, tp, ends(bootstrap, clientProps, tp.topic()).get(tp),
+        scan(reader, tp, ends(reader, tp.topic()).get(tp),
             r -> keys.add(new String(r.key(), StandardCharsets.UTF_8)));
         return keys;
       });
@@ -531,35 +556,37 @@ public final class PartitionGrowth {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     // a committed offset that retention passed: what follows it from the log's start is still unread
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    // partition after partition from one consumer: the fetch it sends ahead at a partition's end would
+    // hold the next partition's first fetch for the broker's whole wait (500 ms by default)
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
     return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
   /** The end of each partition of {@code topic} (the last stable offset: what a committed read reaches). */
-  private static Map<TopicPartition, Long> ends(String bootstrap, Map<String, Object> clientProps, String topic) {
-    try (KafkaConsumer<byte[], byte[]> c = reader(bootstrap, clientProps)) {
-      return c.endOffsets(c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList());
-    }
+  private static Map<TopicPartition, Long> ends(KafkaConsumer<byte[], byte[]> c, String topic) {
+    return c.endOffsets(c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList());
   }
 
   /** Every keyed record of one partition below {@code end}, in order. */
-  private static void scan(String bootstrap, Map<String, Object> clientProps, TopicPartition tp, long end,
+  private static void scan(KafkaConsumer<byte[], byte[]> c, TopicPartition tp, long end,
       Consumer<ConsumerRecord<byte[], byte[]>> each) {
-    try (KafkaConsumer<byte[], byte[]> c = reader(bootstrap, clientProps)) {
-      c.assign(List.of(tp));
-      c.seekToBeginning(List.of(tp));
-      Instant stalled = Instant.now().plus(WAIT);
-      while (c.position(tp) < end) {
-        var records = c.poll(Duration.ofMillis(200));
-        if (!records.isEmpty()) {
-          stalled = Instant.now().plus(WAIT);
-        } else if (Instant.now().isAfter(stalled)) {
-          throw new IllegalStateException(tp + " gave nothing for " + WAIT.toSeconds() + " s at " + c.position(tp)
-              + " of " + end);
-        }
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-          if (r.key() != null && r.offset() < end) {
-            each.accept(r);
-          }
+    if (end <= 0) {
+      return;
+    }
+    c.assign(List.of(tp));
+    c.seekToBeginning(List.of(tp));
+    Instant stalled = Instant.now().plus(WAIT);
+    while (c.position(tp) < end) {
+      var records = c.poll(POLL);
+      if (!records.isEmpty()) {
+        stalled = Instant.now().plus(WAIT);
+      } else if (Instant.now().isAfter(stalled)) {
+        throw new IllegalStateException(tp + " gave nothing for " + WAIT.toSeconds() + " s at " + c.position(tp)
+            + " of " + end);
+      }
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        if (r.key() != null && r.offset() < end) {
+          each.accept(r);
         }
       }
     }
