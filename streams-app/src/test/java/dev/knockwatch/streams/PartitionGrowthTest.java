@@ -44,9 +44,9 @@ class PartitionGrowthTest {
     stores.addAll(storesOf(TimelineTopology.build(policy, Duration.ofDays(30))));
     assertThat(stores).contains("detect", "detect-by-grain", "count-aligned-retry-by-grain", "count-aligned-command",
         "alert-lifecycle-by-grain", "timeline-events", "timeline-index", "discover-overview", "exact-duplicates-ids");
-    List<String> unknown = stores.stream().filter(s -> PartitionGrowth.kindOf(s) == null).toList();
+    List<String> unknown = stores.stream().filter(s -> StateMoves.kindOf(s) == null).toList();
     assertThat(unknown).as("stores whose state the growth of the partitions would not know how to move").isEmpty();
-    assertThat(PartitionGrowth.kindOf("escape-sandbox-escape")).as("a store of no release").isNull();
+    assertThat(StateMoves.kindOf("escape-sandbox-escape")).as("a store of no release").isNull();
   }
 
   private static Set<String> storesOf(Topology t) {
@@ -68,10 +68,10 @@ class PartitionGrowthTest {
       byte[] key = new byte[random.nextInt(80)];
       random.nextBytes(key);
       int partitions = 1 + random.nextInt(48);
-      assertThat(PartitionGrowth.partitionOf(key, partitions)).isEqualTo(BuiltInPartitioner.partitionForKey(key, partitions));
+      assertThat(StateMoves.partitionOf(key, partitions)).isEqualTo(BuiltInPartitioner.partitionForKey(key, partitions));
       // a multiple keeps a key among its old partition's successors: what makes its state movable
-      assertThat(PartitionGrowth.partitionOf(key, partitions * 3) % partitions)
-          .isEqualTo(PartitionGrowth.partitionOf(key, partitions));
+      assertThat(StateMoves.partitionOf(key, partitions * 3) % partitions)
+          .isEqualTo(StateMoves.partitionOf(key, partitions));
     }
   }
 
@@ -79,22 +79,22 @@ class PartitionGrowthTest {
   void anAlertsStateFindsTheKeyItWasKeptUnder() {
     String command = "Cmd|with|bars0000000001";
     Alert onCommand = Alert.firing("off-role-host", command).build();
-    assertThat(PartitionGrowth.keyOf(onCommand, command + "|" + onCommand.fingerprint(), Set.of())).isEqualTo(command);
+    assertThat(StateMoves.keyOf(onCommand, command + "|" + onCommand.fingerprint(), Set.of())).isEqualTo(command);
 
     String task = "task:claude-code/s-1/t-1";
     Alert onTask = Alert.firing("persistent-retry", command).fingerprint(Alert.fingerprintOf("persistent-retry", task))
         .build();
     List<String> grainKeys = new ArrayList<>(List.of("task:claude-code/s-1/t-2", "agent:runner-1", task));
-    assertThat(PartitionGrowth.keyOf(onTask, "toolu_01AAAAAAAAAAAAAAAAAAAAAA|" + onTask.fingerprint(),
+    assertThat(StateMoves.keyOf(onTask, "toolu_01AAAAAAAAAAAAAAAAAAAAAA|" + onTask.fingerprint(),
         new TreeSet<>(grainKeys))).isEqualTo(task);
 
     Alert letOut = Alert.firing("sandbox-escape", command)
         .fingerprint(Alert.fingerprintOf("sandbox-escape" + SandboxEscapeDetector.APPROVED, "session:claude-code/s-1"))
         .build();
-    assertThat(PartitionGrowth.keyOf(letOut, command + "|" + letOut.fingerprint(), Set.of("session:claude-code/s-1")))
+    assertThat(StateMoves.keyOf(letOut, command + "|" + letOut.fingerprint(), Set.of("session:claude-code/s-1")))
         .isEqualTo("session:claude-code/s-1");
 
-    assertThat(PartitionGrowth.keyOf(onTask, "toolu_01AAAAAAAAAAAAAAAAAAAAAA|" + onTask.fingerprint(),
+    assertThat(StateMoves.keyOf(onTask, "toolu_01AAAAAAAAAAAAAAAAAAAAAA|" + onTask.fingerprint(),
         Set.of("task:claude-code/s-1/t-9"))).as("no key of the partition matches").isNull();
   }
 }
