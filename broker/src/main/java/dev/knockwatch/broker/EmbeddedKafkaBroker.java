@@ -220,9 +220,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     // After a kill -9 the restarted broker registers with its own controller, which holds the dead
     // incarnation's session for broker.session.timeout.ms (9 s by default) before it takes the new
     // registration: the broker and its controller share this process, so a short session loses
-    // nothing. Heartbeats keep a quarter of it.
-    p.put("broker.session.timeout.ms", "3000");
-    p.put("broker.heartbeat.interval.ms", "750");
+    // nothing. Heartbeats keep a third of it: each is a request to the controller, a third of an idle
+    // process's requests at 750 ms (docs/PERFORMANCE.md, "up idle").
+    p.put("broker.session.timeout.ms", "4500");
+    p.put("broker.heartbeat.interval.ms", "1500");
     // A transaction left open by a killed Streams producer holds read_committed readers (notify,
     // the timeline) until the broker aborts it: at its timeout, found by a scan every 10 s by
     // default. A scan a second finds it at its timeout.
@@ -234,14 +235,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     // Idle, the broker was a third of up's CPU (docs/PERFORMANCE.md, "up idle"). Each request handler
     // and network thread wakes every 300 ms to look at its queue, broker and controller each having
     // their own (8 handlers, 3 network threads by default, for many cores and clients); one process's
-    // clients on a laptop need two of each. The controller appends a no-op record to the metadata log
-    // every 500 ms by default, for brokers to see it alive: its only broker shares this process.
-    p.put("num.io.threads", "2");
-    p.put("num.network.threads", "2");
+    // clients on a laptop need one of each (`bench ingest` published 311k lines/s through them, as
+    // many as through two). The controller appends a no-op record to the metadata log
+    // every 500 ms by default, for brokers to see it alive: its only broker shares this process, so
+    // none. Each partition's high watermark is written to disk every 5 s by default; after a kill -9
+    // the sole replica takes its log's end as the mark anyway, so twice a minute.
+    p.put("num.io.threads", "1");
+    p.put("num.network.threads", "1");
     p.put("background.threads", "2");
     p.put("group.coordinator.threads", "1");
     p.put("share.coordinator.threads", "1");
-    p.put("metadata.max.idle.interval.ms", "5000");
+    p.put("metadata.max.idle.interval.ms", "0");
+    p.put("replica.high.watermark.checkpoint.interval.ms", "30000");
     return p;
   }
 

@@ -3,13 +3,17 @@ package dev.knockwatch.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.knockwatch.events.Topics;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -63,6 +67,42 @@ class EmbeddedKafkaBrokerTest {
           org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get(30, TimeUnit.SECONDS).values().iterator().next().offset();
       assertThat(end).as("the record written before the restart").isEqualTo(1);
     }
+  }
+
+  /**
+   * Idle, the broker asks little of itself (docs/PERFORMANCE.md, "up idle"): its heartbeat to its own controller
+   * every 1.5 s (at 750 ms, twelve in the window), and no no-op record in the metadata log (one every 5 s by
+   * default here before).
+   */
+  @Test
+  void anIdleBrokerHeartbeatsToItsControllerEveryOneAndAHalfSecondsAndWritesNoMetadata() throws Exception {
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(dir.resolve("kafka"), 0)) {
+      broker.createTopics();
+      Thread.sleep(2_000);
+      double heartbeats = heartbeats();
+      double metadataEnd = metadataLogEnd();
+      Thread.sleep(9_000);
+      assertThat(heartbeats() - heartbeats).as("the broker's heartbeats to its controller in 9 idle seconds")
+          .isPositive().isLessThanOrEqualTo(8);
+      assertThat(metadataLogEnd()).as("the metadata log's end after 9 idle seconds").isEqualTo(metadataEnd);
+    }
+  }
+
+  private static double heartbeats() throws Exception {
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    double sum = 0;
+    for (ObjectName n : jmx.queryNames(new ObjectName(
+        "kafka.network:type=RequestMetrics,name=RequestsPerSec,request=BrokerHeartbeat,*"), null)) {
+      sum += ((Number) jmx.getAttribute(n, "Count")).doubleValue();
+    }
+    return sum;
+  }
+
+  private static double metadataLogEnd() throws Exception {
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    Set<ObjectName> raft = jmx.queryNames(new ObjectName("*:type=raft-metrics,*"), null);
+    assertThat(raft).as("the raft metrics").hasSize(1);
+    return ((Number) jmx.getAttribute(raft.iterator().next(), "log-end-offset")).doubleValue();
   }
 
   @Test

@@ -1,7 +1,9 @@
 package dev.knockwatch.events;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /** Every topic knockwatch uses, declared once: name, partitions, configs, and what it holds. */
 public final class Topics {
@@ -10,11 +12,40 @@ public final class Topics {
   public record Topic(String name, int partitions, Map<String, String> configs, String key, String value) {}
 
   /**
-   * How long a consumer's fetch waits at the broker when there is nothing to read: a record ends
-   * the wait at once, so a page never waits for it; an idle process asks the broker twice a second
-   * less. Every long-lived consumer of these topics takes it.
+   * How long a consumer's fetch waits at the broker when there is nothing to read (500 ms by
+   * default): a record ends the wait at once, so a page never waits for it; an idle process asks
+   * the broker a tenth as often. Partitions newly assigned to a subscribed consumer are fetched once
+   * the wait ends. Every long-lived consumer of these topics takes it.
    */
-  public static final int IDLE_FETCH_WAIT_MS = 2_000;
+  public static final int IDLE_FETCH_WAIT_MS = 5_000;
+
+  /**
+   * How often a group member heartbeats to its coordinator: 3 s by default, a request each, as many
+   * as an idle member's fetches. A member hears of a rebalance in its heartbeat's answer, so the
+   * others join one up to this late.
+   */
+  public static final int HEARTBEAT_INTERVAL_MS = 5_000;
+
+  /**
+   * {@link #HEARTBEAT_INTERVAL_MS}, or a third of the session timeout the user set if that is less
+   * (Kafka's rule: three heartbeats a session); empty when the user set the interval, which stands.
+   * {@code prefixes}: where else a setting may be given ({@code "main.consumer."} for a Streams app).
+   */
+  public static OptionalInt heartbeatIntervalMs(Map<String, Object> clientProps, String... prefixes) {
+    List<String> at = new ArrayList<>(List.of(""));
+    at.addAll(List.of(prefixes));
+    int interval = HEARTBEAT_INTERVAL_MS;
+    for (String prefix : at) {
+      if (clientProps.containsKey(prefix + "heartbeat.interval.ms")) {
+        return OptionalInt.empty();
+      }
+      Object session = clientProps.get(prefix + "session.timeout.ms");
+      if (session != null) {
+        interval = Math.min(interval, Integer.parseInt(session.toString().trim()) / 3);
+      }
+    }
+    return OptionalInt.of(interval);
+  }
 
   /**
    * The same for a consumer whose partitions are its own for its life (assigned, never subscribed:

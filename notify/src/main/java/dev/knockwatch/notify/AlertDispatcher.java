@@ -74,7 +74,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
   /** More records in flight than this and the consumer pauses until receivers catch up. */
   private static final int MAX_IN_FLIGHT = 20_000;
   static final long BUSY_POLL_MS = 100;
-  static final long IDLE_POLL_MS = 3_000;
+  static final long IDLE_POLL_MS = 5_000;
 
   private final String bootstrapServers;
   private final Map<String, Object> clientProps;
@@ -114,8 +114,11 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, groupInstanceId);
     }
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    // idle, a fetch waits at the broker 2 s (not 500 ms) before it is sent again; an alert ends the wait at once
+    // idle, a fetch waits at the broker 5 s (not 500 ms) before it is sent again; an alert ends the wait at
+    // once. Heartbeats every 5 s, not 3 (Topics.HEARTBEAT_INTERVAL_MS).
     p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
+    dev.knockwatch.events.Topics.heartbeatIntervalMs(clientProps)
+        .ifPresent(ms -> p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ms));
     p.putIfAbsent(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, dev.knockwatch.events.Topics.REQUEST_TIMEOUT_MS);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -151,7 +154,7 @@ public final class AlertDispatcher implements Runnable, AutoCloseable {
         ConsumerRecords<String, Alert> records;
         try {
           // busy (groups waiting, deliveries in flight), a turn every 100 ms for what falls due; idle, an
-          // alert still ends the wait at once, and a turn in three seconds costs a thirtieth of the CPU
+          // alert still ends the wait at once, and a turn in five seconds costs a fiftieth of the CPU
           records = consumer.poll(Duration.ofMillis(idle ? IDLE_POLL_MS : BUSY_POLL_MS));
         } catch (RecordDeserializationException e) {
           // One value that is not an alert must not stop every later page: skip it, loudly.

@@ -97,10 +97,13 @@ public final class DetectionTopology {
     // An idle consumer's fetch waits this long at the broker for a record, then is sent again: 500 ms by
     // default, two requests a second from an app's main and global consumers for nothing. A record
     // answers a waiting fetch at once, so a longer wait delays none (docs/PERFORMANCE.md, "up idle");
-    // the global consumer, whose partitions are assigned for good, waits longest.
+    // the global consumer, whose partitions are assigned for good, waits longest. The main consumer
+    // heartbeats less often too (Topics.HEARTBEAT_INTERVAL_MS).
     // The restore consumer keeps the default: it fetches only while restoring, where a changelog that
     // ends in transaction markers answers a fetch only at its wait's end.
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), dev.knockwatch.events.Topics.IDLE_FETCH_WAIT_MS);
+    dev.knockwatch.events.Topics.heartbeatIntervalMs(clientProps, "consumer.", "main.consumer.").ifPresent(ms ->
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), ms));
     p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG),
         dev.knockwatch.events.Topics.ASSIGNED_FETCH_WAIT_MS);
     // A node that stops answering holds a request until it times out; only then are its partitions'

@@ -15,8 +15,8 @@ import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 
 /**
- * Kafka's clients for an app, whose stream and global threads turn once in three seconds, not
- * thirty times, while the app runs and has nothing to do. Each turn of a thread's loop (its consumer's poll of
+ * Kafka's clients for an app, whose stream and global threads turn once in five seconds, not
+ * fifty times, while the app runs and has nothing to do. Each turn of a thread's loop (its consumer's poll of
  * at most poll.ms, then the tasks' lags, processing, punctuation and commit checks) costs the
  * same with no record as with one, and poll.ms must stay short for a start, which takes its steps
  * one turn at a time (docs/PERFORMANCE.md, "up idle"). So the main and global consumers' poll
@@ -28,7 +28,7 @@ import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
  */
 final class IdlePolls implements KafkaClientSupplier {
 
-  static final Duration IDLE_POLL = Duration.ofSeconds(3);
+  static final Duration IDLE_POLL = Duration.ofSeconds(5);
 
   private final KafkaClientSupplier clients;
   private final BooleanSupplier running;
