@@ -45,13 +45,28 @@ class IdleSettingsTest {
   }
 
   @Test
-  void idleFetchesWaitTwoSecondsAtTheBrokerTheGlobalConsumersTenAndARestoresKeepsTheDefault() {
+  void idleFetchesWaitTwoSecondsAtTheBrokerForDetectionFiveForTheTimelineTheGlobalConsumersTenAndARestoresKeepsTheDefault() {
+    assertThat(of(DetectionTopology.DEFAULT_APPLICATION_ID).getMainConsumerConfigs("g", "c", 0))
+        .containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
+    assertThat(of(TimelineTopology.DEFAULT_APPLICATION_ID).getMainConsumerConfigs("g", "c", 0))
+        .containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5_000);
     for (String app : new String[] {DetectionTopology.DEFAULT_APPLICATION_ID, TimelineTopology.DEFAULT_APPLICATION_ID}) {
       StreamsConfig c = of(app);
-      assertThat(c.getMainConsumerConfigs("g", "c", 0)).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 2_000);
       assertThat(c.getGlobalConsumerConfigs("c")).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10_000);
       assertThat(c.getRestoreConsumerConfigs("c")).doesNotContainKey(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
     }
+  }
+
+  @Test
+  void theMainConsumersHeartbeatEveryFiveSecondsOrAThirdOfTheUsersShorterSessionOrAtTheUsersInterval() {
+    assertThat(of(DetectionTopology.DEFAULT_APPLICATION_ID).getMainConsumerConfigs("g", "c", 0))
+        .containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 5_000);
+    StreamsConfig shortSession = new StreamsConfig(DetectionTopology.streamsConfig(DetectionTopology.DEFAULT_APPLICATION_ID,
+        "127.0.0.1:9092", Path.of("state"), Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000")));
+    assertThat(shortSession.getMainConsumerConfigs("g", "c", 0)).containsEntry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
+    StreamsConfig users = new StreamsConfig(DetectionTopology.streamsConfig(DetectionTopology.DEFAULT_APPLICATION_ID,
+        "127.0.0.1:9092", Path.of("state"), Map.of(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000")));
+    assertThat(users.getMainConsumerConfigs("g", "c", 0).get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG)).hasToString("1000");
   }
 
   @Test
