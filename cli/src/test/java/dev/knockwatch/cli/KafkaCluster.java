@@ -140,8 +140,17 @@ final class KafkaCluster implements AutoCloseable {
     KafkaCluster cluster = new KafkaCluster();
     Map<String, Map<String, String>> services = composeNodes();
     Map<Integer, int[]> ports = new TreeMap<>();
+    // each port free when picked, and none picked twice: the system may hand a port just closed out again
+    java.util.Set<Integer> picked = new java.util.HashSet<>();
+    java.util.function.IntSupplier distinct = () -> {
+      int port;
+      do {
+        port = Launched.freePort();
+      } while (!picked.add(port));
+      return port;
+    };
     for (Map<String, String> env : services.values()) {
-      ports.put(Integer.parseInt(env.get("KAFKA_NODE_ID")), new int[] {Launched.freePort(), Launched.freePort()});
+      ports.put(Integer.parseInt(env.get("KAFKA_NODE_ID")), new int[] {distinct.getAsInt(), distinct.getAsInt()});
     }
     for (Map<String, String> env : services.values()) {
       int id = Integer.parseInt(env.get("KAFKA_NODE_ID"));
