@@ -1,5 +1,6 @@
 package dev.knockwatch.cli;
 
+import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -140,17 +141,11 @@ final class KafkaCluster implements AutoCloseable {
     KafkaCluster cluster = new KafkaCluster();
     Map<String, Map<String, String>> services = composeNodes();
     Map<Integer, int[]> ports = new TreeMap<>();
-    // each port free when picked, and none picked twice: the system may hand a port just closed out again
-    java.util.Set<Integer> picked = new java.util.HashSet<>();
-    java.util.function.IntSupplier distinct = () -> {
-      int port;
-      do {
-        port = Launched.freePort();
-      } while (!picked.add(port));
-      return port;
-    };
+    // all found at once, so that none is handed out twice
+    int[] free = EmbeddedKafkaBroker.freePorts(2 * services.size(), 0);
+    int next = 0;
     for (Map<String, String> env : services.values()) {
-      ports.put(Integer.parseInt(env.get("KAFKA_NODE_ID")), new int[] {distinct.getAsInt(), distinct.getAsInt()});
+      ports.put(Integer.parseInt(env.get("KAFKA_NODE_ID")), new int[] {free[next++], free[next++]});
     }
     for (Map<String, String> env : services.values()) {
       int id = Integer.parseInt(env.get("KAFKA_NODE_ID"));
