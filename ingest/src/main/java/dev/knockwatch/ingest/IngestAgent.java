@@ -157,7 +157,7 @@ public final class IngestAgent implements Runnable, AutoCloseable {
   /**
    * How many lines a second ingest reads of one command's file at most: far above what a
    * sandboxed command refuses (srt: hundreds a second), far below what one file could push
-   * through detection (FloodFairnessTest, docs/PERFORMANCE.md "Session 16").
+   * through detection (FloodFairnessTest).
    */
   public static final int PER_COMMAND_LINES_PER_SECOND = 5_000;
 

@@ -104,8 +104,7 @@ public final class KafkaEventSink implements EventSink {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     // Requests under 512 KiB: a broker reads each request into one array, and on a heap under
     // 4 GB (G1's 1 MB regions: the embedded broker of `up`, sharing this JVM) one of 512 KiB or
-    // more is a humongous object, each of which can start a marking cycle (docs/PERFORMANCE.md,
-    // session 12). An event or a rejected line is at most some tens of KB (their fields are
+    // more is a humongous object, each of which can start a marking cycle. An event or a rejected line is at most some tens of KB (their fields are
     // bounded): none comes near.
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_REQUEST_BYTES);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "knockwatch-ingest");
@@ -139,7 +138,7 @@ public final class KafkaEventSink implements EventSink {
   /**
    * The event's record, its value already written to bytes: the agent calls this on the thread
    * that parsed the line, one of a thread per core, so the single publisher thread is left only
-   * the producer's own work (docs/PERFORMANCE.md, session 12), and a batch in flight holds one
+   * the producer's own work, and a batch in flight holds one
    * array per event instead of the event's objects.
    */
   @Override
@@ -207,7 +206,7 @@ public final class KafkaEventSink implements EventSink {
    *
    * <p>A callback holds only where its record came from, never the record: a record held until
    * its acknowledgement outlives a few young collections, and a million of them promoted cost the
-   * collector more than the rest of ingest (docs/PERFORMANCE.md, session 14). So records that failed
+   * collector more than the rest of ingest. So records that failed
    * beside a refused one (a broker fails a whole producer batch for one invalid record) are not
    * sent again from here: the batch is read again, and the refused record's line then yields its
    * stand-in ({@link #prepare}).

@@ -100,7 +100,9 @@ class IngestToKafkaTest {
         .commandText("x".repeat(600 * 1024)).build();
     ViolationEvent future = good.toBuilder().eventId("future").ingestedAt(Instant.parse("2100-01-01T00:00:00Z"))
         .origin(new ViolationEvent.Origin("refused/" + id + ".violations.jsonl", 200, "host-a")).build();
-    try (KafkaEventSink sink = KafkaEventSink.create(broker.bootstrapServers(), Map.of())) {
+    // Batches close after 2 s, not ingest's 50 ms: on a busy machine the producer's thread could
+    // otherwise send the good record alone before the future one joins its batch.
+    try (KafkaEventSink sink = KafkaEventSink.forRequests(broker.bootstrapServers(), Map.of(), 2_000)) {
       java.util.concurrent.CompletableFuture<Exception> first = new java.util.concurrent.CompletableFuture<>();
       sink.send(List.of(sink.prepare(good), sink.prepare(tooLarge), sink.prepare(future)), first::complete);
       assertThat(first.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("the good record failed beside the future one")

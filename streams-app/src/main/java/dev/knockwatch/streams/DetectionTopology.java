@@ -94,8 +94,7 @@ public final class DetectionTopology {
     // instance starts (ClusterScaleOutTest); the probing stops once the tasks are balanced.
     p.put(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG, 60_000);
     // 64 KiB a partition, not 1 MiB: one command flooding its partition hands the thread at most
-    // a few hundred of its events before another partition's page (FloodFairnessTest; what it
-    // costs in throughput: docs/PERFORMANCE.md "Session 16")
+    // a few hundred of its events before another partition's page (FloodFairnessTest)
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
     // An idle consumer's fetch waits this long at the broker for a record, then is sent again: 500 ms by
     // default, two requests a second from an app's main and global consumers for nothing. A record
