@@ -5,8 +5,6 @@ import dev.knockwatch.events.Json;
 import dev.knockwatch.events.Topics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -132,11 +130,7 @@ final class Launched implements AutoCloseable {
   }
 
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return dev.knockwatch.testkit.TestPorts.free();
   }
 
   String out() {

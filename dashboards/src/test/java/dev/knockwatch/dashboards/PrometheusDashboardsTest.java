@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -40,10 +39,8 @@ class PrometheusDashboardsTest {
   static Process prometheus;
   static int promPort;
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+  static int freePort() {
+    return dev.knockwatch.testkit.TestPorts.free();
   }
 
   static void await(String what, Duration timeout, java.util.function.BooleanSupplier done) throws Exception {

@@ -13,8 +13,6 @@ import dev.knockwatch.notify.spi.Notification;
 import dev.knockwatch.notify.spi.Notifier;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -62,10 +60,7 @@ class RealAlertmanagerTest {
         receivers:
           - name: "null"
         """);
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = dev.knockwatch.testkit.TestPorts.free();
     url = "http://127.0.0.1:" + port;
     alertmanager = new ProcessBuilder("prometheus-alertmanager", "--config.file=" + dir.resolve("alertmanager.yml"),
         "--storage.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port, "--cluster.listen-address=")

@@ -15,8 +15,6 @@ import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.api.QueryApi;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -80,10 +78,8 @@ class TimelineApiTest {
     return String.format("TimelineApiCommand%04d", i);
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+  static int freePort() {
+    return dev.knockwatch.testkit.TestPorts.free();
   }
 
   @BeforeAll
