@@ -280,7 +280,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    * socket stays open until all are found. Found one at a time, closing each, the kernel can hand
    * out the same port twice (seen once: "two listeners on the same port").
    */
-  public static int[] freePorts(int n, int other) {
+  static int[] freePorts(int n, int other) {
     List<ServerSocket> held = new java.util.ArrayList<>();
     try {
       int[] ports = new int[n];

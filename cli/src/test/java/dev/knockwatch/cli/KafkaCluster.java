@@ -1,6 +1,5 @@
 package dev.knockwatch.cli;
 
-import dev.knockwatch.broker.EmbeddedKafkaBroker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,11 +140,8 @@ final class KafkaCluster implements AutoCloseable {
     KafkaCluster cluster = new KafkaCluster();
     Map<String, Map<String, String>> services = composeNodes();
     Map<Integer, int[]> ports = new TreeMap<>();
-    // all found at once, so that none is handed out twice
-    int[] free = EmbeddedKafkaBroker.freePorts(2 * services.size(), 0);
-    int next = 0;
     for (Map<String, String> env : services.values()) {
-      ports.put(Integer.parseInt(env.get("KAFKA_NODE_ID")), new int[] {free[next++], free[next++]});
+      ports.put(Integer.parseInt(env.get("KAFKA_NODE_ID")), new int[] {Launched.freePort(), Launched.freePort()});
     }
     for (Map<String, String> env : services.values()) {
       int id = Integer.parseInt(env.get("KAFKA_NODE_ID"));

@@ -3,6 +3,7 @@ package dev.knockwatch.dashboards;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.knockwatch.testkit.TestPorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -39,10 +40,6 @@ class PrometheusDashboardsTest {
   static Process prometheus;
   static int promPort;
 
-  static int freePort() {
-    return dev.knockwatch.testkit.TestPorts.free();
-  }
-
   static void await(String what, Duration timeout, java.util.function.BooleanSupplier done) throws Exception {
     Instant deadline = Instant.now().plus(timeout);
     while (!done.getAsBoolean()) {
@@ -63,11 +60,11 @@ class PrometheusDashboardsTest {
   static void start() throws Exception {
     assertThat(JAR).as("cli/target/knockwatch.jar (built by the cli module)").isRegularFile();
     tmp = Files.createTempDirectory("knockwatch-prometheus-test-");
-    int metricsPort = freePort();
+    int metricsPort = TestPorts.free();
     up = new ProcessBuilder("java", "-Xmx768m", "-jar", JAR.toString(), "up",
         "--rules", Dashboards.REPO.resolve("alert-rules").toString(), "--var", tmp.resolve("var").toString(),
         "--logs", tmp.resolve("logs").toString(), "--metrics-port", Integer.toString(metricsPort),
-        "--api-port", Integer.toString(freePort()), "--kafka-port", Integer.toString(freePort()))
+        "--api-port", Integer.toString(TestPorts.free()), "--kafka-port", Integer.toString(TestPorts.free()))
         .directory(Dashboards.REPO.toFile())
         .redirectOutput(tmp.resolve("up.out").toFile()).redirectError(tmp.resolve("up.err").toFile()).start();
     // the guard probes ran and the demo command knocked: refusals, probe results and alerts exist
@@ -81,7 +78,7 @@ class PrometheusDashboardsTest {
     });
     assertThat(Files.readString(tmp.resolve("up.out"))).contains("guard probes: 10 of 10 refused");
 
-    promPort = freePort();
+    promPort = TestPorts.free();
     Path config = tmp.resolve("prometheus.yml");
     Files.writeString(config, String.join("\n",
         "global:",

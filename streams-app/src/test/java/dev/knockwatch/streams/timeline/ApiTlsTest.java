@@ -77,7 +77,7 @@ class ApiTlsTest {
     List<QueryApi> apis = new ArrayList<>();
     try {
       for (int n = 0; n < 2; n++) {
-        int port = TimelineApiTest.freePort();
+        int port = dev.knockwatch.testkit.TestPorts.free();
         StreamsApp app = new StreamsApp("timeline-tls-test", broker.bootstrapServers(), dir.resolve("i" + n),
             TimelineTopology.build(Policy.ofRules(List.of(CountDetector.defaultRule())), Duration.ofDays(3650)),
             Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port,
@@ -100,7 +100,7 @@ class ApiTlsTest {
           .as("the list, gathered over TLS").contains(id(0), id(COMMANDS - 1));
 
       // an API that does not trust its peers' certificate forwards nothing to them
-      int port = TimelineApiTest.freePort();
+      int port = dev.knockwatch.testkit.TestPorts.free();
       dev.knockwatch.streams.api.Tls distrustful = new dev.knockwatch.streams.api.Tls(tls.server(),
           dev.knockwatch.streams.api.Tls.fromPkcs12(stranger.keystore(), stranger.truststore(), PASSWORD.toCharArray()).client());
       QueryApi unverified = new QueryApi(apps.get(0).streams(), TOKEN, "127.0.0.1", port,

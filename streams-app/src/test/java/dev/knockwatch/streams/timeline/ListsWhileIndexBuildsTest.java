@@ -75,7 +75,7 @@ class ListsWhileIndexBuildsTest {
   void theListsSay503UntilEveryOldCommandIsIndexedWhileACommandsTimelineAnswers(EmbeddedKafkaBroker broker)
       throws Exception {
     int agentCommands = seedTheCommandsStoreOfAnEarlierVersion(broker);
-    int port = TimelineApiTest.freePort();
+    int port = dev.knockwatch.testkit.TestPorts.free();
     try (StreamsApp app = new StreamsApp(APP, broker.bootstrapServers(), state,
             TimelineTopology.build(Policy.ofRules(List.of(CountDetector.defaultRule())), Duration.ofDays(3650)),
             Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port,

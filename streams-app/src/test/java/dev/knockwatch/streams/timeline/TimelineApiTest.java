@@ -15,6 +15,7 @@ import dev.knockwatch.streams.StreamsApp;
 import dev.knockwatch.streams.api.QueryApi;
 import dev.knockwatch.streams.rules.Policy;
 import dev.knockwatch.testkit.EmbeddedKafkaExtension;
+import dev.knockwatch.testkit.TestPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -78,10 +79,6 @@ class TimelineApiTest {
     return String.format("TimelineApiCommand%04d", i);
   }
 
-  static int freePort() {
-    return dev.knockwatch.testkit.TestPorts.free();
-  }
-
   @BeforeAll
   static void start(EmbeddedKafkaBroker broker) throws Exception {
     // a first batch sent before its partition has a leader, retried behind later ones, came back out
@@ -129,7 +126,7 @@ class TimelineApiTest {
       p.flush();
     }
     for (int n = 0; n < 2; n++) {
-      int port = freePort();
+      int port = TestPorts.free();
       StreamsApp app = new StreamsApp("timeline-api-test", broker.bootstrapServers(), state.resolve("i" + n),
           TimelineTopology.build(Policy.ofRules(List.of(CountDetector.defaultRule())), Duration.ofDays(3650)),
           Map.of(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port,
