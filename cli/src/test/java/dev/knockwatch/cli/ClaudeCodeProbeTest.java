@@ -84,7 +84,7 @@ class ClaudeCodeProbeTest {
         + "\"network\":{\"allowedDomains\":[]}},\"permissions\":{\"allow\":[\"Bash(curl *)\"]}}");
     assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ProbeCommand.WALL_BREACHED);
     Map<String, Boolean> results = results(r);
-    assertThat(results).containsEntry("escape", false).containsEntry("allowlist", true).containsEntry("home-write", true)
+    assertThat(results).as(r.out() + r.err()).containsEntry("escape", false).containsEntry("allowlist", true).containsEntry("home-write", true)
         .doesNotContainKey("ssh-read");
   }
 
